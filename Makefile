@@ -1,0 +1,58 @@
+# textqa — see README.md.  Everything a fresh machine needs is installed from here.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+KENLM_VERSION := 0.3.0
+HOST ?= 127.0.0.1
+PORT ?= 8000
+WORKERS ?= 2
+ARTIFACTS ?= artifacts
+
+.PHONY: run test bench train venv clean help
+
+help:
+	@echo "make run    - install, train missing artifacts, serve on http://$(HOST):$(PORT)"
+	@echo "make test   - install if needed and run the test suite"
+	@echo "make bench  - benchmarks (speed, memory, quality vs peers) -> bench/RESULTS.md"
+	@echo "make train  - train every missing default artifact"
+
+venv: $(VENV)/.installed $(VENV)/bin/build_binary
+
+$(VENV)/.installed: pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip==24.3.1 setuptools==75.6.0 wheel==0.45.1
+	$(PIP) install --quiet -e '.[dev]'
+	@touch $@
+
+# KenLM's build_binary (ARPA -> mmap binary; the PyPI package only queries models).
+# Built from the kenlm source package with its compile_query_only.sh: g++ only, no Boost.
+$(VENV)/bin/build_binary: | $(VENV)/.installed
+	@rm -rf .build/kenlm && mkdir -p .build/kenlm
+	$(PIP) download --quiet --no-deps --no-binary :all: --no-build-isolation kenlm==$(KENLM_VERSION) -d .build/kenlm
+	cd .build/kenlm && tar xzf kenlm-$(KENLM_VERSION).tar.gz
+	@echo "building KenLM build_binary (about a minute)..."
+	cd .build/kenlm/kenlm-$(KENLM_VERSION) && bash compile_query_only.sh > ../compile.log 2>&1 \
+		|| { tail -20 ../compile.log; exit 1; }
+	cp .build/kenlm/kenlm-$(KENLM_VERSION)/bin/build_binary $@
+
+train: venv
+	$(VENV)/bin/textqa train all --artifacts $(ARTIFACTS)
+
+run: train
+	@echo
+	@echo "Serving on http://$(HOST):$(PORT)  (Ctrl-C stops).  Try:"
+	@echo "  curl -s -X POST http://$(HOST):$(PORT)/v1/truecase -H 'Content-Type: application/json' \\"
+	@echo "       -d '{\"text\": \"the president of the united states visited new york on monday.\"}'"
+	@echo
+	$(VENV)/bin/textqa serve --host $(HOST) --port $(PORT) --workers $(WORKERS) --artifacts $(ARTIFACTS)
+
+test: venv
+	$(PY) -m pytest -q
+
+bench: train
+	$(PY) -m bench.truecaser --artifacts $(ARTIFACTS)
+
+clean:
+	rm -rf .build .cache .pytest_cache

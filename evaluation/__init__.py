@@ -1,0 +1,1 @@
+"""Scorers that read system output in the papers' formats; imports nothing from models/."""

@@ -1,0 +1,137 @@
+"""Versioned model artifacts: a directory with ``manifest.json`` and payload files.
+
+The manifest records the model name, format version, package version, creation
+time, training-data fingerprint, hyper-parameters, held-out metrics and the
+sha256 of every payload file.  ``load_manifest``/``verify`` check every checksum
+*before* any payload is read (joblib payloads are pickles: unpickling runs code).
+``write_artifact`` builds the directory next to its destination and renames it
+into place, so an interrupted or failed training never damages the artifact the
+service is reading; the previous version is kept as ``<dir>.previous`` until the
+swap has succeeded.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+MANIFEST = "manifest.json"
+
+
+class ArtifactError(Exception):
+    """An artifact is missing, incomplete, tampered with or of an unknown format."""
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _package_version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("textqa")
+    except Exception:  # not installed (running from a source tree)
+        return "0+unknown"
+
+
+@contextmanager
+def write_artifact(dest: str | os.PathLike, name: str, format_version: int, *, hyper_parameters: dict,
+                   metrics: dict | None = None, data_fingerprint: str | None = None, extra: dict | None = None):
+    """Context manager yielding a temporary directory to write payload files into.
+
+    On normal exit the manifest is written (with checksums of every file in the
+    directory) and the directory atomically replaces ``dest``.  On an exception
+    the temporary directory is removed and ``dest`` is left untouched.
+
+    >>> with write_artifact("artifacts/truecaser", "truecaser", 1, hyper_parameters={}) as tmp:
+    ...     (tmp / "params.json").write_text("{}")            # doctest: +SKIP
+    """
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
+    try:
+        yield tmp
+        files = {}
+        for p in sorted(tmp.rglob("*")):
+            if p.is_file():
+                rel = p.relative_to(tmp).as_posix()
+                files[rel] = {"sha256": sha256_file(p), "bytes": p.stat().st_size}
+        manifest = {
+            "name": name,
+            "format_version": format_version,
+            "package_version": _package_version(),
+            "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "training_data_fingerprint": data_fingerprint,
+            "hyper_parameters": hyper_parameters,
+            "metrics": metrics or {},
+            "files": files,
+            **(extra or {}),
+        }
+        with open(tmp / MANIFEST, "w", encoding="utf-8") as f:
+            json.dump(manifest, f, indent=2, sort_keys=True, default=str)
+            f.flush()
+            os.fsync(f.fileno())
+        _swap_into_place(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _swap_into_place(tmp: Path, dest: Path) -> None:
+    """Rename ``tmp`` to ``dest``; an existing ``dest`` is moved aside first and removed after."""
+    old = dest.with_name(dest.name + ".previous")
+    if old.exists():
+        shutil.rmtree(old)
+    if dest.exists():
+        os.rename(dest, old)
+    try:
+        os.rename(tmp, dest)
+    except BaseException:
+        if old.exists() and not dest.exists():
+            os.rename(old, dest)
+        raise
+    if old.exists():
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def load_manifest(path: str | os.PathLike, expect_name: str | None = None,
+                  max_format_version: int | None = None, verify: bool = True) -> dict:
+    """Read and check an artifact's manifest; verify every payload checksum.
+
+    Raises ``ArtifactError`` with a message naming the directory and the problem.
+    """
+    path = Path(path)
+    mf = path / MANIFEST
+    if not mf.is_file():
+        raise ArtifactError(f"{path}: not a model artifact (no {MANIFEST}); train one with 'textqa train'")
+    try:
+        manifest = json.loads(mf.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ArtifactError(f"{mf}: unreadable manifest ({e})") from e
+    for key in ("name", "format_version", "files"):
+        if key not in manifest:
+            raise ArtifactError(f"{mf}: manifest lacks {key!r}")
+    if expect_name and manifest["name"] != expect_name:
+        raise ArtifactError(f"{path}: holds model {manifest['name']!r}, expected {expect_name!r}")
+    if max_format_version is not None and manifest["format_version"] > max_format_version:
+        raise ArtifactError(f"{path}: format version {manifest['format_version']} is newer than this code "
+                            f"reads ({max_format_version}); upgrade textqa")
+    if verify:
+        for rel, meta in manifest["files"].items():
+            p = path / rel
+            if not p.is_file():
+                raise ArtifactError(f"{path}: payload file {rel} is missing")
+            digest = sha256_file(p)
+            if digest != meta["sha256"]:
+                raise ArtifactError(f"{path}: checksum mismatch for {rel} (manifest {meta['sha256'][:12]}…, "
+                                    f"file {digest[:12]}…); the artifact was modified or corrupted: retrain it")
+    return manifest

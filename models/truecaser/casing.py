@@ -1,0 +1,64 @@
+"""Surface-form (casing) classes of Lita et al. 2003, "tRuEcasIng", section 2.
+
+The paper observes four classes of words: all lowercase (LC), first letter
+uppercase (UC), all letters uppercase (CA) and mixed case (MC).  Tokens with no
+cased letter at all (numbers, punctuation) are their own class here, NONE,
+because there is nothing to restore for them.
+"""
+from __future__ import annotations
+
+LC, UC, CA, MC, NONE = "LC", "UC", "CA", "MC", "NONE"
+CASE_CLASSES = (LC, UC, CA, MC)
+
+#: Language-model tokens standing for rare words of each class (paper section 2.3).
+UNKNOWN_TOKENS = {c: f"UNKNOWN_{c}" for c in CASE_CLASSES}
+
+
+def case_class(token: str) -> str:
+    """Return the surface-form class of ``token`` (paper section 2).
+
+    >>> [case_class(t) for t in ("delay", "DeLay", "Delay", "NASA", "1991", "U.S.")]
+    ['LC', 'MC', 'UC', 'CA', 'NONE', 'CA']
+    """
+    if token.lower() == token.upper():          # fast path: no cased character at all
+        return NONE
+    if token.islower():
+        return LC
+    if token.isupper():
+        # A single cased letter ("A", "I", "X-ray"'s "X") is first-letter uppercase,
+        # not all-caps: it is what a sentence-initial "a" becomes.
+        cased = [ch for ch in token if ch.lower() != ch.upper()]
+        return UC if len(cased) == 1 else CA
+    first = next(ch for ch in token if ch.lower() != ch.upper())
+    rest = token[token.index(first) + 1:]
+    if first.isupper() and (rest.islower() or rest.lower() == rest.upper()):
+        return UC
+    return MC
+
+
+def apply_class(word: str, cls: str) -> str:
+    """Render lowercase ``word`` in casing class ``cls`` (MC cannot be generated: kept lowercase)."""
+    if cls == UC:
+        return capitalize_first(word)
+    if cls == CA:
+        return word.upper()
+    return word
+
+
+def capitalize_first(word: str) -> str:
+    """Uppercase the first cased character, leave the rest unchanged ("iPod" -> "IPod", "'s" -> "'S")."""
+    for i, ch in enumerate(word):
+        if ch.lower() != ch.upper():
+            return word[:i] + ch.upper() + word[i + 1:]
+    return word
+
+
+def transfer_case(source: str, cased: str) -> str:
+    """Apply the casing of ``cased`` to ``source`` when they are equal ignoring case.
+
+    Used in raw-text mode, where the model decides on a normalised token (PTB
+    quotes and brackets) but the output must keep the user's original characters.
+    """
+    if source.lower() == cased.lower() and len(source) == len(cased):
+        return cased
+    return source

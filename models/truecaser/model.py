@@ -1,0 +1,433 @@
+"""The language-model truecaser of Lita et al. 2003 and its unigram baseline.
+
+``Truecaser`` follows scikit-learn's estimator contract: hyper-parameters are
+constructor arguments, ``fit(sentences)`` learns the attributes ending in ``_``,
+``predict(sentences)`` returns the truecased sentences.  Sentences are lists of
+tokens or whitespace-tokenized strings (Penn-Treebank style); output has the same
+tokens with only their case changed.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import kenlm
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from . import lm as lmmod
+from .casing import CASE_CLASSES, NONE, UC, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class
+from .oov import CharCasingClassifier
+from .tokenize import split_at_sentence_final
+
+log = logging.getLogger(__name__)
+
+UNKNOWN_NONE = "UNKNOWN_NONE"          # rare tokens with no cased letter (long numbers, symbols)
+FIRST_WORD_OPTIONS = ("lm", "lm+upper", "mask", "mask+upper")
+SMOOTHING_OPTIONS = ("kneser_ney", "deleted_interpolation")
+
+
+def as_tokens(sentence) -> list[str]:
+    return sentence.split() if isinstance(sentence, str) else list(sentence)
+
+
+def capitalize_first_word(tokens: list[str]) -> list[str]:
+    """Paper section 2.5 / table 1's "+" rule: uppercase the first letter of the first cased token."""
+    for i, tok in enumerate(tokens):
+        if case_class(tok) != NONE:
+            if tok[:1].islower() or case_class(tok) == "LC":
+                tokens = list(tokens)
+                tokens[i] = capitalize_first(tok)
+            break
+    return tokens
+
+
+class CasingTable:
+    """For each lowercased word, its cased forms seen in training with their counts."""
+
+    def __init__(self, forms: dict[str, list[tuple[str, int]]]):
+        self.forms = forms
+
+    @classmethod
+    def from_counts(cls, counts: dict[str, int]) -> "CasingTable":
+        by_key = defaultdict(list)
+        for form, c in counts.items():
+            by_key[form.lower()].append((form, c))
+        return cls({k: sorted(v, key=lambda fc: (-fc[1], fc[0])) for k, v in by_key.items()})
+
+    def most_frequent(self, key: str) -> str | None:
+        forms = self.forms.get(key)
+        return forms[0][0] if forms else None
+
+
+class UnigramTruecaser(BaseEstimator):
+    """Baseline of paper section 2.1: each token takes its most frequent training casing.
+
+    Unseen words stay as given (lowercase); the first word is capitalised (the
+    paper's "truecasing+" rule of table 1) when ``capitalize_first`` is true.
+    """
+
+    def __init__(self, capitalize_first: bool = True):
+        self.capitalize_first = capitalize_first
+
+    def fit(self, sentences, y=None):
+        counts = Counter()
+        for s in sentences:
+            counts.update(as_tokens(s))
+        self.fit_counts(counts)
+        return self
+
+    def fit_counts(self, counts: dict[str, int]):
+        table = CasingTable.from_counts(counts)
+        self.best_ = {k: v[0][0] for k, v in table.forms.items()}
+        return self
+
+    def predict_tokens(self, tokens: list[str]) -> list[str]:
+        out = []
+        for tok in tokens:
+            best = self.best_.get(tok.lower())
+            out.append(best if best is not None and len(best) == len(tok) else tok.lower()
+                       if case_class(tok) != NONE else tok)
+        return capitalize_first_word(out) if self.capitalize_first else out
+
+    def predict(self, sentences):
+        res = []
+        for s in sentences:
+            toks = self.predict_tokens(as_tokens(s))
+            res.append(" ".join(toks) if isinstance(s, str) else toks)
+        return res
+
+
+class Truecaser(BaseEstimator):
+    """Trigram-LM truecaser with sentence-level Viterbi decoding (Lita et al. 2003, section 2.2).
+
+    Parameters
+    ----------
+    min_count : cased forms seen fewer times become UNKNOWN_LC/UC/CA/MC tokens (section 2.3).
+    n_casings : only the n most frequent casings of a word are candidates (section 2.4).
+    smoothing : "kneser_ney" (default, best on dev) or "deleted_interpolation" (paper eq. 1).
+    first_word : section 2.5 options: "lm" (decode from <s>), "mask" (decode from a null
+        context, masking the sentence-begin effect), each optionally followed by "+upper"
+        (uppercase the first letter afterwards, table 1's "truecasing+").
+    split_sentences : decode a tokenized line sentence by sentence (split after . ? !).
+    oov_model : "char" adds the character-level casing classifier for unseen words, "none" not.
+    oov_weight : weight of the classifier's log-ratio against the LM score.
+    heldout_every : every k-th training sentence is held out to fit the interpolation lambdas.
+    """
+
+    def __init__(self, min_count: int = 2, n_casings: int = 4, smoothing: str = "kneser_ney",
+                 first_word: str = "lm+upper", split_sentences: bool = True,
+                 oov_model: str = "char", oov_weight: float = 1.0, heldout_every: int = 50,
+                 work_dir: str | None = None):
+        self.min_count = min_count
+        self.n_casings = n_casings
+        self.smoothing = smoothing
+        self.first_word = first_word
+        self.split_sentences = split_sentences
+        self.oov_model = oov_model
+        self.oov_weight = oov_weight
+        self.heldout_every = heldout_every
+        self.work_dir = work_dir
+
+    # ------------------------------------------------------------------ training
+    def _check_params(self):
+        if self.first_word not in FIRST_WORD_OPTIONS:
+            raise ValueError(f"first_word must be one of {FIRST_WORD_OPTIONS}, got {self.first_word!r}")
+        if self.smoothing not in SMOOTHING_OPTIONS:
+            raise ValueError(f"smoothing must be one of {SMOOTHING_OPTIONS}, got {self.smoothing!r}")
+        if self.oov_model not in ("char", "none"):
+            raise ValueError(f"oov_model must be 'char' or 'none', got {self.oov_model!r}")
+        if self.min_count < 1 or self.n_casings < 1:
+            raise ValueError("min_count and n_casings must be >= 1")
+
+    def fit(self, sentences, y=None, progress=None):
+        """Count, estimate and binarise the LM; learn the casing table and the OOV model.
+
+        ``progress`` is an optional callable(str) told about each stage.
+        """
+        self._check_params()
+        say = progress or (lambda msg: log.info(msg))
+        say("indexing tokens")
+        raw_ids: dict[str, int] = {}
+        setdefault = raw_ids.setdefault
+        seqs = []
+        for s in sentences:
+            toks = as_tokens(s)
+            if toks:
+                seqs.append(np.fromiter((setdefault(t, len(raw_ids)) for t in toks), dtype=np.int64,
+                                        count=len(toks)))
+        if not seqs:
+            raise ValueError("no training sentences")
+        raw_words = list(raw_ids)
+        del raw_ids
+        packed_raw = np.concatenate(seqs) if seqs else np.zeros(0, np.int64)
+        raw_counts = np.bincount(packed_raw, minlength=len(raw_words))
+        self.n_train_tokens_ = int(len(packed_raw))
+        self.n_train_sentences_ = len(seqs)
+        del packed_raw
+
+        # LM vocabulary: frequent cased forms + special tokens; rare forms -> UNKNOWN_<class>.
+        specials = [lmmod.BOS, lmmod.EOS, lmmod.UNK, UNKNOWN_NONE] + [UNKNOWN_TOKENS[c] for c in CASE_CLASSES]
+        lm_words = list(specials)
+        lm_index = {w: i for i, w in enumerate(lm_words)}
+        raw_to_lm = np.empty(len(raw_words), dtype=np.int64)
+        known_counts, rare_counts = {}, {}
+        for rid, (w, c) in enumerate(zip(raw_words, raw_counts.tolist())):
+            if c >= self.min_count and w not in lm_index:
+                lm_index[w] = len(lm_words)
+                lm_words.append(w)
+                raw_to_lm[rid] = lm_index[w]
+                known_counts[w] = c
+            else:
+                cls = case_class(w)
+                raw_to_lm[rid] = lm_index[UNKNOWN_NONE if cls == NONE else UNKNOWN_TOKENS[cls]]
+                rare_counts[w] = c
+        V = len(lm_words)
+        bos, eos, unk = 0, 1, 2
+        say(f"{self.n_train_tokens_:,} tokens, {len(raw_words):,} cased types, LM vocabulary {V:,}")
+
+        say("counting n-grams")
+        mapped = [raw_to_lm[s] for s in seqs]
+        del seqs
+        full_packed = lmmod.pack_sentences(mapped, bos, eos)
+        full = lmmod.NGramCounts.from_packed(full_packed, V, bos, eos)
+        self.ngram_counts_ = {"1": int(np.count_nonzero(full.uni)), "2": len(full.bi_keys),
+                              "3": len(full.tri_keys)}
+        say(f"n-grams: {self.ngram_counts_}")
+        if self.smoothing == "deleted_interpolation":
+            k = max(2, self.heldout_every)
+            train_part = lmmod.pack_sentences([s for i, s in enumerate(mapped) if i % k], bos, eos)
+            held_part = lmmod.pack_sentences([s for i, s in enumerate(mapped) if i % k == 0], bos, eos)
+            train_counts = lmmod.NGramCounts.from_packed(train_part, V, bos, eos)
+            model = lmmod.estimate_deleted_interpolation(train_counts, held_part, full, bos, eos, unk)
+            del train_counts, train_part, held_part
+        else:
+            model = lmmod.estimate_kneser_ney(full, bos, eos, unk)
+        del full, full_packed, mapped
+        self.lm_info_ = model.info
+
+        work = Path(self.work_dir or tempfile.mkdtemp(prefix="truecaser-"))
+        work.mkdir(parents=True, exist_ok=True)
+        arpa = work / "lm.arpa"
+        say(f"writing ARPA ({len(model.tri_keys):,} trigrams)")
+        lmmod.write_arpa(model, lm_words, arpa)
+        del model
+        binary = work / "lm.binary"
+        say("binarising for KenLM")
+        if lmmod.binarize(arpa, binary):
+            arpa.unlink()
+            self.lm_path_ = str(binary)
+        else:
+            log.warning("KenLM build_binary not found: keeping the ARPA file (slower to load)")
+            self.lm_path_ = str(arpa)
+        self.lm_ = kenlm.Model(self.lm_path_)
+
+        self.casing_ = CasingTable.from_counts(known_counts)
+        # rare forms per key (for MC candidates of unseen words) and the unigram baseline
+        rare_mc = {}
+        for w, c in sorted(rare_counts.items(), key=lambda wc: -wc[1]):
+            if case_class(w) == "MC":
+                rare_mc.setdefault(w.lower(), w)
+        self.rare_mc_ = rare_mc
+        self.baseline_ = UnigramTruecaser().fit_counts({**known_counts, **rare_counts})
+
+        if self.oov_model == "char":
+            say("training the character-level casing model for unseen words")
+            words, classes, weights = [], [], []
+            for w, c in rare_counts.items():
+                cls = case_class(w)
+                if cls != NONE:
+                    words.append(w.lower())
+                    classes.append(cls)
+                    weights.append(c)
+            # near-rare known words too: they look like the words that will be unseen
+            for w, c in known_counts.items():
+                if c <= 2 * self.min_count:
+                    cls = case_class(w)
+                    if cls != NONE:
+                        words.append(w.lower())
+                        classes.append(cls)
+                        weights.append(c)
+            self.oov_ = CharCasingClassifier().fit(words, classes, sample_weight=weights)
+        else:
+            self.oov_ = None
+        self._cand_cache = {}
+        return self
+
+    # ------------------------------------------------------------------ decoding
+    def _candidates(self, tok: str):
+        """[(output form, LM token, needs OOV score class or None)] for one input token."""
+        key = tok.lower()
+        cached = self._cand_cache.get(key)
+        if cached is not None:
+            return cached
+        forms = self.casing_.forms.get(key)
+        if forms:
+            cands = [(f, f, None) for f, _ in forms[:self.n_casings]]
+        elif case_class(key) == NONE:
+            cands = [(key, UNKNOWN_NONE, None)]
+        else:
+            cands = [(apply_class(key, c), UNKNOWN_TOKENS[c], c) for c in ("LC", "UC", "CA")]
+            mc = self.rare_mc_.get(key)
+            if mc is not None:
+                cands.append((mc, UNKNOWN_TOKENS["MC"], "MC"))
+        if len(self._cand_cache) < 500_000:
+            self._cand_cache[key] = cands
+        return cands
+
+    def _viterbi(self, tokens: list[str], oov_scores: dict) -> list[str]:
+        """Exact Viterbi over the trellis of paper figure 1; states are KenLM states
+        (the two-token case-carrying history), merged when the LM cannot tell them apart."""
+        lm = self.lm_
+        base_score = lm.BaseScore
+        State = kenlm.State
+        start = State()
+        if self.first_word.startswith("mask"):
+            lm.NullContextWrite(start)
+        else:
+            lm.BeginSentenceWrite(start)
+        w = self.oov_weight
+        layer = [(0.0, start, -1, -1)]
+        history = []
+        cand_lists = []
+        for tok in tokens:
+            cands = self._candidates(tok)
+            cand_lists.append(cands)
+            scored = [(lmw, (w * oov_scores[tok.lower()][cls]) if cls is not None and oov_scores else 0.0)
+                      for _, lmw, cls in cands]
+            best = {}
+            for bi, (sc, st, _, _) in enumerate(layer):
+                for ci, (lmw, em) in enumerate(scored):
+                    out = State()
+                    s = sc + base_score(st, lmw, out) + em
+                    cur = best.get(out)
+                    if cur is None or s > cur[0]:
+                        best[out] = (s, out, ci, bi)
+            layer = list(best.values())
+            history.append(layer)
+        # sentence end
+        final_best, final_i = -math.inf, 0
+        out = State()
+        for i, (sc, st, _, _) in enumerate(layer):
+            s = sc + base_score(st, lmmod.EOS, out)
+            if s > final_best:
+                final_best, final_i = s, i
+        result = [None] * len(tokens)
+        idx = final_i
+        for pos in range(len(tokens) - 1, -1, -1):
+            _, _, ci, bi = history[pos][idx]
+            form = cand_lists[pos][ci][0]
+            tok = tokens[pos]
+            result[pos] = form if len(form) == len(tok) else tok
+            idx = bi
+        return result
+
+    def _oov_scores(self, token_lists) -> dict:
+        if self.oov_ is None:
+            return {}
+        unseen = set()
+        for toks in token_lists:
+            for t in toks:
+                key = t.lower()
+                if key not in self.casing_.forms and case_class(key) != NONE:
+                    unseen.add(key)
+        unseen = sorted(unseen)
+        return dict(zip(unseen, self.oov_.log10_ratio(unseen)))
+
+    def predict_tokens(self, token_lists: list[list[str]]) -> list[list[str]]:
+        """Truecase a batch of token lists."""
+        oov = self._oov_scores(token_lists)
+        out = []
+        for toks in token_lists:
+            if not toks:
+                out.append([])
+                continue
+            parts = split_at_sentence_final(toks) if self.split_sentences else [toks]
+            res = []
+            for part in parts:
+                cased = self._viterbi(part, oov)
+                if self.first_word.endswith("+upper"):
+                    cased = capitalize_first_word(cased)
+                res.extend(cased)
+            out.append(res)
+        return out
+
+    def predict(self, sentences):
+        """Truecase sentences (token lists, or whitespace-tokenized strings)."""
+        token_lists = [as_tokens(s) for s in sentences]
+        cased = self.predict_tokens(token_lists)
+        return [" ".join(c) if isinstance(s, str) else c for s, c in zip(sentences, cased)]
+
+    def score(self, sentences, y=None) -> float:
+        """Word accuracy of predicting ``sentences`` from their lowercased form."""
+        gold = [as_tokens(s) for s in sentences]
+        pred = self.predict_tokens([[t.lower() for t in g] for g in gold])
+        n = sum(len(g) for g in gold)
+        ok = sum(a == b for g, p in zip(gold, pred) for a, b in zip(g, p))
+        return ok / max(n, 1)
+
+
+# ---------------------------------------------------------------------- persistence
+FORMAT_VERSION = 1
+ARTIFACT_NAME = "truecaser"
+
+
+def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = None,
+                   data_fingerprint: str | None = None, extra: dict | None = None) -> None:
+    """Write a fitted ``Truecaser``, its unigram baseline and its sentence splitter's tables
+    (``punkt_dir``, Punkt ``punkt_tab/english``) as one self-contained artifact directory."""
+    import json
+    import shutil
+
+    import joblib
+
+    from ..artifact import write_artifact
+
+    with write_artifact(dest, ARTIFACT_NAME, FORMAT_VERSION, hyper_parameters=model.get_params(),
+                        metrics=metrics, data_fingerprint=data_fingerprint,
+                        extra={"lm": model.lm_info_, "ngram_counts": model.ngram_counts_,
+                               "training_tokens": model.n_train_tokens_, **(extra or {})}) as tmp:
+        lm_name = "lm.binary" if model.lm_path_.endswith(".binary") else "lm.arpa"
+        shutil.copyfile(model.lm_path_, tmp / lm_name)
+        with open(tmp / "casing.json", "w", encoding="utf-8") as f:
+            json.dump({"forms": model.casing_.forms, "rare_mc": model.rare_mc_}, f, ensure_ascii=False)
+        with open(tmp / "baseline.json", "w", encoding="utf-8") as f:
+            json.dump(model.baseline_.best_, f, ensure_ascii=False)
+        if model.oov_ is not None:
+            joblib.dump(model.oov_, tmp / "oov.joblib", compress=3)
+        shutil.copytree(punkt_dir, tmp / "punkt")
+
+
+def load_truecaser(path) -> Truecaser:
+    """Load a ``Truecaser`` artifact, verifying every checksum before reading payloads."""
+    import json
+
+    import joblib
+
+    from ..artifact import load_manifest
+
+    path = Path(path)
+    manifest = load_manifest(path, expect_name=ARTIFACT_NAME, max_format_version=FORMAT_VERSION)
+    params = manifest["hyper_parameters"]
+    params["work_dir"] = None
+    model = Truecaser(**params)
+    lm_file = path / ("lm.binary" if (path / "lm.binary").exists() else "lm.arpa")
+    model.lm_path_ = str(lm_file)
+    model.lm_ = kenlm.Model(str(lm_file))
+    model.lm_info_ = manifest.get("lm", {})
+    model.ngram_counts_ = manifest.get("ngram_counts", {})
+    model.n_train_tokens_ = manifest.get("training_tokens", 0)
+    with open(path / "casing.json", encoding="utf-8") as f:
+        casing = json.load(f)
+    model.casing_ = CasingTable({k: [tuple(x) for x in v] for k, v in casing["forms"].items()})
+    model.rare_mc_ = casing["rare_mc"]
+    with open(path / "baseline.json", encoding="utf-8") as f:
+        model.baseline_ = UnigramTruecaser()
+        model.baseline_.best_ = json.load(f)
+    model.oov_ = joblib.load(path / "oov.joblib") if (path / "oov.joblib").exists() else None
+    model._cand_cache = {}
+    model.manifest_ = manifest
+    return model

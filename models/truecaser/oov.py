@@ -1,0 +1,76 @@
+"""Character-level casing model for words the language model has not seen.
+
+Beyond Lita et al. 2003 (whose section 2.3 gives unseen words only the context of
+UNKNOWN_* class tokens): a multinomial logistic regression over character
+prefixes, suffixes and trigrams of the lowercased word predicts its casing class
+(LC/UC/CA/MC).  The decoder adds ``weight * (log P(class|chars) - log P(class))``
+to each UNKNOWN_* candidate, i.e. it turns the LM's contextual prior for the
+class into a posterior given the spelling too (Bayes' rule with a tunable weight).
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_extraction.text import HashingVectorizer
+from sklearn.linear_model import LogisticRegression
+
+from .casing import CASE_CLASSES
+
+
+def char_features(word: str) -> list[str]:
+    """Spelling features of a lowercased word."""
+    w = word.lower()
+    feats = [f"len={min(len(w), 12)}"]
+    for k in range(1, 5):
+        if len(w) >= k:
+            feats.append(f"p{k}={w[:k]}")
+            feats.append(f"s{k}={w[-k:]}")
+    padded = f"^{w}$"
+    feats.extend(f"c3={padded[i:i + 3]}" for i in range(len(padded) - 2))
+    if any(ch.isdigit() for ch in w):
+        feats.append("has_digit")
+    if "-" in w:
+        feats.append("has_hyphen")
+    if "." in w:
+        feats.append("has_period")
+    if not w.isascii():
+        feats.append("non_ascii")
+    return feats
+
+
+class CharCasingClassifier(BaseEstimator):
+    """P(casing class | spelling) for out-of-vocabulary words."""
+
+    def __init__(self, C: float = 1.0, n_features: int = 2 ** 18, max_iter: int = 300):
+        self.C = C
+        self.n_features = n_features
+        self.max_iter = max_iter
+
+    def _vectorizer(self):
+        return HashingVectorizer(analyzer=char_features, n_features=self.n_features,
+                                 alternate_sign=False, norm="l2")
+
+    def fit(self, words, classes, sample_weight=None):
+        X = self._vectorizer().transform(words)
+        self.clf_ = LogisticRegression(C=self.C, max_iter=self.max_iter)
+        self.clf_.fit(X, classes, sample_weight=sample_weight)
+        counts = {c: 0.0 for c in CASE_CLASSES}
+        w = np.ones(len(classes)) if sample_weight is None else np.asarray(sample_weight, float)
+        for c, wt in zip(classes, w):
+            counts[c] += wt
+        total = sum(counts.values())
+        self.prior_ = {c: max(counts[c] / total, 1e-6) for c in CASE_CLASSES}
+        return self
+
+    def log10_ratio(self, words) -> list[dict[str, float]]:
+        """Per word, log10 P(class|chars) - log10 P(class) for each casing class."""
+        if not words:
+            return []
+        P = self.clf_.predict_proba(self._vectorizer().transform(words))
+        idx = {c: i for i, c in enumerate(self.clf_.classes_)}
+        out = []
+        logprior = {c: np.log10(self.prior_[c]) for c in CASE_CLASSES}
+        logP = np.log10(np.maximum(P, 1e-9))
+        for row in logP:
+            out.append({c: (row[idx[c]] - logprior[c]) if c in idx else -9.0 for c in CASE_CLASSES})
+        return out

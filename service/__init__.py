@@ -1,0 +1,77 @@
+"""Flask service: ``create_app(artifacts_dir, config)`` builds one WSGI app, one blueprint per model."""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from flask import Flask, jsonify
+
+from .errors import APIError, register_error_handlers
+from .registry import load_models
+
+DEFAULT_CONFIG = {
+    "MAX_CONTENT_LENGTH": 2 * 1024 * 1024,      # bytes per request body (413 above)
+    "TEXTQA_MAX_BATCH_ITEMS": 1000,             # sentences/documents per request (422 above)
+    "TEXTQA_MAX_TOKENS_PER_ITEM": 20000,        # whitespace tokens per item (422 above)
+    "TEXTQA_MODELS": None,                      # names to load (None: all known models)
+}
+
+
+def create_app(artifacts_dir: str | Path | None = None, config: dict | None = None) -> Flask:
+    """Build the app and load every model found under ``artifacts_dir`` (once per process)."""
+    from textqa.paths import artifacts_dir as default_artifacts
+
+    app = Flask(__name__)
+    app.config.update(DEFAULT_CONFIG)
+    app.config.update(config or {})
+    app.json.sort_keys = False
+    root = Path(artifacts_dir) if artifacts_dir else default_artifacts()
+    app.config["TEXTQA_ARTIFACTS"] = str(root)
+    app.extensions["textqa_models"] = load_models(root, app.config["TEXTQA_MODELS"])
+    register_error_handlers(app)
+
+    from .openapi import openapi_document
+    from .truecaser import bp as truecaser_bp
+
+    app.register_blueprint(truecaser_bp)
+
+    @app.get("/healthz")
+    def healthz():
+        """Liveness: the process answers."""
+        return jsonify({"status": "ok"})
+
+    @app.get("/readyz")
+    def readyz():
+        """Readiness: 200 only when every model is loaded."""
+        slots = app.extensions["textqa_models"]
+        missing = {name: s.error for name, s in slots.items() if not s.loaded}
+        body = {"ready": not missing and bool(slots), "models": {n: s.loaded for n, s in slots.items()}}
+        if missing:
+            body["errors"] = missing
+        return jsonify(body), (200 if body["ready"] else 503)
+
+    @app.get("/v1/models")
+    def models():
+        """Manifests of the loaded models (and why the others are not loaded)."""
+        out = {}
+        for name, s in app.extensions["textqa_models"].items():
+            out[name] = {"loaded": s.loaded, "manifest": s.manifest} if s.loaded else \
+                {"loaded": False, "error": s.error}
+        return jsonify({"models": out})
+
+    @app.get("/openapi.json")
+    def openapi():
+        return jsonify(openapi_document(app))
+
+    logging.getLogger(__name__).info("textqa service ready; artifacts in %s", root)
+    return app
+
+
+def get_model(name: str):
+    """The loaded model ``name`` of the current app, or a 503 APIError."""
+    from flask import current_app
+    slot = current_app.extensions["textqa_models"].get(name)
+    if slot is None or not slot.loaded:
+        reason = slot.error if slot is not None else "not configured"
+        raise APIError(503, f"model {name!r} is not loaded: {reason}")
+    return slot.model

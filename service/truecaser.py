@@ -1,0 +1,37 @@
+"""``POST /v1/truecase``: truecase raw text or a batch of (tokenized) sentences."""
+from __future__ import annotations
+
+from flask import Blueprint, jsonify
+
+from .errors import invalid
+from .validation import get_bool, get_string, get_string_list, json_body
+
+bp = Blueprint("truecaser", __name__)
+
+
+@bp.post("/v1/truecase")
+def truecase():
+    from . import get_model
+
+    body = json_body()
+    unknown = set(body) - {"text", "sentences", "tokenized", "baseline"}
+    if unknown:
+        raise invalid(sorted(unknown)[0], "unknown field; expected text or sentences, tokenized, baseline")
+    has_text, has_sents = "text" in body, "sentences" in body
+    if has_text == has_sents:
+        raise invalid("text", "give exactly one of 'text' (a string) or 'sentences' (a list of strings)")
+    tokenized = get_bool(body, "tokenized", default=False)
+    baseline = get_bool(body, "baseline", default=False)
+    if has_text:
+        text = get_string(body, "text")
+        service = get_model("truecaser")
+        result = "\n".join(service.truecase_tokenized(text.split("\n"), baseline)) if tokenized else \
+            service.truecase_text(text, baseline)
+        out = {"text": result}
+    else:
+        sentences = get_string_list(body, "sentences")
+        service = get_model("truecaser")
+        out = {"sentences": service.truecase_tokenized(sentences, baseline) if tokenized
+               else service.truecase_texts(sentences, baseline)}
+    out["model"] = {**service.version, "decoder": "unigram" if baseline else "viterbi"}
+    return jsonify(out)

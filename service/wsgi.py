@@ -1,0 +1,4 @@
+"""WSGI entry point for gunicorn: ``gunicorn service.wsgi:app`` (artifacts from $TEXTQA_ARTIFACTS)."""
+from service import create_app
+
+app = create_app()

@@ -1,0 +1,47 @@
+"""Shared fixtures: a truecaser trained on a small slice of the bundled real Wikipedia text."""
+from __future__ import annotations
+
+import itertools
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from textqa.paths import DATA_DIR, PUNKT_DIR  # noqa: E402
+
+N_PARAGRAPHS = 4000
+
+
+@pytest.fixture(scope="session")
+def wiki_sentences():
+    """PTB-tokenized sentences of the first paragraphs of the bundled Wikipedia text (real data)."""
+    from models.truecaser.tokenize import PTBTokenizer
+    from training.corpus import paragraphs
+    tok = PTBTokenizer(PUNKT_DIR)
+    lines = itertools.islice(paragraphs(DATA_DIR / "truecase" / "enwiki_prefix.txt.gz"), N_PARAGRAPHS)
+    return [" ".join(t) for line in lines for t in tok.tokenize(line) if t]
+
+
+@pytest.fixture(scope="session")
+def dev_sentences():
+    from training.corpus import read_lines
+    return [l for l in read_lines(DATA_DIR / "truecase" / "val_input.txt.gz") if l.strip()]
+
+
+@pytest.fixture(scope="session")
+def small_truecaser(wiki_sentences, tmp_path_factory):
+    from models.truecaser.model import Truecaser
+    work = tmp_path_factory.mktemp("tc-work")
+    return Truecaser(work_dir=str(work)).fit(wiki_sentences)
+
+
+@pytest.fixture(scope="session")
+def truecaser_artifact(small_truecaser, tmp_path_factory):
+    """An artifacts root holding a saved small truecaser."""
+    from models.truecaser.model import save_truecaser
+    root = tmp_path_factory.mktemp("artifacts")
+    save_truecaser(small_truecaser, root / "truecaser", punkt_dir=PUNKT_DIR, metrics={"note": "test model"})
+    return root

@@ -1,0 +1,40 @@
+from models.truecaser.casing import CA, LC, MC, NONE, UC, apply_class, capitalize_first, case_class, transfer_case
+from models.truecaser.tokenize import split_at_sentence_final
+
+
+def test_paper_classes():
+    # Lita et al. 2003 section 2: LC, UC (first letter), CA (all caps), MC (mixed)
+    assert case_class("delay") == LC
+    assert case_class("Delay") == UC
+    assert case_class("DeLay") == MC
+    assert case_class("NASA") == CA
+    assert case_class("McCartney") == MC
+    assert case_class("TheBeatles") == MC
+    assert case_class("1991") == NONE
+    assert case_class(",") == NONE
+
+
+def test_single_letters_and_punctuated():
+    assert case_class("A") == UC and case_class("I") == UC
+    assert case_class("U.S.") == CA
+    assert case_class("X-ray") == UC
+    assert case_class("-LRB-") == CA
+
+
+def test_rendering():
+    assert apply_class("lenon", UC) == "Lenon"
+    assert apply_class("now", CA) == "NOW"
+    assert apply_class("it", LC) == "it"
+    assert capitalize_first("''hello") == "''Hello"
+    assert transfer_case('"', "``") == '"'
+    assert transfer_case("new", "New") == "New"
+
+
+def test_sentence_split_of_tokenized_lines():
+    toks = "He left . She stayed ! `` Why ? '' he asked .".split()
+    parts = split_at_sentence_final(toks)
+    assert parts[0] == ["He", "left", "."]
+    assert parts[1] == ["She", "stayed", "!"]
+    assert [t for p in parts for t in p] == toks
+    assert split_at_sentence_final(["a", "."]) == [["a", "."]]
+    assert split_at_sentence_final([]) == []

@@ -1,0 +1,105 @@
+"""The truecaser on a small slice of real Wikipedia text: exact Viterbi, baseline, estimator contract."""
+import itertools
+
+import kenlm
+import pytest
+from sklearn.base import clone
+
+from evaluation.truecase import score_truecase
+from models.truecaser.model import Truecaser, UnigramTruecaser, capitalize_first_word
+
+
+def brute_force_best(model, tokens, oov):
+    """Score every combination of candidates with KenLM's full-sentence score (+ OOV terms)."""
+    cands = [model._candidates(t) for t in tokens]
+    best, best_forms = -1e9, None
+    for combo in itertools.product(*cands):
+        s = model.lm_.score(" ".join(lmw for _, lmw, _ in combo), bos=True, eos=True)
+        s += sum(model.oov_weight * oov[t.lower()][cls] for t, (_, _, cls) in zip(tokens, combo) if cls)
+        if s > best:
+            best, best_forms = s, [f for f, _, _ in combo]
+    return best_forms, best
+
+
+def path_score(model, tokens, forms, oov):
+    cands = [model._candidates(t) for t in tokens]
+    lm_tokens, extra = [], 0.0
+    for t, f, cl in zip(tokens, forms, cands):
+        (_, lmw, cls), = [c for c in cl if c[0] == f][:1]
+        lm_tokens.append(lmw)
+        if cls:
+            extra += model.oov_weight * oov[t.lower()][cls]
+    return model.lm_.score(" ".join(lm_tokens), bos=True, eos=True) + extra
+
+
+@pytest.mark.parametrize("sentence", [
+    "the new york times said on monday that the president will visit paris .",
+    "in 1991 the district of mastung was separated from kalat .",
+    "he played for the peru national football team and scored a goal against brazil .",
+    "zorblaxian traders met mr. quixotl in the old city of a .",
+])
+def test_viterbi_is_exact(small_truecaser, sentence):
+    model = clone(small_truecaser).set_params()  # params survive clone
+    model = small_truecaser
+    saved = (model.first_word, model.split_sentences)
+    model.first_word, model.split_sentences = "lm", False
+    try:
+        tokens = sentence.split()
+        oov = model._oov_scores([tokens])
+        forms = model._viterbi(tokens, oov)
+        brute_forms, brute_score = brute_force_best(model, tokens, oov)
+        assert path_score(model, tokens, forms, oov) == pytest.approx(brute_score, abs=1e-4)
+    finally:
+        model.first_word, model.split_sentences = saved
+
+
+def test_lm_beats_baseline_on_dev(small_truecaser, dev_sentences):
+    dev = dev_sentences[:400]
+    lower = [s.lower() for s in dev]
+    lm = score_truecase(dev, small_truecaser.predict(lower))
+    base = score_truecase(dev, small_truecaser.baseline_.predict(lower))
+    assert lm.f1 > base.f1
+    assert lm.accuracy > 90.0
+
+
+def test_output_keeps_tokens(small_truecaser):
+    sents = ["the u.s. -LRB- united states -RRB- and `` nato '' signed it .", "", ". , ;", "1991 2001"]
+    out = small_truecaser.predict(sents)
+    for s, o in zip(sents, out):
+        assert o.lower() == s.lower()
+        assert len(o.split()) == len(s.split())
+    assert out[0].startswith("The U.S.")
+
+
+def test_long_sentence(small_truecaser):
+    toks = ("the city of london is large and old" .split() * 1250)
+    out = small_truecaser.predict_tokens([toks])[0]
+    assert len(out) == 10000 and out[0] == "The"
+
+
+def test_token_lists_and_strings(small_truecaser):
+    assert small_truecaser.predict([["paris", "is", "a", "city"]]) == [["Paris", "is", "a", "city"]]
+    assert small_truecaser.predict(["paris is a city"]) == ["Paris is a city"]
+
+
+def test_estimator_contract():
+    tc = Truecaser(min_count=3, smoothing="deleted_interpolation")
+    params = tc.get_params()
+    assert params["min_count"] == 3 and params["smoothing"] == "deleted_interpolation"
+    assert clone(tc).get_params() == params
+    with pytest.raises(ValueError):
+        Truecaser(first_word="always").fit(["a b"])
+
+
+def test_deleted_interpolation_fits(wiki_sentences, tmp_path):
+    tc = Truecaser(smoothing="deleted_interpolation", oov_model="none", work_dir=str(tmp_path))
+    tc.fit(wiki_sentences[:3000])
+    lam = tc.lm_info_["lambda_trigram_by_bucket"]
+    assert all(0.0 <= x < 1.0 for x in lam) and max(lam) > 0.1
+    assert tc.predict(["the united states"]) == ["The United States"]
+
+
+def test_unigram_baseline():
+    base = UnigramTruecaser().fit(["I saw New York", "New ideas are new", "new things", "The new car"])
+    assert base.predict(["new york is new"]) == ["New York is new"]  # most frequent form each; first word capitalised
+    assert capitalize_first_word(["``", "hello"]) == ["``", "Hello"]

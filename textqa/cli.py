@@ -1,0 +1,215 @@
+"""The ``textqa`` command: train, run, evaluate and serve the models.
+
+    textqa train all | truecaser [...]
+    textqa truecase [--model DIR] [--tokenized] [--baseline]     (stdin -> stdout)
+    textqa eval truecase GOLD PRED [--json]
+    textqa serve [--host --port --workers --artifacts]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from textqa import __version__
+from textqa.paths import artifacts_dir
+
+
+class CLIError(Exception):
+    """A user error: printed as ``textqa: error: ...`` with exit status 2."""
+
+
+# ---------------------------------------------------------------- train
+TRAINERS = {"truecaser": "training.truecaser"}
+
+
+def _trainer(name):
+    import importlib
+    return importlib.import_module(TRAINERS[name])
+
+
+def cmd_train(args) -> int:
+    if args.model == "all":
+        root = artifacts_dir(args.artifacts)
+        status = 0
+        for name in TRAINERS:
+            target = root / name
+            if (target / "manifest.json").exists() and not args.force:
+                print(f"textqa: {name}: artifact exists at {target} (use --force to retrain)", file=sys.stderr)
+                continue
+            mod = _trainer(name)
+            p = argparse.ArgumentParser()
+            mod.add_arguments(p)
+            sub_args = p.parse_args(["--artifacts", str(root)])
+            status |= mod.run(sub_args)
+        return status
+    return _trainer(args.model).run(args)
+
+
+# ---------------------------------------------------------------- truecase
+def _read_stdin_lines():
+    """Lines of stdin as text; bytes that are not UTF-8 pass through unchanged (surrogateescape)."""
+    stream = sys.stdin.buffer
+    for lineno, raw in enumerate(stream, start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            print(f"textqa truecase: <stdin>:{lineno}: not valid UTF-8 at byte {e.start}; "
+                  f"undecodable bytes are passed through unchanged", file=sys.stderr)
+            line = raw.decode("utf-8", errors="surrogateescape")
+        yield line
+
+
+def cmd_truecase(args) -> int:
+    from models.artifact import ArtifactError
+    from models.truecaser.service_api import TruecaserService
+
+    model_dir = args.model or artifacts_dir(args.artifacts) / "truecaser"
+    try:
+        service = TruecaserService.load(model_dir)
+    except ArtifactError as e:
+        raise CLIError(str(e)) from e
+    out = sys.stdout.buffer
+    batch: list[str] = []
+
+    def flush():
+        bodies = [l.rstrip("\r\n") for l in batch]
+        ends = [l[len(b):] for l, b in zip(batch, bodies)]
+        cased = service.truecase_tokenized(bodies, args.baseline) if args.tokenized else \
+            service.truecase_texts(bodies, args.baseline)
+        for c, e in zip(cased, ends):
+            out.write((c + e).encode("utf-8", errors="surrogateescape"))
+        out.flush()
+        batch.clear()
+
+    for line in _read_stdin_lines():
+        batch.append(line)
+        if len(batch) >= args.batch_size:
+            flush()
+    if batch:
+        flush()
+    return 0
+
+
+# ---------------------------------------------------------------- eval
+def cmd_eval_truecase(args) -> int:
+    from evaluation.truecase import TruecaseInputError, format_report, score_truecase
+    gold = _read_file_lines(args.gold)
+    pred = _read_file_lines(args.pred)
+    try:
+        scores = score_truecase(gold, pred, str(args.gold), str(args.pred))
+    except TruecaseInputError as e:
+        raise CLIError(str(e)) from e
+    if args.json:
+        print(json.dumps(scores.as_dict(max_errors=args.errors), indent=2))
+    else:
+        print(format_report(scores))
+    return 0
+
+
+def _read_file_lines(path: Path) -> list[str]:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise CLIError(f"{path}: {e.strerror}") from e
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise CLIError(f"{path}:{line}: not valid UTF-8 (byte offset {e.start})") from e
+    return text.splitlines()
+
+
+# ---------------------------------------------------------------- serve
+def cmd_serve(args) -> int:
+    root = artifacts_dir(args.artifacts).resolve()
+    env = dict(os.environ, TEXTQA_ARTIFACTS=str(root))
+    cmd = [sys.executable, "-m", "gunicorn", "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
+           "--timeout", str(args.timeout), "--access-logfile", "-", "service.wsgi:app"]
+    if args.preload:
+        cmd.insert(-1, "--preload")
+    print(f"textqa: serving {root} on http://{args.host}:{args.port} with {args.workers} gunicorn worker(s)",
+          file=sys.stderr, flush=True)
+    os.execve(sys.executable, cmd, env)
+    return 0  # not reached
+
+
+# ---------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="textqa", description="Train, run, evaluate and serve textqa models.")
+    p.add_argument("--version", action="version", version=f"textqa {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    tr = sub.add_parser("train", help="train models and write their artifacts",
+                        description="Train a model from data/ (or your data) and write its artifact.")
+    trs = tr.add_subparsers(dest="model", required=True, metavar="MODEL")
+    ta = trs.add_parser("all", help="train every model whose artifact is missing (what 'make run' calls)")
+    ta.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: $TEXTQA_ARTIFACTS "
+                                                                 "or ./artifacts)")
+    ta.add_argument("--force", action="store_true", help="retrain models whose artifact exists")
+    for name, module in TRAINERS.items():
+        mod = _trainer(name)
+        tp = trs.add_parser(name, help=(mod.__doc__ or "").strip().splitlines()[0],
+                            description=mod.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        mod.add_arguments(tp)
+    tr.set_defaults(func=cmd_train)
+
+    tc = sub.add_parser("truecase", help="truecase stdin to stdout, one sentence/line at a time",
+                        description="Read text from stdin, write it truecased to stdout, line by line "
+                                    "(an MT/ASR post-processing filter). Only the case of letters changes.")
+    tc.add_argument("--model", type=Path, default=None, help="truecaser artifact (default: <artifacts>/truecaser)")
+    tc.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: $TEXTQA_ARTIFACTS "
+                                                                 "or ./artifacts)")
+    tc.add_argument("--tokenized", action="store_true",
+                    help="input is already tokenized (whitespace-separated, PTB style); otherwise raw text "
+                         "is tokenized internally")
+    tc.add_argument("--baseline", action="store_true", help="use the unigram most-frequent-casing baseline")
+    tc.add_argument("--batch-size", type=int, default=256, help="lines decoded together (default 256)")
+    tc.set_defaults(func=cmd_truecase)
+
+    ev = sub.add_parser("eval", help="score system output against a reference",
+                        description="Score system output files against reference files.")
+    evs = ev.add_subparsers(dest="metric", required=True, metavar="METRIC")
+    et = evs.add_parser("truecase", help="word accuracy and P/R/F1 over non-lowercase tokens",
+                        description="Word accuracy, and precision/recall/F1 over tokens that are not all "
+                                    "lowercase (Susanto et al. 2016), plus an LC/UC/CA/MC confusion table. "
+                                    "Both files: one tokenized sentence a line, the same tokens.")
+    et.add_argument("gold", type=Path, help="reference file (true case)")
+    et.add_argument("pred", type=Path, help="system output file")
+    et.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    et.add_argument("--errors", type=int, default=0, help="with --json, list up to N wrong tokens")
+    et.set_defaults(func=cmd_eval_truecase)
+
+    sv = sub.add_parser("serve", help="serve the models over HTTP with gunicorn",
+                        description="Run the Flask service under gunicorn (production WSGI server).")
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    sv.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    sv.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
+    sv.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: $TEXTQA_ARTIFACTS "
+                                                                 "or ./artifacts)")
+    sv.add_argument("--timeout", type=int, default=120, help="worker timeout in seconds (default 120)")
+    sv.add_argument("--preload", action="store_true", help="load models once before forking workers")
+    sv.set_defaults(func=cmd_serve)
+    return p
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except CLIError as e:
+        print(f"textqa: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("textqa: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,23 @@
+"""Where the repository keeps its data and artifacts (the only module that knows the layout)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DATA_DIR = REPO_ROOT / "data"
+PUNKT_DIR = DATA_DIR / "nltk_data" / "tokenizers" / "punkt_tab" / "english"
+
+
+def artifacts_dir(explicit: str | os.PathLike | None = None) -> Path:
+    """``--artifacts`` if given, else ``$TEXTQA_ARTIFACTS``, else ``artifacts/`` in the repository."""
+    if explicit:
+        return Path(explicit)
+    env = os.environ.get("TEXTQA_ARTIFACTS")
+    return Path(env) if env else REPO_ROOT / "artifacts"
+
+
+def cache_dir() -> Path:
+    """Scratch space for derived data (tokenized corpora); safe to delete."""
+    env = os.environ.get("TEXTQA_CACHE")
+    return Path(env) if env else REPO_ROOT / ".cache"

@@ -1,0 +1,1 @@
+"""Training scripts: read a dataset, fit, evaluate on held-out data, write an artifact."""

@@ -1,0 +1,124 @@
+"""Reading and tokenizing training text (shared by the training scripts)."""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import re
+import unicodedata
+from multiprocessing import get_context
+from pathlib import Path
+
+from tqdm import tqdm
+
+TOKENIZER_VERSION = "ptb-1"          # bump when tokenization changes: invalidates caches
+
+
+def open_text(path: str | os.PathLike, encoding: str = "utf-8"):
+    """Open a plain or .gz text file for reading, replacing undecodable bytes."""
+    path = Path(path)
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding=encoding, errors="replace")
+    return open(path, encoding=encoding, errors="replace")
+
+
+def read_lines(path: str | os.PathLike) -> list[str]:
+    with open_text(path) as f:
+        return [line.rstrip("\n") for line in f]
+
+
+def paragraphs(path: str | os.PathLike, min_tokens: int = 5):
+    """Text lines of a WikiExtractor dump or a plain text file.
+
+    Drops markup lines (starting with ``<``), empty lines and lines of fewer than
+    ``min_tokens`` words: article titles and section headings, whose casing is
+    not that of running text.
+    """
+    with open_text(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("<") or len(line.split()) < min_tokens:
+                continue
+            yield line
+
+
+def file_fingerprint(paths) -> str:
+    """sha256 over the bytes of the given files (the training-data fingerprint)."""
+    h = hashlib.sha256()
+    for p in paths:
+        with open(p, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+_tokenizer = None
+
+
+def _init_worker(punkt_dir):
+    global _tokenizer
+    from models.truecaser.tokenize import PTBTokenizer
+    _tokenizer = PTBTokenizer(punkt_dir)
+
+
+def _tokenize_chunk(lines):
+    return [" ".join(toks) for line in lines for toks in _tokenizer.tokenize(line) if toks]
+
+
+def tokenize_lines(lines: list[str], punkt_dir, n_jobs: int = 2, chunk: int = 2000, desc="tokenizing"):
+    """PTB-tokenize paragraphs into sentences (strings of space-separated tokens), in parallel."""
+    from models.truecaser.tokenize import PTBTokenizer
+    PTBTokenizer(punkt_dir)          # fail here, loudly, rather than in pool workers that respawn forever
+    chunks = [lines[i:i + chunk] for i in range(0, len(lines), chunk)]
+    out = []
+    with tqdm(total=len(lines), desc=desc, unit="line", mininterval=2) as bar:
+        if n_jobs <= 1:
+            _init_worker(punkt_dir)
+            for c in chunks:
+                out.extend(_tokenize_chunk(c))
+                bar.update(len(c))
+        else:
+            with get_context("fork").Pool(n_jobs, initializer=_init_worker, initargs=(str(punkt_dir),)) as pool:
+                for c, res in zip(chunks, pool.imap(_tokenize_chunk, chunks)):
+                    out.extend(res)
+                    bar.update(len(c))
+    return out
+
+
+def tokenized_corpus(paths, punkt_dir, cache: Path | None, n_jobs: int = 2, pretokenized: bool = False):
+    """Sentences (space-separated PTB tokens) of the given files, cached by content fingerprint."""
+    paths = [Path(p) for p in paths]
+    if pretokenized:
+        return [line.strip() for p in paths for line in read_lines(p) if line.strip()]
+    key = hashlib.sha256((file_fingerprint(paths) + TOKENIZER_VERSION).encode()).hexdigest()[:16]
+    cached = cache / f"tokenized-{key}.txt.gz" if cache else None
+    if cached and cached.exists():
+        return read_lines(cached)
+    lines = [line for p in paths for line in paragraphs(p)]
+    sents = tokenize_lines(lines, punkt_dir, n_jobs=n_jobs)
+    if cached:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(".tmp")
+        with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=1) as f:
+            f.write("\n".join(sents))
+            f.write("\n")
+        tmp.replace(cached)
+    return sents
+
+
+_NON_ALNUM = re.compile(r"[^a-z0-9]")
+_PTB_BRACKET = re.compile(r"-[LR][RSC]B-")
+
+
+def normalize_for_overlap(sentence: str) -> str:
+    """NFKD, ASCII only, lowercase, letters and digits only (data/truecase/SOURCES.md)."""
+    s = _PTB_BRACKET.sub("", sentence)
+    s = unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode().lower()
+    return _NON_ALNUM.sub("", s)
+
+
+def drop_overlap(train: list[str], heldout: list[str], min_chars: int = 30):
+    """Remove training sentences that equal (after normalisation) a held-out sentence."""
+    keys = {k for k in map(normalize_for_overlap, heldout) if len(k) >= min_chars}
+    kept = [s for s in train if normalize_for_overlap(s) not in keys]
+    return kept, len(train) - len(kept)
