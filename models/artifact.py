@@ -58,6 +58,7 @@ def write_artifact(dest: str | os.PathLike, name: str, format_version: int, *, h
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
+    os.chmod(tmp, 0o755)                # mkdtemp makes it private; the service may run as another user
     try:
         yield tmp
         files = {}

@@ -117,6 +117,12 @@ def _em_lambdas(p_hi: np.ndarray, p_lo: np.ndarray, buckets: np.ndarray, iters: 
         new = np.divide(tot, n, out=lam.copy(), where=n > 0)
         new[0] = 0.0
         lam = np.clip(new, 0.0, 0.999)
+    # Buckets with no held-out event take the weight of the nearest lower bucket that had one
+    # (a history seen more often deserves at least as much trust in its own estimate).
+    n = np.bincount(buckets, minlength=N_BUCKETS)
+    for b in range(2, N_BUCKETS):
+        if n[b] == 0:
+            lam[b] = lam[b - 1]
     return lam
 
 
@@ -143,14 +149,6 @@ def estimate_deleted_interpolation(train: NGramCounts, heldout: np.ndarray, full
     """
     V = full.V
     V_eff = V - 1                                   # every word but <s> can be predicted
-
-    def probs(counts: NGramCounts, lam1, lam2, lam3, ev=None):
-        N = counts.uni.sum()
-        p1 = lam1 * counts.uni / N + (1 - lam1) / V_eff
-        h2, c2, _ = NGramCounts.group_sums(counts.bi_keys, counts.bi_counts, V)
-        c_hist1 = np.zeros(V, dtype=np.int64)
-        c_hist1[h2] = c2
-        return p1, c_hist1
 
     # ---- lambdas on held-out events -------------------------------------------------
     A = heldout

@@ -1,0 +1,1 @@
+"""Benchmarks: speed, memory and quality against named peers (``make bench``)."""

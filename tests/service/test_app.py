@@ -1,0 +1,108 @@
+"""The Flask app: health, readiness, manifests, OpenAPI, truecasing and JSON errors for bad input."""
+import json
+
+import pytest
+
+from service import create_app
+
+
+@pytest.fixture(scope="module")
+def client(truecaser_artifact):
+    app = create_app(truecaser_artifact, {"TEXTQA_MAX_BATCH_ITEMS": 50, "MAX_CONTENT_LENGTH": 200_000})
+    return app.test_client()
+
+
+@pytest.fixture(scope="module")
+def empty_client(tmp_path_factory):
+    return create_app(tmp_path_factory.mktemp("no-artifacts")).test_client()
+
+
+def error_of(resp, status, code):
+    assert resp.status_code == status, resp.get_data(as_text=True)
+    body = resp.get_json()
+    assert set(body) == {"error"} and body["error"]["code"] == code and body["error"]["message"]
+    assert "Traceback" not in resp.get_data(as_text=True)
+    return body["error"]
+
+
+def test_health_ready_models(client):
+    assert client.get("/healthz").get_json() == {"status": "ok"}
+    r = client.get("/readyz")
+    assert r.status_code == 200 and r.get_json()["ready"] is True
+    m = client.get("/v1/models").get_json()["models"]["truecaser"]
+    assert m["loaded"] and m["manifest"]["name"] == "truecaser" and "sha256" in json.dumps(m["manifest"])
+
+
+def test_openapi_covers_every_route(client):
+    doc = client.get("/openapi.json").get_json()
+    routes = {r.rule for r in client.application.url_map.iter_rules() if r.endpoint != "static"}
+    assert routes <= set(doc["paths"]), routes - set(doc["paths"])
+
+
+def test_truecase_text_keeps_spacing(client):
+    r = client.post("/v1/truecase", json={"text": "the president  visited   new york.  he said \"hello\"."})
+    assert r.status_code == 200
+    out = r.get_json()
+    assert out["text"].lower() == "the president  visited   new york.  he said \"hello\"."
+    assert out["text"].startswith("The ") and "New York" in out["text"] and "He said" in out["text"]
+    assert out["model"]["name"] == "truecaser" and out["model"]["decoder"] == "viterbi"
+
+
+def test_truecase_batch_tokenized_and_baseline(client):
+    r = client.post("/v1/truecase", json={"sentences": ["the united states -LRB- u.s. -RRB- .", ""],
+                                          "tokenized": True})
+    assert r.get_json()["sentences"] == ["The United States -LRB- U.S. -RRB- .", ""]
+    r = client.post("/v1/truecase", json={"sentences": ["paris is a city ."], "tokenized": True, "baseline": True})
+    assert r.get_json()["sentences"] == ["Paris is a city ."] and r.get_json()["model"]["decoder"] == "unigram"
+
+
+@pytest.mark.parametrize("text", ["", "   ", "... !!! ,,,", "\u00e9t\u00e9 \u4e2d\u6587 \U0001F600", "a" * 5000])
+def test_odd_text_never_crashes(client, text):
+    r = client.post("/v1/truecase", json={"text": text})
+    assert r.status_code == 200
+    assert r.get_json()["text"].lower() == text.lower()
+
+
+def test_long_sentence_over_http(client):
+    text = " ".join(["the", "city", "of", "london"] * 2500)   # 10,000 tokens
+    r = client.post("/v1/truecase", json={"text": text, "tokenized": True})
+    assert r.status_code == 200 and len(r.get_json()["text"].split()) == 10000
+
+
+def test_malformed_json(client):
+    error_of(client.post("/v1/truecase", data="{not json", content_type="application/json"), 400, "malformed_json")
+    error_of(client.post("/v1/truecase", data=b"\xff\xfe", content_type="application/json"), 400,
+             "malformed_json")
+
+
+def test_wrong_content_type(client):
+    error_of(client.post("/v1/truecase", data="text=hello", content_type="text/plain"), 415,
+             "unsupported_media_type")
+
+
+@pytest.mark.parametrize("body,field", [
+    ({"text": 5}, "text"), ({"sentences": "abc"}, "sentences"), ({"sentences": ["a", 3]}, "sentences[1]"),
+    ({}, "text"), ({"text": "a", "sentences": ["b"]}, "text"), ({"text": "a", "tokenized": "yes"}, "tokenized"),
+    ({"text": "a", "colour": 1}, "colour"), ([1, 2], "body"), ({"sentences": ["x"] * 51}, "sentences"),
+    ({"text": "a " * 20001}, "text"),
+])
+def test_invalid_values(client, body, field):
+    err = error_of(client.post("/v1/truecase", json=body), 422, "invalid_request")
+    assert err["message"].startswith(field)
+
+
+def test_too_large(client):
+    error_of(client.post("/v1/truecase", data=json.dumps({"text": "a" * 300_000}),
+                         content_type="application/json"), 413, "payload_too_large")
+
+
+def test_404_405(client):
+    error_of(client.get("/v1/nothing"), 404, "not_found")
+    error_of(client.get("/v1/truecase"), 405, "method_not_allowed")
+
+
+def test_missing_model_is_503(empty_client):
+    error_of(empty_client.post("/v1/truecase", json={"text": "hello"}), 503, "model_unavailable")
+    r = empty_client.get("/readyz")
+    assert r.status_code == 503 and r.get_json()["ready"] is False
+    assert empty_client.get("/healthz").status_code == 200

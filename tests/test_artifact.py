@@ -1,0 +1,62 @@
+"""Artifact directories: manifest, checksums verified before loading, atomic replacement."""
+import json
+
+import pytest
+
+from models.artifact import ArtifactError, load_manifest, write_artifact
+
+
+def make(dest, payload="v1", **kw):
+    with write_artifact(dest, "demo", 1, hyper_parameters={"k": 3}, metrics={"f1": 0.5},
+                        data_fingerprint="abc", **kw) as tmp:
+        (tmp / "params.json").write_text(json.dumps({"payload": payload}))
+        (tmp / "sub").mkdir()
+        (tmp / "sub" / "x.bin").write_bytes(b"\x00\x01")
+
+
+def test_manifest_fields(tmp_path):
+    make(tmp_path / "demo")
+    m = load_manifest(tmp_path / "demo", expect_name="demo")
+    for key in ("name", "format_version", "package_version", "created_at", "training_data_fingerprint",
+                "hyper_parameters", "metrics", "files"):
+        assert key in m
+    assert set(m["files"]) == {"params.json", "sub/x.bin"}
+    assert len(m["files"]["params.json"]["sha256"]) == 64
+
+
+def test_tampering_is_refused(tmp_path):
+    make(tmp_path / "demo")
+    (tmp_path / "demo" / "sub" / "x.bin").write_bytes(b"evil")
+    with pytest.raises(ArtifactError, match="checksum mismatch for sub/x.bin"):
+        load_manifest(tmp_path / "demo")
+    (tmp_path / "demo" / "sub" / "x.bin").unlink()
+    with pytest.raises(ArtifactError, match="missing"):
+        load_manifest(tmp_path / "demo")
+
+
+def test_wrong_name_and_future_format(tmp_path):
+    make(tmp_path / "demo")
+    with pytest.raises(ArtifactError, match="expected 'other'"):
+        load_manifest(tmp_path / "demo", expect_name="other")
+    with pytest.raises(ArtifactError, match="newer"):
+        load_manifest(tmp_path / "demo", max_format_version=0)
+    with pytest.raises(ArtifactError, match="not a model artifact"):
+        load_manifest(tmp_path / "nothing")
+
+
+def test_failed_write_leaves_previous_untouched(tmp_path):
+    make(tmp_path / "demo", payload="old")
+    with pytest.raises(RuntimeError):
+        with write_artifact(tmp_path / "demo", "demo", 1, hyper_parameters={}) as tmp:
+            (tmp / "params.json").write_text("half-written")
+            raise RuntimeError("training crashed")
+    load_manifest(tmp_path / "demo")
+    assert json.loads((tmp_path / "demo" / "params.json").read_text()) == {"payload": "old"}
+    assert [p.name for p in tmp_path.iterdir()] == ["demo"]      # no temp dirs left behind
+
+
+def test_replacement(tmp_path):
+    make(tmp_path / "demo", payload="old")
+    make(tmp_path / "demo", payload="new")
+    assert json.loads((tmp_path / "demo" / "params.json").read_text()) == {"payload": "new"}
+    load_manifest(tmp_path / "demo")

@@ -1,0 +1,87 @@
+"""The textqa command line: help texts, the stdin/stdout truecasing filter, eval, bad input."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def textqa(*args, stdin=b"", env=None):
+    return subprocess.run([sys.executable, "-m", "textqa.cli", *args], input=stdin, cwd=ROOT,
+                          capture_output=True, env={**os.environ, **(env or {})}, timeout=300)
+
+
+@pytest.mark.parametrize("args", [[], ["train"], ["train", "truecaser"], ["train", "all"], ["truecase"],
+                                  ["eval"], ["eval", "truecase"], ["serve"]])
+def test_help(args):
+    r = textqa(*args, "--help")
+    assert r.returncode == 0 and b"usage: textqa" in r.stdout
+
+
+def test_truecase_filter(truecaser_artifact):
+    model = str(truecaser_artifact / "truecaser")
+    r = textqa("truecase", "--model", model, "--tokenized",
+               stdin=b"the united states -LRB- u.s. -RRB- .\n\n. , ;\nparis is a city .")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == b"The United States -LRB- U.S. -RRB- .\n\n. , ;\nParis is a city ."
+    r = textqa("truecase", env={"TEXTQA_ARTIFACTS": str(truecaser_artifact)}, stdin=b"he lives in  the u.s. now.\n")
+    assert r.stdout == b"He lives in  the U.S. now.\n"
+
+
+def test_truecase_non_utf8_passes_through(truecaser_artifact):
+    model = str(truecaser_artifact / "truecaser")
+    data = b"paris \xff\xfe is a city .\nnew york .\n"
+    r = textqa("truecase", "--model", model, "--tokenized", stdin=data)
+    assert r.returncode == 0
+    assert r.stdout.lower() == data.lower() and b"\xff\xfe" in r.stdout
+    assert b"<stdin>:1: not valid UTF-8" in r.stderr
+
+
+def test_truecase_missing_model(tmp_path):
+    r = textqa("truecase", "--model", str(tmp_path), stdin=b"hello\n")
+    assert r.returncode == 2 and b"not a model artifact" in r.stderr and b"Traceback" not in r.stderr
+
+
+def test_eval_truecase(tmp_path):
+    gold = tmp_path / "gold.txt"
+    pred = tmp_path / "pred.txt"
+    gold.write_text("The cat saw NASA .\nIt ran .\n")
+    pred.write_text("The cat saw Nasa .\nit ran .\n")
+    r = textqa("eval", "truecase", str(gold), str(pred), "--json")
+    out = json.loads(r.stdout)
+    # 8 tokens, 6 correct; gold cased 3 (The, NASA, It), proposed 2 (The, Nasa), correct cased 1
+    assert out["accuracy"] == pytest.approx(75.0)
+    assert out["precision"] == pytest.approx(50.0) and out["recall"] == pytest.approx(100 / 3, abs=1e-3)
+    assert out["confusion"]["CA"]["UC"] == 1 and out["confusion"]["UC"]["LC"] == 1
+    r = textqa("eval", "truecase", str(gold), str(pred))
+    assert b"F1" in r.stdout and b"confusion" in r.stdout
+
+
+def test_eval_errors_name_file_and_line(tmp_path):
+    gold = tmp_path / "gold.txt"
+    pred = tmp_path / "pred.txt"
+    gold.write_text("The cat .\nIt ran .\n")
+    pred.write_text("the cat .\nit ran away .\n")
+    r = textqa("eval", "truecase", str(gold), str(pred))
+    assert r.returncode == 2 and f"{pred}:2:".encode() in r.stderr
+    pred.write_bytes(b"the cat .\nit \xff ran .\n")
+    r = textqa("eval", "truecase", str(gold), str(pred))
+    assert r.returncode == 2 and f"{pred}:2: not valid UTF-8".encode() in r.stderr
+    r = textqa("eval", "truecase", str(gold), str(tmp_path / "none.txt"))
+    assert r.returncode == 2 and b"No such file" in r.stderr
+
+
+def test_failed_training_keeps_previous_artifact(truecaser_artifact, tmp_path):
+    before = (truecaser_artifact / "truecaser" / "manifest.json").read_bytes()
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n\n")
+    r = textqa("train", "truecaser", "--data", str(empty), "--pretokenized", "--no-cache",
+               "--artifacts", str(truecaser_artifact))
+    assert r.returncode != 0 and b"no training sentences" in r.stderr
+    assert (truecaser_artifact / "truecaser" / "manifest.json").read_bytes() == before
+    r = textqa("train", "truecaser", "--data", str(tmp_path / "missing.txt"))
+    assert r.returncode != 0 and b"missing.txt: no such file" in r.stderr
