@@ -21,7 +21,7 @@ def wiki_sentences():
     from models.truecaser.tokenize import PTBTokenizer
     from training.corpus import paragraphs
     tok = PTBTokenizer(PUNKT_DIR)
-    lines = itertools.islice(paragraphs(DATA_DIR / "truecase" / "enwiki_prefix.txt.gz"), N_PARAGRAPHS)
+    lines = itertools.islice(paragraphs(DATA_DIR / "truecase" / "enwiki_prefix.txt.xz"), N_PARAGRAPHS)
     return [" ".join(t) for line in lines for t in tok.tokenize(line) if t]
 
 

@@ -40,6 +40,10 @@ def cmd_train(args) -> int:
                 print(f"textqa: {name}: artifact exists at {target} (use --force to retrain)", file=sys.stderr)
                 continue
             mod = _trainer(name)
+            missing = [str(f) for f in mod.DEFAULT_DATA if not Path(f).is_file()]
+            if missing:
+                print(f"textqa: {name}: skipped, training data not present: {', '.join(missing)}", file=sys.stderr)
+                continue
             p = argparse.ArgumentParser()
             mod.add_arguments(p)
             sub_args = p.parse_args(["--artifacts", str(root)])
@@ -146,7 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
     tr = sub.add_parser("train", help="train models and write their artifacts",
                         description="Train a model from data/ (or your data) and write its artifact.")
     trs = tr.add_subparsers(dest="model", required=True, metavar="MODEL")
-    ta = trs.add_parser("all", help="train every model whose artifact is missing (what 'make run' calls)")
+    ta = trs.add_parser("all", help="train every model whose artifact is missing and whose data is present "
+                                    "(what 'make run' calls)")
     ta.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: $TEXTQA_ARTIFACTS "
                                                                  "or ./artifacts)")
     ta.add_argument("--force", action="store_true", help="retrain models whose artifact exists")

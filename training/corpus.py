@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import lzma
 import os
 import re
 import unicodedata
@@ -15,10 +16,12 @@ TOKENIZER_VERSION = "ptb-1"          # bump when tokenization changes: invalidat
 
 
 def open_text(path: str | os.PathLike, encoding: str = "utf-8"):
-    """Open a plain or .gz text file for reading, replacing undecodable bytes."""
+    """Open a plain, .gz or .xz text file for reading, replacing undecodable bytes."""
     path = Path(path)
     if path.suffix == ".gz":
         return gzip.open(path, "rt", encoding=encoding, errors="replace")
+    if path.suffix == ".xz":
+        return lzma.open(path, "rt", encoding=encoding, errors="replace")
     return open(path, encoding=encoding, errors="replace")
 
 

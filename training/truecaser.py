@@ -29,7 +29,7 @@ from models.truecaser.model import UNKNOWN_NONE, Truecaser, save_truecaser
 
 from .corpus import drop_overlap, file_fingerprint, read_lines, tokenized_corpus
 
-DEFAULT_DATA = [DATA_DIR / "truecase" / "enwiki_prefix.txt.gz"]
+DEFAULT_DATA = [DATA_DIR / "truecase" / "enwiki_prefix.txt.xz", DATA_DIR / "truecase" / "enwiki_part2.txt.xz"]
 DEFAULT_DEV = DATA_DIR / "truecase" / "val_input.txt.gz"
 
 log = logging.getLogger("textqa.train.truecaser")

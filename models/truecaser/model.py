@@ -116,12 +116,14 @@ class Truecaser(BaseEstimator):
     oov_model : "char" adds the character-level casing classifier for unseen words, "none" not.
     oov_weight : weight of the classifier's log-ratio against the LM score.
     heldout_every : every k-th training sentence is held out to fit the interpolation lambdas.
+    min_casing_share : drop candidate casings seen in less than this share of a word's
+        occurrences (0 keeps all n; pruning trades a little accuracy for speed).
     """
 
     def __init__(self, min_count: int = 2, n_casings: int = 4, smoothing: str = "kneser_ney",
                  first_word: str = "lm+upper", split_sentences: bool = True,
                  oov_model: str = "char", oov_weight: float = 1.0, heldout_every: int = 50,
-                 work_dir: str | None = None):
+                 min_casing_share: float = 0.005, work_dir: str | None = None):
         self.min_count = min_count
         self.n_casings = n_casings
         self.smoothing = smoothing
@@ -130,6 +132,7 @@ class Truecaser(BaseEstimator):
         self.oov_model = oov_model
         self.oov_weight = oov_weight
         self.heldout_every = heldout_every
+        self.min_casing_share = min_casing_share
         self.work_dir = work_dir
 
     # ------------------------------------------------------------------ training
@@ -266,7 +269,8 @@ class Truecaser(BaseEstimator):
             return cached
         forms = self.casing_.forms.get(key)
         if forms:
-            cands = [(f, f, None) for f, _ in forms[:self.n_casings]]
+            floor = self.min_casing_share * sum(c for _, c in forms)
+            cands = [(f, f, None) for i, (f, c) in enumerate(forms[:self.n_casings]) if i == 0 or c >= floor]
         elif case_class(key) == NONE:
             cands = [(key, UNKNOWN_NONE, None)]
         else:
@@ -279,8 +283,14 @@ class Truecaser(BaseEstimator):
         return cands
 
     def _viterbi(self, tokens: list[str], oov_scores: dict) -> list[str]:
-        """Exact Viterbi over the trellis of paper figure 1; states are KenLM states
-        (the two-token case-carrying history), merged when the LM cannot tell them apart."""
+        """Exact Viterbi over the trellis of Lita et al. 2003 figure 1, maximising eq. 2.
+
+        A state is a KenLM state: the (up to) two-token case-carrying history.  Paths
+        reaching the same state are merged keeping the best, which is exact because
+        every later score depends only on that state; the LM merges histories it cannot
+        tell apart (backed-off contexts), which shrinks the trellis further.  Cost is
+        O(S * M^3) for S tokens and M candidates per token (paper: O(S M^(H+1))).
+        """
         lm = self.lm_
         base_score = lm.BaseScore
         State = kenlm.State
@@ -296,16 +306,29 @@ class Truecaser(BaseEstimator):
         for tok in tokens:
             cands = self._candidates(tok)
             cand_lists.append(cands)
+            if len(cands) == 1 and len(layer) == 1:
+                # Fast path (most tokens once paths have merged): one state, one candidate.
+                sc, st, _, _ = layer[0]
+                out = State()
+                s = sc + base_score(st, cands[0][1], out)
+                if cands[0][2] is not None and oov_scores:
+                    s += w * oov_scores[tok.lower()][cands[0][2]]
+                layer = [(s, out, 0, 0)]
+                history.append(layer)
+                continue
             scored = [(lmw, (w * oov_scores[tok.lower()][cls]) if cls is not None and oov_scores else 0.0)
                       for _, lmw, cls in cands]
             best = {}
+            out = State()
             for bi, (sc, st, _, _) in enumerate(layer):
                 for ci, (lmw, em) in enumerate(scored):
-                    out = State()
                     s = sc + base_score(st, lmw, out) + em
                     cur = best.get(out)
-                    if cur is None or s > cur[0]:
+                    if cur is None:
                         best[out] = (s, out, ci, bi)
+                        out = State()           # the key object now belongs to the dict
+                    elif s > cur[0]:
+                        best[cur[1]] = (s, cur[1], ci, bi)
             layer = list(best.values())
             history.append(layer)
         # sentence end
