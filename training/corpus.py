@@ -30,13 +30,43 @@ def read_lines(path: str | os.PathLike) -> list[str]:
         return [line.rstrip("\n") for line in f]
 
 
+_REUTERS_BODY = re.compile(r"<BODY>(.*?)</BODY>", re.S)
+_REUTERS_PARAGRAPH = re.compile(r"\n(?:    |\t)")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def reuters_paragraphs(path: str | os.PathLike, min_tokens: int = 5):
+    """Body paragraphs of a Reuters-21578 SGML file (``reut2-NNN.sgm[.gz]``, Latin-1).
+
+    Headlines are all capitals and some bodies too (NOTES.md): paragraphs in which
+    fewer than half of the words have a lowercase letter are skipped, as are the
+    sign-off ``Reuter`` and tables.  Wrapped lines are joined.
+    """
+    import html
+    with open_text(path, encoding="latin-1") as f:
+        text = f.read()
+    for body in _REUTERS_BODY.findall(text):
+        body = _CONTROL.sub("", html.unescape(body))
+        body = re.sub(r"\s*Reuter\s*$", "", body)
+        for para in _REUTERS_PARAGRAPH.split(body):
+            words = para.split()
+            if len(words) < min_tokens:
+                continue
+            if sum(any(c.islower() for c in w) for w in words) < 0.5 * len(words):
+                continue
+            yield " ".join(words)
+
+
 def paragraphs(path: str | os.PathLike, min_tokens: int = 5):
-    """Text lines of a WikiExtractor dump or a plain text file.
+    """Text lines of a WikiExtractor dump or a plain text file (Reuters SGML by file name).
 
     Drops markup lines (starting with ``<``), empty lines and lines of fewer than
     ``min_tokens`` words: article titles and section headings, whose casing is
     not that of running text.
     """
+    if ".sgm" in Path(path).name:
+        yield from reuters_paragraphs(path, min_tokens)
+        return
     with open_text(path) as f:
         for line in f:
             line = line.strip()
@@ -125,3 +155,28 @@ def drop_overlap(train: list[str], heldout: list[str], min_chars: int = 30):
     keys = {k for k in map(normalize_for_overlap, heldout) if len(k) >= min_chars}
     kept = [s for s in train if normalize_for_overlap(s) not in keys]
     return kept, len(train) - len(kept)
+
+
+_CONLL_PTB = {"(": "-LRB-", ")": "-RRB-", "{": "-LCB-", "}": "-RCB-", "[": "-LSB-", "]": "-RSB-"}
+
+
+def conll_sentences(zip_path, member: str) -> list[str]:
+    """Sentences (space-separated tokens) of a CoNLL column file inside a zip (first column = word).
+
+    Brackets are mapped to PTB's ``-LRB-`` etc., the convention of the truecasing data.
+    """
+    import zipfile
+    with zipfile.ZipFile(zip_path) as z:
+        text = z.read(member).decode("latin-1")
+    out, cur = [], []
+    for line in text.splitlines():
+        if not line.strip():
+            if cur:
+                out.append(" ".join(cur))
+                cur = []
+            continue
+        word = line.split()[0]
+        cur.append(_CONLL_PTB.get(word, word))
+    if cur:
+        out.append(" ".join(cur))
+    return out

@@ -103,3 +103,16 @@ def test_unigram_baseline():
     base = UnigramTruecaser().fit(["I saw New York", "New ideas are new", "new things", "The new car"])
     assert base.predict(["new york is new"]) == ["New York is new"]  # most frequent form each; first word capitalised
     assert capitalize_first_word(["``", "hello"]) == ["``", "Hello"]
+
+
+def test_paper_figure_1_delay_example(tmp_path):
+    """Lita et al. 2003 figure 1: "delay" vs "DeLay" decided by the history.
+
+    Synthetic corpus (made up for this test, not real data): "delay" after "time",
+    "DeLay" after "Senator Tom".
+    """
+    corpus = (["There was a time delay in the schedule ."] * 20 + ["Senator Tom DeLay said no ."] * 20
+              + ["The delay was long ."] * 20 + ["Tom said yes ."] * 5)
+    tc = Truecaser(min_count=1, oov_model="none", work_dir=str(tmp_path)).fit(corpus)
+    assert tc.predict(["there was a time delay ."]) == ["There was a time delay ."]
+    assert tc.predict(["senator tom delay said no ."]) == ["Senator Tom DeLay said no ."]
