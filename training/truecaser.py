@@ -3,8 +3,9 @@
     python -m training.truecaser [--data FILE ...] [--dev FILE] [--out DIR]
     textqa train truecaser ...          (the same code)
 
-Training text: WikiExtractor output or plain text (one paragraph a line; .gz
-allowed), PTB-tokenized here with Punkt + the Treebank tokenizer; or
+Training text: WikiExtractor output or plain text (one paragraph a line; .gz/.xz
+allowed) or Reuters-21578 SGML (``*.sgm[.gz]``), PTB-tokenized here with Punkt +
+the Treebank tokenizer; or
 ``--pretokenized`` text, one sentence a line.  Sentences that also occur in the
 dev set are dropped from training so that dev numbers stay honest.  The dev set
 (one tokenized sentence a line, true case) is lowercased, truecased and scored.
@@ -29,7 +30,8 @@ from models.truecaser.model import UNKNOWN_NONE, Truecaser, save_truecaser
 
 from .corpus import drop_overlap, file_fingerprint, read_lines, tokenized_corpus
 
-DEFAULT_DATA = [DATA_DIR / "truecase" / "enwiki_prefix.txt.xz", DATA_DIR / "truecase" / "enwiki_part2.txt.xz"]
+DEFAULT_DATA = [DATA_DIR / "truecase" / "enwiki_prefix.txt.xz", DATA_DIR / "truecase" / "enwiki_part2.txt.xz",
+                *[DATA_DIR / "truecase" / "reuters21578" / f"reut2-{i:03d}.sgm.gz" for i in range(22)]]
 DEFAULT_DEV = DATA_DIR / "truecase" / "val_input.txt.gz"
 
 log = logging.getLogger("textqa.train.truecaser")
@@ -37,8 +39,8 @@ log = logging.getLogger("textqa.train.truecaser")
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", nargs="+", type=Path, default=DEFAULT_DATA, metavar="FILE",
-                   help="training text: WikiExtractor dump or plain text, one paragraph a line, .gz ok "
-                        "(default: the bundled Wikipedia text)")
+                   help="training text: WikiExtractor dump or plain text, one paragraph a line (.gz/.xz ok), or "
+                        "Reuters-21578 .sgm files (default: the bundled Wikipedia text + Reuters-21578)")
     p.add_argument("--pretokenized", action="store_true",
                    help="--data is already PTB-tokenized, one sentence a line")
     p.add_argument("--dev", type=Path, default=DEFAULT_DEV,
