@@ -89,8 +89,10 @@ class UnigramTruecaser(BaseEstimator):
         out = []
         for tok in tokens:
             best = self.best_.get(tok.lower())
-            out.append(best if best is not None and len(best) == len(tok) else tok.lower()
-                       if case_class(tok) != NONE else tok)
+            if best is not None and len(best) == len(tok):
+                out.append(best)
+            else:                       # unseen words stay lowercase
+                out.append(tok.lower())
         return capitalize_first_word(out) if self.capitalize_first else out
 
     def predict(self, sentences):

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from .casing import transfer_case
-from .model import Truecaser, UnigramTruecaser, load_truecaser
+from .model import Truecaser, load_truecaser
 from .tokenize import PTBTokenizer
 
 _TOKEN = re.compile(r"\S+")
@@ -31,8 +31,10 @@ class TruecaserService:
         model = load_truecaser(path)
         return cls(model, PTBTokenizer(path / "punkt"), model.manifest_)
 
-    def _engine(self, baseline: bool) -> Truecaser | UnigramTruecaser:
-        return self.model.baseline_ if baseline else self.model
+    def _predict(self, token_lists: list[list[str]], baseline: bool) -> list[list[str]]:
+        if baseline:
+            return [self.model.baseline_.predict_tokens(t) for t in token_lists]
+        return self.model.predict_tokens(token_lists)
 
     def truecase_tokenized(self, sentences: list[str], baseline: bool = False) -> list[str]:
         """Whitespace-tokenized sentences in, the same characters out with only their case changed.
@@ -41,11 +43,7 @@ class TruecaserService:
         """
         spans = [[m.span() for m in _TOKEN.finditer(s)] for s in sentences]
         token_lists = [[s[a:b] for a, b in sp] for s, sp in zip(sentences, spans)]
-        engine = self._engine(baseline)
-        if baseline:
-            cased = [engine.predict_tokens(t) for t in token_lists]
-        else:
-            cased = engine.predict_tokens(token_lists)
+        cased = self._predict(token_lists, baseline)
         out = []
         for s, sp, toks in zip(sentences, spans, cased):
             chars = list(s)
@@ -60,11 +58,7 @@ class TruecaserService:
             return text
         sentences = self.tokenizer.spans(text)
         token_lists = [[tok for _, _, tok in s] for s in sentences]
-        engine = self._engine(baseline)
-        if baseline:
-            cased = [engine.predict_tokens(t) for t in token_lists]
-        else:
-            cased = engine.predict_tokens(token_lists)
+        cased = self._predict(token_lists, baseline)
         chars = list(text)
         for spans, toks in zip(sentences, cased):
             for (a, b, _), tok in zip(spans, toks):
