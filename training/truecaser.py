@@ -108,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
     t_start = time.perf_counter()
     say = lambda msg: print(f"[truecaser {time.perf_counter() - t_start:6.1f}s] {msg}", file=sys.stderr, flush=True)
 
-    say(f"reading {', '.join(map(str, data))}")
+    names = ", ".join(map(str, data[:3])) + (f" and {len(data) - 3} more" if len(data) > 3 else "")
+    say(f"reading {names}")
     sentences = tokenized_corpus(data, PUNKT_DIR, None if args.no_cache else cache_dir(), n_jobs=args.jobs,
                                  pretokenized=args.pretokenized)
     dev = [l.strip() for l in read_lines(args.dev) if l.strip()] if args.dev else []

@@ -9,8 +9,11 @@ class into a posterior given the spelling too (Bayes' rule with a tunable weight
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.linear_model import LogisticRegression
 
@@ -53,7 +56,12 @@ class CharCasingClassifier(BaseEstimator):
     def fit(self, words, classes, sample_weight=None):
         X = self._vectorizer().transform(words)
         self.clf_ = LogisticRegression(C=self.C, max_iter=self.max_iter)
-        self.clf_.fit(X, classes, sample_weight=sample_weight)
+        with warnings.catch_warnings():
+            # lbfgs may stop at max_iter short of its tolerance on the full corpus; the
+            # reported dev F1 is measured with the model as it stops, so for a user
+            # running training the warning is only noise.
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            self.clf_.fit(X, classes, sample_weight=sample_weight)
         counts = {c: 0.0 for c in CASE_CLASSES}
         w = np.ones(len(classes)) if sample_weight is None else np.asarray(sample_weight, float)
         for c, wt in zip(classes, w):
