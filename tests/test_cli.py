@@ -16,7 +16,7 @@ def textqa(*args, stdin=b"", env=None):
 
 
 @pytest.mark.parametrize("args", [[], ["train"], ["train", "truecaser"], ["train", "all"], ["truecase"],
-                                  ["eval"], ["eval", "truecase"], ["serve"]])
+                                  ["eval"], ["eval", "truecase"], ["eval", "rank"], ["serve"]])
 def test_help(args):
     r = textqa(*args, "--help")
     assert r.returncode == 0 and b"usage: textqa" in r.stdout
@@ -85,3 +85,14 @@ def test_failed_training_keeps_previous_artifact(truecaser_artifact, tmp_path):
     assert (truecaser_artifact / "truecaser" / "manifest.json").read_bytes() == before
     r = textqa("train", "truecaser", "--data", str(tmp_path / "missing.txt"))
     assert r.returncode != 0 and b"missing.txt: no such file" in r.stderr
+
+
+def test_eval_rank_cli():
+    rank = ROOT / "data" / "eval" / "rank" / "trec9_chinese_clir"
+    r = textqa("eval", "rank", "--qrels", str(rank / "ref_out.txt"), "--run", str(rank / "search_output_trec.txt"),
+               "--json")
+    out = json.loads(r.stdout)
+    assert f"{out['recip_rank']:.4f}" == "0.2109" and f"{out['map']:.4f}" == "0.0097" and out["num_q"] == 25
+    assert set(out["queries"]["55"]) >= {"map", "recip_rank", "P_5"}
+    r = textqa("eval", "rank", "--help")
+    assert b"qid Q0 docno rank score tag" in r.stdout

@@ -3,6 +3,7 @@
     textqa train all | truecaser [...]
     textqa truecase [--model DIR] [--tokenized] [--baseline]     (stdin -> stdout)
     textqa eval truecase GOLD PRED [--json]
+    textqa eval rank --qrels FILE --run FILE [--json]
     textqa serve [--host --port --workers --artifacts]
 """
 from __future__ import annotations
@@ -113,6 +114,21 @@ def cmd_eval_truecase(args) -> int:
     return 0
 
 
+def cmd_eval_rank(args) -> int:
+    from evaluation.rank import RankInputError, format_report, read_qrels, read_run, score_run
+    ks = tuple(sorted(set(args.k)))
+    try:
+        scores = score_run(read_qrels(args.qrels), read_run(args.run), ks=ks,
+                           relevance_level=args.relevance_level, mrr_cutoff=args.mrr_cutoff).as_dict(ks=ks)
+    except RankInputError as e:
+        raise CLIError(str(e)) from e
+    if args.json:
+        print(json.dumps(scores, indent=2))
+    else:
+        print(format_report(scores))
+    return 0
+
+
 def _read_file_lines(path: Path) -> list[str]:
     try:
         with open(path, "rb") as f:
@@ -187,6 +203,20 @@ def build_parser() -> argparse.ArgumentParser:
     et.add_argument("--json", action="store_true", help="print JSON instead of a table")
     et.add_argument("--errors", type=int, default=0, help="with --json, list up to N wrong tokens")
     et.set_defaults(func=cmd_eval_truecase)
+
+    er = evs.add_parser("rank", help="MAP, MRR, P@k, R-precision from TREC qrels and run files (trec_eval)",
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        description="MAP, reciprocal rank, P@k and R-precision with trec_eval's conventions: query "
+                                    "ids compared as strings, only queries in both files evaluated, ties broken "
+                                    "by document id descending.\n\nqrels: 'qid iter docno rel' per line\n"
+                                    "run:   'qid Q0 docno rank score tag' per line")
+    er.add_argument("--qrels", type=Path, required=True, help="TREC qrels file")
+    er.add_argument("--run", type=Path, required=True, help="TREC run file")
+    er.add_argument("-k", type=int, nargs="+", default=[5, 10], help="cutoffs for P@k (default 5 10)")
+    er.add_argument("--mrr-cutoff", type=int, default=None, help="count reciprocal rank only within the top N")
+    er.add_argument("--relevance-level", type=int, default=1, help="minimum qrels level that is relevant (1)")
+    er.add_argument("--json", action="store_true", help="print JSON (per-query scores under 'queries')")
+    er.set_defaults(func=cmd_eval_rank)
 
     sv = sub.add_parser("serve", help="serve the models over HTTP with gunicorn",
                         description="Run the Flask service under gunicorn (production WSGI server).")
