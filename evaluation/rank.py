@@ -17,8 +17,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from .io import EvalInputError, read_lines
 
-class RankInputError(ValueError):
+
+class RankInputError(EvalInputError):
     """A qrels or run file is malformed; the message names file and line."""
 
 
@@ -58,17 +60,7 @@ def read_run(path) -> dict[str, list[tuple[float, str]]]:
 
 
 def _lines(path):
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise RankInputError(f"{path}: {e.strerror}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise RankInputError(f"{path}:{line}: not valid UTF-8") from None
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(read_lines(path), start=1):
         parts = line.split()
         if parts:
             yield lineno, parts

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .io import EvalInputError
+
 CLASSES = ("LC", "UC", "CA", "MC")
 
 
@@ -31,7 +33,7 @@ def _case_class(token: str) -> str:
     return "MC"
 
 
-class TruecaseInputError(ValueError):
+class TruecaseInputError(EvalInputError):
     """Gold and prediction files do not line up; names the file and line."""
 
 

@@ -100,12 +100,11 @@ def cmd_truecase(args) -> int:
 
 # ---------------------------------------------------------------- eval
 def cmd_eval_truecase(args) -> int:
-    from evaluation.truecase import TruecaseInputError, format_report, score_truecase
-    gold = _read_file_lines(args.gold)
-    pred = _read_file_lines(args.pred)
+    from evaluation.io import EvalInputError, read_lines
+    from evaluation.truecase import format_report, score_truecase
     try:
-        scores = score_truecase(gold, pred, str(args.gold), str(args.pred))
-    except TruecaseInputError as e:
+        scores = score_truecase(read_lines(args.gold), read_lines(args.pred), str(args.gold), str(args.pred))
+    except EvalInputError as e:
         raise CLIError(str(e)) from e
     if args.json:
         print(json.dumps(scores.as_dict(max_errors=args.errors), indent=2))
@@ -127,20 +126,6 @@ def cmd_eval_rank(args) -> int:
     else:
         print(format_report(scores))
     return 0
-
-
-def _read_file_lines(path: Path) -> list[str]:
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise CLIError(f"{path}: {e.strerror}") from e
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise CLIError(f"{path}:{line}: not valid UTF-8 (byte offset {e.start})") from e
-    return text.splitlines()
 
 
 # ---------------------------------------------------------------- serve
