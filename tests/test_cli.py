@@ -16,7 +16,7 @@ def textqa(*args, stdin=b"", env=None):
 
 
 @pytest.mark.parametrize("args", [[], ["train"], ["train", "truecaser"], ["train", "all"], ["truecase"],
-                                  ["eval"], ["eval", "truecase"], ["eval", "rank"], ["serve"]])
+                                  ["eval"], ["eval", "truecase"], ["eval", "rank"], ["eval", "agreement"], ["serve"]])
 def test_help(args):
     r = textqa(*args, "--help")
     assert r.returncode == 0 and b"usage: textqa" in r.stdout
@@ -96,3 +96,13 @@ def test_eval_rank_cli():
     assert set(out["queries"]["55"]) >= {"map", "recip_rank", "P_5"}
     r = textqa("eval", "rank", "--help")
     assert b"qid Q0 docno rank score tag" in r.stdout
+
+
+def test_eval_agreement_cli(tmp_path):
+    f = ROOT / "data" / "eval" / "agreement" / "duc2006_D0631_peer_scus.tsv"
+    out = json.loads(textqa("eval", "agreement", "--distance", "masi", str(f), "--json").stdout)
+    assert set(out) >= {"alpha", "distance", "coders", "units"} and out["distance"] == "masi" and out["units"] == 11
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("a\tu\tx\n")
+    r = textqa("eval", "agreement", str(bad))
+    assert r.returncode == 2 and b"two coders" in r.stderr

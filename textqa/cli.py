@@ -4,6 +4,7 @@
     textqa truecase [--model DIR] [--tokenized] [--baseline]     (stdin -> stdout)
     textqa eval truecase GOLD PRED [--json]
     textqa eval rank --qrels FILE --run FILE [--json]
+    textqa eval agreement --distance nominal|jaccard|masi FILE.tsv [--json]
     textqa serve [--host --port --workers --artifacts]
 """
 from __future__ import annotations
@@ -128,6 +129,23 @@ def cmd_eval_rank(args) -> int:
     return 0
 
 
+def cmd_eval_agreement(args) -> int:
+    from evaluation.agreement import krippendorff_alpha, read_agreement_tsv
+    from evaluation.io import EvalInputError
+    try:
+        data = read_agreement_tsv(args.file)
+        result = krippendorff_alpha(data, args.distance)
+    except EvalInputError as e:
+        raise CLIError(str(e)) from e
+    except ValueError as e:
+        raise CLIError(f"{args.file}: {e}") from e
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print("\n".join(f"{k:<22}{v:.6f}" if isinstance(v, float) else f"{k:<22}{v}" for k, v in result.items()))
+    return 0
+
+
 # ---------------------------------------------------------------- serve
 def cmd_serve(args) -> int:
     root = artifacts_dir(args.artifacts).resolve()
@@ -202,6 +220,18 @@ def build_parser() -> argparse.ArgumentParser:
     er.add_argument("--relevance-level", type=int, default=1, help="minimum qrels level that is relevant (1)")
     er.add_argument("--json", action="store_true", help="print JSON (per-query scores under 'queries')")
     er.set_defaults(func=cmd_eval_rank)
+
+    ea = evs.add_parser("agreement", help="Krippendorff's alpha with nominal, Jaccard or MASI distance",
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        description="Krippendorff's alpha over set-valued annotations (Passonneau 2006).\n\n"
+                                    "FILE: one annotation a line, 'coder<TAB>unit<TAB>label[,label...]' (an empty "
+                                    "label field is the empty set; lines starting with # are comments). Units coded "
+                                    "by fewer than two coders are ignored. Two empty sets have distance 0.")
+    ea.add_argument("file", type=Path, help="annotations TSV")
+    ea.add_argument("--distance", choices=["nominal", "jaccard", "masi"], default="masi",
+                    help="distance between two label sets (default masi)")
+    ea.add_argument("--json", action="store_true", help="print JSON")
+    ea.set_defaults(func=cmd_eval_agreement)
 
     sv = sub.add_parser("serve", help="serve the models over HTTP with gunicorn",
                         description="Run the Flask service under gunicorn (production WSGI server).")
