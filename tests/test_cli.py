@@ -16,7 +16,7 @@ def textqa(*args, stdin=b"", env=None):
 
 
 @pytest.mark.parametrize("args", [[], ["train"], ["train", "truecaser"], ["train", "all"], ["truecase"],
-                                  ["eval"], ["eval", "truecase"], ["eval", "rank"], ["eval", "agreement"], ["serve"]])
+                                  ["eval"], ["eval", "truecase"], ["eval", "rank"], ["eval", "agreement"], ["eval", "aqwv"], ["serve"]])
 def test_help(args):
     r = textqa(*args, "--help")
     assert r.returncode == 0 and b"usage: textqa" in r.stdout
@@ -106,3 +106,17 @@ def test_eval_agreement_cli(tmp_path):
     bad.write_text("a\tu\tx\n")
     r = textqa("eval", "agreement", str(bad))
     assert r.returncode == 2 and b"two coders" in r.stderr
+
+
+def test_eval_aqwv_cli(tmp_path):
+    # synthetic fixture folders (made up for this test)
+    (tmp_path / "ref").mkdir()
+    (tmp_path / "sys").mkdir()
+    (tmp_path / "ref" / "q1.tsv").write_text("d1\tY\nd2\tN\n")
+    (tmp_path / "sys" / "q1.tsv").write_text("d1\tY\t0.9\nd2\tN\t0.1\n")
+    r = textqa("eval", "aqwv", "--ref", str(tmp_path / "ref"), "--sys", str(tmp_path / "sys"), "--json")
+    out = json.loads(r.stdout)
+    assert out["modified_aqwv"] == 1.0 and out["beta"] == 40 and out["queries"]["q1"]["qv"] == 1.0
+    (tmp_path / "sys" / "q1.tsv").write_text("d1\tY\t0.9\nd2\tN\t.1\n")
+    r = textqa("eval", "aqwv", "--ref", str(tmp_path / "ref"), "--sys", str(tmp_path / "sys"))
+    assert r.returncode == 2 and b"q1.tsv:2: confidence '.1'" in r.stderr

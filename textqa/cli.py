@@ -5,6 +5,7 @@
     textqa eval truecase GOLD PRED [--json]
     textqa eval rank --qrels FILE --run FILE [--json]
     textqa eval agreement --distance nominal|jaccard|masi FILE.tsv [--json]
+    textqa eval aqwv --ref DIR --sys DIR [--beta 40] [--json]
     textqa serve [--host --port --workers --artifacts]
 """
 from __future__ import annotations
@@ -146,6 +147,40 @@ def cmd_eval_agreement(args) -> int:
     return 0
 
 
+def cmd_eval_aqwv(args) -> int:
+    from evaluation.aqwv import score_modes
+    from evaluation.io import EvalInputError
+    modes = {}
+    if args.ref or args.sys:
+        if not (args.ref and args.sys):
+            raise CLIError("--ref and --sys go together")
+        modes["text"] = (args.ref, args.sys)
+    if args.ref_speech or args.sys_speech:
+        if not (args.ref_speech and args.sys_speech):
+            raise CLIError("--ref-speech and --sys-speech go together")
+        modes["speech"] = (args.ref_speech, args.sys_speech)
+    if not modes:
+        raise CLIError("give --ref and --sys (and/or --ref-speech and --sys-speech)")
+    try:
+        result = score_modes(modes, beta=args.beta)
+    except EvalInputError as e:
+        raise CLIError(str(e)) from e
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    tables = {next(iter(modes)): result} if len(modes) == 1 else result
+    for mode, r in tables.items():
+        print(f"[{mode}]")
+        for k in ("aqwv", "modified_aqwv", "best_qwv", "best_threshold"):
+            if k in r:
+                print(f"  {k:<15}{r[k]:.4f}")
+        for qid, q in sorted(r.get("queries", {}).items()):
+            qv = "undefined" if q["qv"] is None else f"{q['qv']:.4f}"
+            pm = "-" if q["p_miss"] is None else f"{q['p_miss']:.4f}"
+            print(f"  {qid:<20} P_miss {pm:>7}  P_fa {q['p_fa']:.5f}  QV {qv}")
+    return 0
+
+
 # ---------------------------------------------------------------- serve
 def cmd_serve(args) -> int:
     root = artifacts_dir(args.artifacts).resolve()
@@ -232,6 +267,23 @@ def build_parser() -> argparse.ArgumentParser:
                     help="distance between two label sets (default masi)")
     ea.add_argument("--json", action="store_true", help="print JSON")
     ea.set_defaults(func=cmd_eval_agreement)
+
+    eq = evs.add_parser("aqwv", help="MATERIAL AQWV and Modified AQWV from <QueryID>.tsv folders",
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        description="AQWV (eq. 2) and Modified AQWV (eq. 3, the primary metric) of the IARPA "
+                                    "MATERIAL OP1 plan, plus the best threshold over the system's confidences.\n\n"
+                                    "Folders hold one <QueryID>.tsv per query (plan section 6.2-6.4):\n"
+                                    "  reference: DocID<TAB>Y|N\n"
+                                    "  system:    DocID<TAB>Y|N<TAB>confidence[<TAB>metadata]\n"
+                                    "confidence: one digit, a point, 1-5 digits, in [0.0, 1.0]; every reference "
+                                    "document must be present; no N may have a higher confidence than a Y.")
+    eq.add_argument("--ref", type=Path, help="reference folder (text mode)")
+    eq.add_argument("--sys", type=Path, help="system output folder (text mode)")
+    eq.add_argument("--ref-speech", type=Path, help="reference folder (speech mode)")
+    eq.add_argument("--sys-speech", type=Path, help="system output folder (speech mode)")
+    eq.add_argument("--beta", type=float, default=40.0, help="false-alarm weight beta (default 40)")
+    eq.add_argument("--json", action="store_true", help="print JSON")
+    eq.set_defaults(func=cmd_eval_aqwv)
 
     sv = sub.add_parser("serve", help="serve the models over HTTP with gunicorn",
                         description="Run the Flask service under gunicorn (production WSGI server).")

@@ -1,0 +1,106 @@
+"""AQWV: the evaluation plan's own facts, hand-computed cases, file validation.
+
+All files here are synthetic fixtures written by the tests (labelled as such).
+"""
+import pytest
+
+from evaluation.aqwv import (Counts, e2e_query_value, modified_query_weighted_value, query_value,
+                             query_weighted_value, score_folders, score_modes)
+from evaluation.io import EvalInputError
+
+REF = {"q1": {"d1": "Y", "d2": "Y", "d3": "N", "d4": "N"},
+       "q2": {"d1": "N", "d2": "Y", "d3": "N", "d4": "N"},
+       "q3": {"d1": "N", "d2": "N", "d3": "N", "d4": "N"}}          # no relevant document
+
+
+def write(folder, files):
+    folder.mkdir(parents=True, exist_ok=True)
+    for qid, lines in files.items():
+        (folder / f"{qid}.tsv").write_text("".join("\t".join(map(str, l)) + "\n" for l in lines))
+    return folder
+
+
+def make(tmp_path, system, name="sys"):
+    ref = write(tmp_path / "ref", {q: [(d, v) for d, v in docs.items()] for q, docs in REF.items()})
+    return ref, write(tmp_path / name, system)
+
+
+def test_plan_facts(tmp_path):
+    perfect = {q: [(d, v, "0.9" if v == "Y" else "0.1") for d, v in docs.items()] for q, docs in REF.items()}
+    ref, sysd = make(tmp_path, perfect, "perfect")
+    r = score_folders(ref, sysd)
+    assert r.aqwv == 1.0 and r.modified_aqwv == 1.0
+    nothing = {q: [(d, "N", "0.0") for d in docs] for q, docs in REF.items()}
+    assert score_folders(ref, write(tmp_path / "nothing", nothing)).modified_aqwv == 0.0
+    wrong = {q: [(d, "N" if v == "Y" else "Y", "0.1" if v == "Y" else "0.9") for d, v in docs.items()]
+             for q, docs in REF.items()}
+    r = score_folders(ref, write(tmp_path / "wrong", wrong), beta=40)
+    assert r.aqwv == -40.0 and r.modified_aqwv == -40.0
+    assert r.best_qwv == 0.0 and r.best_threshold > 0.9     # best is to return nothing
+
+
+def test_hand_computed(tmp_path):
+    # q1: returns d1 (TP), d3 (FA) -> P_miss 1/2, P_fa 1/2; q2: returns d2 -> 0, 0; q3: returns d1 -> P_fa 1/4
+    system = {"q1": [("d1", "Y", "0.8"), ("d2", "N", "0.3"), ("d3", "Y", "0.7"), ("d4", "N", "0.1")],
+              "q2": [("d1", "N", "0.2"), ("d2", "Y", "0.9"), ("d3", "N", "0.2"), ("d4", "N", "0.2")],
+              "q3": [("d1", "Y", "0.6"), ("d2", "N", "0.0"), ("d3", "N", "0.0"), ("d4", "N", "0.0")]}
+    ref, sysd = make(tmp_path, system)
+    r = score_folders(ref, sysd, beta=2)
+    assert r.queries["q1"]["qv"] == pytest.approx(1 - (0.5 + 2 * 0.5))
+    assert r.queries["q3"]["qv"] is None and r.queries["q3"]["p_fa"] == 0.25
+    assert r.aqwv == pytest.approx(((1 - 1.5) + 1.0) / 2)                           # eq. 2 over q1, q2
+    assert r.modified_aqwv == pytest.approx(1 - (0.25 + 2 * (0.5 + 0 + 0.25) / 3))   # eq. 3
+    # best threshold: 0.8 keeps d1/q1 and d2/q2 only -> P_miss (1/2+0)/2, P_fa 0 -> 0.75
+    assert r.best_qwv == pytest.approx(0.75) and r.best_threshold == 0.8
+
+
+def test_formulas_directly():
+    c = Counts(x1=3, x2=1, x3=2, x4=94)
+    assert query_value(c, 40) == pytest.approx(1 - (0.25 + 40 * 2 / 96))
+    assert query_value(Counts(0, 0, 1, 9)) is None
+    assert query_weighted_value([c, Counts(0, 0, 1, 9)], 40) == pytest.approx(query_value(c, 40))
+    assert modified_query_weighted_value([c, Counts(0, 0, 1, 9)], 40) == pytest.approx(
+        1 - (0.25 + 40 * (2 / 96 + 1 / 10) / 2))
+    # eq. 5: no reclassification equals eq. 1'; K = 3 judges, r1 = 3 of 9 TP judgments say not relevant
+    assert e2e_query_value(c, 0, 0, 1, 40) == pytest.approx(query_value(c, 40))
+    assert e2e_query_value(c, r1=3, r2=3, k=3, beta=40) == pytest.approx(1 - ((1 + 1) / 4 + 40 * (2 - 1) / 96))
+    with pytest.raises(ValueError):
+        e2e_query_value(c, r1=10, r2=0, k=3)
+
+
+def test_text_and_speech_average(tmp_path):
+    good = {q: [(d, v, "0.9" if v == "Y" else "0.1") for d, v in docs.items()] for q, docs in REF.items()}
+    none = {q: [(d, "N", "0.0") for d in docs] for q, docs in REF.items()}
+    ref, text = make(tmp_path, good, "text")
+    speech = write(tmp_path / "speech", none)
+    out = score_modes({"text": (ref, text), "speech": (ref, speech)})
+    assert out["text"]["modified_aqwv"] == 1.0 and out["speech"]["modified_aqwv"] == 0.0
+    assert out["average"]["modified_aqwv"] == 0.5
+
+
+@pytest.mark.parametrize("lines,message", [
+    ([("d1", "Y", "1")], "confidence '1'"),
+    ([("d1", "Y", "0.543211")], "confidence '0.543211'"),
+    ([("d1", "Y", "5.0e-2")], "confidence '5.0e-2'"),
+    ([("d1", "Y", "1.5")], "confidence '1.5'"),
+    ([("d1", "maybe", "0.5")], "decision must be Y or N"),
+    ([("d1", "Y", "0.5"), ("d1", "Y", "0.5")], "listed twice"),
+])
+def test_validation(tmp_path, lines, message):
+    ref = write(tmp_path / "ref", {"q": [("d1", "Y")]})
+    sysd = write(tmp_path / "sys", {"q": lines})
+    with pytest.raises(EvalInputError, match=r"q.tsv:\d+: .*" + message.replace("(", r"\(")):
+        score_folders(ref, sysd)
+
+
+def test_missing_documents_and_inconsistency(tmp_path):
+    ref = write(tmp_path / "ref", {"a": [("d1", "Y"), ("d2", "N")], "b": [("d1", "N")]})
+    sysd = write(tmp_path / "s1", {"a": [("d1", "Y", "0.5")], "b": [("d1", "N", "0.1")]})
+    with pytest.raises(EvalInputError, match="missing, e.g. d2"):
+        score_folders(ref, sysd)
+    sysd = write(tmp_path / "s2", {"a": [("d1", "Y", "0.5"), ("d2", "N", "0.3")], "b": [("d1", "N", "0.7")]})
+    with pytest.raises(EvalInputError, match=r"b.tsv:1: inconsistent confidence"):
+        score_folders(ref, sysd)
+    sysd = write(tmp_path / "s3", {"a": [("d1", "Y", "0.5"), ("d2", "N", "0.3")]})
+    with pytest.raises(EvalInputError, match="missing system file"):
+        score_folders(ref, sysd)
