@@ -18,6 +18,7 @@ and speech are scored separately and averaged with equal weight (section 3).
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,8 +121,10 @@ class ModeResult:
     queries: dict
 
     def as_dict(self, beta: float) -> dict:
+        # best_threshold null: the best is to return nothing (a threshold above every confidence)
         return {"aqwv": self.aqwv, "modified_aqwv": self.modified_aqwv, "best_qwv": self.best_qwv,
-                "best_threshold": self.best_threshold, "beta": beta, "queries": self.queries}
+                "best_threshold": None if math.isinf(self.best_threshold) else self.best_threshold,
+                "beta": beta, "queries": self.queries}
 
 
 def score_folders(ref_dir: Path, sys_dir: Path, beta: float = DEFAULT_BETA) -> ModeResult:
@@ -170,17 +173,50 @@ def score_folders(ref_dir: Path, sys_dir: Path, beta: float = DEFAULT_BETA) -> M
             out[qid] = Counts(*x)
         return out
 
-    actual = counts_at(lambda s: s[0])
+    thresholds = {s[1] for _, sysout in data.values() for s in sysout.values()}
+    return _mode_result(counts_at(lambda s: s[0]), lambda t: counts_at(lambda s: s[1] >= t), thresholds, beta)
+
+
+def _mode_result(actual: dict[str, Counts], counts_at_threshold, thresholds, beta: float) -> ModeResult:
+    """Actual (Q)WV values, per-query report and the best threshold (highest modified QWV)."""
     queries = {q: {"p_miss": c.p_miss, "p_fa": c.p_fa, "qv": query_value(c, beta),
                    "x1": c.x1, "x2": c.x2, "x3": c.x3, "x4": c.x4} for q, c in actual.items()}
-    thresholds = sorted({s[1] for _, sysout in data.values() for s in sysout.values()} | {1.00001})
     best_qwv, best_t = None, None
-    for t in thresholds:
-        v = modified_query_weighted_value(list(counts_at(lambda s, t=t: s[1] >= t).values()), beta)
+    for t in sorted(set(thresholds)) + [math.inf]:          # inf: return nothing
+        v = modified_query_weighted_value(list(counts_at_threshold(t).values()), beta)
         if best_qwv is None or v > best_qwv:
             best_qwv, best_t = v, t
     return ModeResult(query_weighted_value(list(actual.values()), beta),
                       modified_query_weighted_value(list(actual.values()), beta), best_qwv, best_t, queries)
+
+
+def score_trec(qrels: dict[str, dict[str, int]], run: dict[str, list[tuple[float, str]]], threshold: float,
+               collection_size: int, beta: float = DEFAULT_BETA) -> ModeResult:
+    """AQWV from TREC qrels and a ranked run: documents scored >= ``threshold`` count as returned.
+
+    Queries are those of the qrels (ids as strings, as trec_eval).  Unjudged documents
+    count as non-relevant; N_NonRelevant = ``collection_size`` - N_Relevant (the plan's
+    N_Total), so the collection size must be given.
+    """
+    if collection_size <= 0:
+        raise ValueError("collection_size must be positive")
+    relevant = {q: {d for d, r in docs.items() if r > 0} for q, docs in qrels.items()}
+    for q, rel in relevant.items():
+        if len(rel) > collection_size:
+            raise ValueError(f"query {q} has {len(rel)} relevant documents, more than the collection size "
+                             f"{collection_size}")
+
+    def counts_at(t: float) -> dict[str, Counts]:
+        out = {}
+        for q, rel in relevant.items():
+            returned = {d for score, d in run.get(q, []) if score >= t}
+            x1 = len(returned & rel)
+            x3 = len(returned - rel)
+            out[q] = Counts(x1, len(rel) - x1, x3, collection_size - len(rel) - x3)
+        return out
+
+    thresholds = {score for q in relevant for score, _ in run.get(q, [])}
+    return _mode_result(counts_at(threshold), counts_at, thresholds, beta)
 
 
 def score_modes(modes: dict[str, tuple[Path, Path]], beta: float = DEFAULT_BETA) -> dict:

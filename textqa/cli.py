@@ -159,11 +159,24 @@ def cmd_eval_aqwv(args) -> int:
         if not (args.ref_speech and args.sys_speech):
             raise CLIError("--ref-speech and --sys-speech go together")
         modes["speech"] = (args.ref_speech, args.sys_speech)
-    if not modes:
-        raise CLIError("give --ref and --sys (and/or --ref-speech and --sys-speech)")
+    trec = [args.qrels, args.run, args.threshold, args.collection_size]
+    if any(x is not None for x in trec):
+        if modes or any(x is None for x in trec):
+            raise CLIError("TREC input needs --qrels, --run, --threshold and --collection-size (and no --ref/--sys)")
+    elif not modes:
+        raise CLIError("give --ref and --sys (and/or --ref-speech and --sys-speech), or TREC --qrels and --run")
     try:
-        result = score_modes(modes, beta=args.beta)
+        if modes:
+            result = score_modes(modes, beta=args.beta)
+        else:
+            from evaluation.aqwv import score_trec
+            from evaluation.rank import read_qrels, read_run
+            result = score_trec(read_qrels(args.qrels), read_run(args.run), args.threshold, args.collection_size,
+                                args.beta).as_dict(args.beta)
+            modes = {"trec": None}
     except EvalInputError as e:
+        raise CLIError(str(e)) from e
+    except ValueError as e:
         raise CLIError(str(e)) from e
     if args.json:
         print(json.dumps(result, indent=2))
@@ -173,7 +186,7 @@ def cmd_eval_aqwv(args) -> int:
         print(f"[{mode}]")
         for k in ("aqwv", "modified_aqwv", "best_qwv", "best_threshold"):
             if k in r:
-                print(f"  {k:<15}{r[k]:.4f}")
+                print(f"  {k:<15}{'none (return nothing)' if r[k] is None else format(r[k], '.4f')}")
         for qid, q in sorted(r.get("queries", {}).items()):
             qv = "undefined" if q["qv"] is None else f"{q['qv']:.4f}"
             pm = "-" if q["p_miss"] is None else f"{q['p_miss']:.4f}"
@@ -276,11 +289,17 @@ def build_parser() -> argparse.ArgumentParser:
                                     "  reference: DocID<TAB>Y|N\n"
                                     "  system:    DocID<TAB>Y|N<TAB>confidence[<TAB>metadata]\n"
                                     "confidence: one digit, a point, 1-5 digits, in [0.0, 1.0]; every reference "
-                                    "document must be present; no N may have a higher confidence than a Y.")
+                                    "document must be present; no N may have a higher confidence than a Y.\n\n"
+                                    "Or TREC files: --qrels, --run, --threshold and --collection-size; unjudged "
+                                    "documents count as non-relevant.")
     eq.add_argument("--ref", type=Path, help="reference folder (text mode)")
     eq.add_argument("--sys", type=Path, help="system output folder (text mode)")
     eq.add_argument("--ref-speech", type=Path, help="reference folder (speech mode)")
     eq.add_argument("--sys-speech", type=Path, help="system output folder (speech mode)")
+    eq.add_argument("--qrels", type=Path, help="TREC qrels (instead of folders; relevant = level > 0)")
+    eq.add_argument("--run", type=Path, help="TREC run; documents scored >= --threshold count as returned")
+    eq.add_argument("--threshold", type=float, help="decision threshold on the run's scores")
+    eq.add_argument("--collection-size", type=int, help="documents in the collection (N_Total, for P_FA)")
     eq.add_argument("--beta", type=float, default=40.0, help="false-alarm weight beta (default 40)")
     eq.add_argument("--json", action="store_true", help="print JSON")
     eq.set_defaults(func=cmd_eval_aqwv)

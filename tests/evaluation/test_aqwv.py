@@ -104,3 +104,28 @@ def test_missing_documents_and_inconsistency(tmp_path):
     sysd = write(tmp_path / "s3", {"a": [("d1", "Y", "0.5"), ("d2", "N", "0.3")]})
     with pytest.raises(EvalInputError, match="missing system file"):
         score_folders(ref, sysd)
+
+
+def test_trec_input_hand_computed():
+    from evaluation.aqwv import score_trec
+    qrels = {"1": {"a": 1, "b": 1, "c": 0}, "2": {"x": 0}}
+    run = {"1": [(3.0, "a"), (2.0, "z"), (1.0, "b")], "2": [(5.0, "x")]}
+    r = score_trec(qrels, run, threshold=2.0, collection_size=10, beta=4)
+    # q1: returned a, z -> X1 1, X2 1, X3 1, X4 10-2-1 = 7; q2: returned x -> X3 1 of 10 non-relevant
+    assert r.queries["1"]["qv"] == pytest.approx(1 - (0.5 + 4 * 1 / 8))
+    assert r.modified_aqwv == pytest.approx(1 - (0.5 + 4 * (1 / 8 + 1 / 10) / 2))
+    # threshold 1.0 returns a, z, b and x: P_miss 0, P_fa (1/8 + 1/10)/2 -> 1 - 4 * 0.1125 = 0.55 (best)
+    assert r.best_threshold == 1.0 and r.best_qwv == pytest.approx(0.55)
+
+
+def test_trec_input_agrees_with_trec_eval_counts():
+    # Real TREC-9 CLIR run: returning all 100 documents per topic finds the 38 relevant ones trec_eval counts.
+    from evaluation.aqwv import score_trec
+    from evaluation.rank import read_qrels, read_run
+    from textqa.paths import DATA_DIR
+    d = DATA_DIR / "eval" / "rank" / "trec9_chinese_clir"
+    r = score_trec(read_qrels(d / "ref_out.txt"), read_run(d / "search_output_trec.txt"), threshold=-1e9,
+                   collection_size=150_000)   # N_Total is not in the files: an assumed size, affects P_FA only
+    assert sum(q["x1"] for q in r.queries.values()) == 38
+    assert sum(q["x1"] + q["x2"] for q in r.queries.values()) == 663
+    assert len(r.queries) == 25 and r.best_qwv >= r.modified_aqwv
