@@ -16,7 +16,7 @@ def textqa(*args, stdin=b"", env=None):
 
 
 @pytest.mark.parametrize("args", [[], ["train"], ["train", "truecaser"], ["train", "all"], ["truecase"],
-                                  ["eval"], ["eval", "truecase"], ["eval", "rank"], ["eval", "agreement"], ["eval", "aqwv"], ["serve"]])
+                                  ["eval"], ["eval", "truecase"], ["eval", "rank"], ["eval", "agreement"], ["eval", "aqwv"], ["eval", "cpa"], ["serve"]])
 def test_help(args):
     r = textqa(*args, "--help")
     assert r.returncode == 0 and b"usage: textqa" in r.stdout
@@ -120,3 +120,11 @@ def test_eval_aqwv_cli(tmp_path):
     (tmp_path / "sys" / "q1.tsv").write_text("d1\tY\t0.9\nd2\tN\t.1\n")
     r = textqa("eval", "aqwv", "--ref", str(tmp_path / "ref"), "--sys", str(tmp_path / "sys"))
     assert r.returncode == 2 and b"q1.tsv:2: confidence '.1'" in r.stderr
+
+
+def test_eval_cpa_cli(tmp_path):
+    # synthetic task-2 files (made up for this test)
+    (tmp_path / "g").write_text("v\ta\tA\nv\tb\tA\nv\tc\tB\n")
+    (tmp_path / "r").write_text("v\ta\t1\nv\tb\t1\nv\tc\t1\n")
+    out = json.loads(textqa("eval", "cpa", "--task", "2", str(tmp_path / "g"), str(tmp_path / "r"), "--json").stdout)
+    assert out["verbs"]["v"]["recall"] == 1.0 and out["verbs"]["v"]["precision"] == pytest.approx(5 / 9)

@@ -6,6 +6,7 @@
     textqa eval rank --qrels FILE --run FILE [--json]
     textqa eval agreement --distance nominal|jaccard|masi FILE.tsv [--json]
     textqa eval aqwv --ref DIR --sys DIR [--beta 40] [--json]
+    textqa eval cpa --task 1|2|3 GOLD RUN [--hierarchy F] [--as-official] [--json]
     textqa serve [--host --port --workers --artifacts]
 """
 from __future__ import annotations
@@ -194,6 +195,32 @@ def cmd_eval_aqwv(args) -> int:
     return 0
 
 
+def cmd_eval_cpa(args) -> int:
+    from evaluation import cpa
+    from evaluation.io import EvalInputError
+    readers = {1: cpa.read_task1, 2: cpa.read_task2, 3: cpa.read_task3}
+    try:
+        gold, run = readers[args.task](args.gold), readers[args.task](args.run)
+        if args.task == 1:
+            result = cpa.score_task1(gold, run, args.as_official)
+        elif args.task == 2:
+            result = cpa.score_task2(gold, run, args.as_official)
+        else:
+            parents = cpa.read_hierarchy(args.hierarchy) if args.hierarchy else {}
+            result = cpa.score_task3(gold, run, parents, args.as_official)
+    except EvalInputError as e:
+        raise CLIError(str(e)) from e
+    result = {"task": args.task, "as_official": args.as_official, **result}
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(f"task {args.task} score {result['score']:.4f}" + (" (as the official scorer)" if args.as_official else ""))
+        for verb, v in result["verbs"].items():
+            score = v.get("score", v.get("f"))
+            print(f"  {verb:<20}{score:.4f}")
+    return 0
+
+
 # ---------------------------------------------------------------- serve
 def cmd_serve(args) -> int:
     root = artifacts_dir(args.artifacts).resolve()
@@ -303,6 +330,24 @@ def build_parser() -> argparse.ArgumentParser:
     eq.add_argument("--beta", type=float, default=40.0, help="false-alarm weight beta (default 40)")
     eq.add_argument("--json", action="store_true", help="print JSON")
     eq.set_defaults(func=cmd_eval_aqwv)
+
+    ec = evs.add_parser("cpa", help="SemEval-2015 task 15 (CPA) scores for tasks 1, 2 and 3",
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        description="SemEval-2015 task 15 scores as defined on the task page (default) or as the "
+                                    "official scorer computes them (--as-official). Files are TSV, one line per "
+                                    "item, # comments:\n"
+                                    "  task 1: verb<TAB>item<TAB>layer<TAB>label   (layer: syntax or semantics)\n"
+                                    "  task 2: verb<TAB>instance<TAB>cluster\n"
+                                    "  task 3: verb<TAB>pattern<TAB>slot<TAB>semantic_type\n"
+                                    "  --hierarchy (task 3): type<TAB>parent")
+    ec.add_argument("--task", type=int, choices=[1, 2, 3], required=True, help="subtask")
+    ec.add_argument("gold", type=Path, help="gold file")
+    ec.add_argument("run", type=Path, help="system run file")
+    ec.add_argument("--hierarchy", type=Path, help="semantic type hierarchy for task 3 partial credit")
+    ec.add_argument("--as-official", action="store_true",
+                    help="reproduce the official scorer's deviations from the page (see README)")
+    ec.add_argument("--json", action="store_true", help="print JSON")
+    ec.set_defaults(func=cmd_eval_cpa)
 
     sv = sub.add_parser("serve", help="serve the models over HTTP with gunicorn",
                         description="Run the Flask service under gunicorn (production WSGI server).")
