@@ -16,10 +16,62 @@ returned nugget, 100 characters each.
 Edge cases (not covered by the figure): an empty answer (l = 0) has precision 0; a
 question whose key has no vital nugget (R = 0) has recall 0.
 
-The automatic judgement of Nuggeteer (section 2), file readers and confidence
-intervals are not implemented yet.
+``read_answer_key`` reads NIST's answer keys as NIST wrote them (vital/okay and
+pyramid-weighted).  The automatic judgement of Nuggeteer (section 2), response and
+judgement readers and confidence intervals are not implemented yet.
 """
 from __future__ import annotations
+
+import re
+
+from .io import EvalInputError, read_lines
+
+_HEADER = re.compile(r"^Qid\s+(\S+?):\s*(.*)$")
+_BINARY = re.compile(r"^(\S+) (\d+)\t(vital|okay)\t(.*)$")
+_PYRAMID = re.compile(r"^(\S+)\t(\d+)\t([0-9.eE+-]+)\t(.*)$")
+
+
+def read_answer_key(path) -> dict:
+    """A TREC nugget answer key -> {qid: {"question": text or None, "nuggets": {no: {...}}}}.
+
+    Two NIST layouts: ``Qid <qid>: <question>`` headers followed by
+    ``<qid> <no><TAB>vital|okay<TAB><description>`` (2004-2007 "other", relationship and
+    ciQA keys), and pyramid keys ``<qid><TAB><no><TAB><weight><TAB><description>``.
+    Each nugget has ``vital`` (True/False, or None in a pyramid key), ``weight`` (pyramid
+    weight, or 1.0 for vital and 0.0 for okay) and ``description``.
+    """
+    key: dict = {}
+    for lineno, line in enumerate(read_lines(path), start=1):
+        if not line.strip():
+            continue
+        m = _HEADER.match(line)
+        if m:
+            key.setdefault(m.group(1), {"question": None, "nuggets": {}})["question"] = m.group(2).strip()
+            continue
+        m = _BINARY.match(line)
+        if m:
+            qid, no, kind, desc = m.groups()
+            nugget = {"vital": kind == "vital", "weight": 1.0 if kind == "vital" else 0.0, "description": desc}
+        else:
+            m = _PYRAMID.match(line)
+            if not m:
+                raise EvalInputError(f"{path}:{lineno}: not a nugget line ('<qid> <no><TAB>vital|okay<TAB>text' "
+                                     f"or '<qid><TAB><no><TAB><weight><TAB>text') nor a 'Qid ...:' header")
+            qid, no, weight, desc = m.groups()
+            try:
+                w = float(weight)
+            except ValueError:
+                raise EvalInputError(f"{path}:{lineno}: weight {weight!r} is not a number") from None
+            if not 0.0 <= w <= 1.0:
+                raise EvalInputError(f"{path}:{lineno}: weight {w} is outside [0, 1]")
+            nugget = {"vital": None, "weight": w, "description": desc}
+        entry = key.setdefault(qid, {"question": None, "nuggets": {}})
+        if int(no) in entry["nuggets"]:
+            raise EvalInputError(f"{path}:{lineno}: nugget {no} of question {qid} defined twice")
+        entry["nuggets"][int(no)] = nugget
+    if not key:
+        raise EvalInputError(f"{path}: no nuggets")
+    return key
 
 
 def non_whitespace_length(text: str) -> int:

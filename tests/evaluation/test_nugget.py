@@ -33,3 +33,32 @@ def test_pyramid():
 
 def test_length_ignores_whitespace():
     assert non_whitespace_length(" a b\tc\n ") == 3
+
+
+def test_real_answer_keys():
+    from evaluation.nugget import read_answer_key
+    from textqa.paths import DATA_DIR
+    trec = DATA_DIR / "eval" / "nugget" / "trec"
+    k05 = read_answer_key(trec / "trec14answers_other")
+    assert len(k05) == 75 and k05["66.8"]["question"].startswith("'other' question for target Russian submarine")
+    assert k05["66.8"]["nuggets"][1] == {"vital": True, "weight": 1.0, "description": "Norway provides rescue assistance."}
+    assert sum(len(q["nuggets"]) for q in k05.values()) == 758
+    assert len(read_answer_key(trec / "trec13answers_other.targets1-31")) == 30
+    pyr = read_answer_key(trec / "trec15answers_other_pyramid")
+    assert len(pyr) == 75 and pyr["141.8"]["nuggets"][2]["weight"] == 0.5 and pyr["141.8"]["nuggets"][2]["vital"] is None
+    for name in ("trec14answers_relationship", "trec15answers_ciqa", "trec15answers_ciqa_pyramid",
+                 "trec16answers_ciqa", "trec16answers_ciqa_pyramid", "trec16answers_other_pyramid",
+                 "trec15answers_other"):
+        assert read_answer_key(trec / name)
+
+
+def test_answer_key_errors(tmp_path):
+    from evaluation.io import EvalInputError
+    from evaluation.nugget import read_answer_key
+    bad = tmp_path / "key"
+    bad.write_text("Qid 1.1: q\n1.1 1\tvital\tA\n1.1 1\tokay\tB\n")
+    with pytest.raises(EvalInputError, match=r"key:3: nugget 1 of question 1.1 defined twice"):
+        read_answer_key(bad)
+    bad.write_text("1.1 1 vital A\n")
+    with pytest.raises(EvalInputError, match=r"key:1: not a nugget line"):
+        read_answer_key(bad)
