@@ -121,3 +121,103 @@ def assign_nuggets(judge: NuggetJudge, responses: list[str], threshold, known: d
                 out[g] = (i, "guessed")
                 break
     return out
+
+
+# ------------------------------------------------------------------ runs and files
+def read_responses(path) -> dict:
+    """``qid<TAB>run<TAB>response_no<TAB>text`` -> {run: {qid: [texts in response order]}}."""
+    from .io import EvalInputError, read_lines
+    rows: dict = {}
+    for lineno, line in enumerate(read_lines(path), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) != 4:
+            raise EvalInputError(f"{path}:{lineno}: expected 'qid<TAB>run<TAB>response_no<TAB>text'")
+        qid, run, no, text = parts
+        try:
+            n = int(no)
+        except ValueError:
+            raise EvalInputError(f"{path}:{lineno}: response number {no!r} is not an integer") from None
+        per_q = rows.setdefault(run, {}).setdefault(qid, {})
+        if n in per_q:
+            raise EvalInputError(f"{path}:{lineno}: response {n} of run {run} question {qid} given twice")
+        per_q[n] = text
+    return {run: {q: [t for _, t in sorted(r.items())] for q, r in qs.items()} for run, qs in rows.items()}
+
+
+def read_judgements(path) -> dict:
+    """``qid<TAB>nugget_nos<TAB>text`` (comma-separated numbers, empty = judged to hold none)
+    -> {qid: {normalised text: set of nugget numbers}}."""
+    from .io import EvalInputError, read_lines
+    out: dict = {}
+    for lineno, line in enumerate(read_lines(path), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) != 3:
+            raise EvalInputError(f"{path}:{lineno}: expected 'qid<TAB>nugget numbers<TAB>response text'")
+        qid, nos, text = parts
+        try:
+            nuggets = {int(x) for x in nos.split(",") if x.strip()}
+        except ValueError:
+            raise EvalInputError(f"{path}:{lineno}: nugget numbers {nos!r} are not comma-separated integers") \
+                from None
+        out.setdefault(qid, {}).setdefault(normalize_response(text), set()).update(nuggets)
+    return out
+
+
+DEFAULT_THRESHOLD = 0.5
+
+
+def score_runs(key: dict, runs: dict, judgements: dict | None = None, threshold=DEFAULT_THRESHOLD, beta: float = 3.0,
+               pyramid: bool = False, idf: dict | None = None, stem: bool = False,
+               remove_stopwords: bool = False, use_judged_ngrams: bool = True, n_resamples: int = 1000) -> dict:
+    """Score runs against an answer key: per question F, mean F with a 95% bootstrap interval,
+    and which response got which nugget (judged or guessed).
+
+    ``threshold``: a number, {qid: number} or {qid: {nugget_no: number}}.  Questions of the
+    key that a run did not answer score 0.
+    """
+    from .nugget import non_whitespace_length, official_f, pyramid_f
+    from .stats import bootstrap_ci
+
+    judgements = judgements or {}
+    all_texts = [t for qs in runs.values() for ts in qs.values() for t in ts]
+    idf = idf if idf is not None else idf_table(all_texts + [n["description"] for q in key.values()
+                                                             for n in q["nuggets"].values()])
+    judges = {}
+    for qid, q in key.items():
+        nuggets = {g: n["description"] for g, n in q["nuggets"].items()}
+        judged = {}
+        if use_judged_ngrams:
+            for text, gs in judgements.get(qid, {}).items():
+                for g in gs:
+                    judged.setdefault(g, []).append(text)
+        judges[qid] = NuggetJudge(nuggets, idf=idf, stem=stem, remove_stopwords=remove_stopwords,
+                                  judged_responses=judged)
+    out = {}
+    for run, answers in sorted(runs.items()):
+        questions = {}
+        for qid, q in key.items():
+            responses = answers.get(qid, [])
+            t = threshold.get(qid, DEFAULT_THRESHOLD) if isinstance(threshold, dict) else threshold
+            assigned = assign_nuggets(judges[qid], responses, t, judgements.get(qid))
+            found = [g for g, (i, _) in assigned.items() if i is not None]
+            length = sum(non_whitespace_length(r) for r in responses)
+            if pyramid:
+                s = pyramid_f([q["nuggets"][g]["weight"] for g in found],
+                              [n["weight"] for n in q["nuggets"].values()], length, beta)
+            else:
+                vital = sum(1 for g in found if q["nuggets"][g]["vital"])
+                okay = len(found) - vital
+                vital_total = sum(1 for n in q["nuggets"].values() if n["vital"])
+                s = official_f(vital, okay, vital_total, length, beta)
+            s["nuggets"] = {g: {"response": i, "how": how} for g, (i, how) in assigned.items()}
+            questions[qid] = s
+        fs = [q["f"] for q in questions.values()]
+        mean = sum(fs) / len(fs) if fs else 0.0
+        ci = list(bootstrap_ci(lambda x: float(sum(x) / len(x)), fs, n_resamples=n_resamples)) \
+            if len(fs) >= 2 else [mean, mean]
+        out[run] = {"f": mean, "ci95": ci, "questions": questions}
+    return {"runs": out}

@@ -16,7 +16,7 @@ def textqa(*args, stdin=b"", env=None):
 
 
 @pytest.mark.parametrize("args", [[], ["train"], ["train", "truecaser"], ["train", "all"], ["truecase"],
-                                  ["eval"], ["eval", "truecase"], ["eval", "rank"], ["eval", "agreement"], ["eval", "aqwv"], ["eval", "cpa"], ["serve"]])
+                                  ["eval"], ["eval", "truecase"], ["eval", "rank"], ["eval", "agreement"], ["eval", "aqwv"], ["eval", "cpa"], ["eval", "nuggets"], ["serve"]])
 def test_help(args):
     r = textqa(*args, "--help")
     assert r.returncode == 0 and b"usage: textqa" in r.stdout
@@ -128,3 +128,15 @@ def test_eval_cpa_cli(tmp_path):
     (tmp_path / "r").write_text("v\ta\t1\nv\tb\t1\nv\tc\t1\n")
     out = json.loads(textqa("eval", "cpa", "--task", "2", str(tmp_path / "g"), str(tmp_path / "r"), "--json").stdout)
     assert out["verbs"]["v"]["recall"] == 1.0 and out["verbs"]["v"]["precision"] == pytest.approx(5 / 9)
+
+
+def test_eval_nuggets_cli():
+    fixture = ROOT / "tests" / "fixtures" / "nuggets"          # synthetic responses, real key
+    args = ["eval", "nuggets", "--key", str(ROOT / "data" / "eval" / "nugget" / "trec" / "trec14answers_other"),
+            "--responses", str(fixture / "responses.tsv"), "--judgements", str(fixture / "judgements.tsv"),
+            "--questions", "87.8", "66.8"]
+    out = json.loads(textqa(*args, "--json").stdout)
+    assert set(out["runs"]) == {"runA", "runB"} and out["runs"]["runA"]["f"] > out["runs"]["runB"]["f"]
+    assert len(out["runs"]["runA"]["ci95"]) == 2
+    r = textqa(*args, "-v")
+    assert b"runA" in r.stdout and b"4:g@0" in r.stdout and b"2:j@1" in r.stdout

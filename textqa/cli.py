@@ -7,6 +7,7 @@
     textqa eval agreement --distance nominal|jaccard|masi FILE.tsv [--json]
     textqa eval aqwv --ref DIR --sys DIR [--beta 40] [--json]
     textqa eval cpa --task 1|2|3 GOLD RUN [--hierarchy F] [--as-official] [--json]
+    textqa eval nuggets --key F --responses F [--judgements F] [--json]
     textqa serve [--host --port --workers --artifacts]
 """
 from __future__ import annotations
@@ -221,6 +222,38 @@ def cmd_eval_cpa(args) -> int:
     return 0
 
 
+def cmd_eval_nuggets(args) -> int:
+    from evaluation.io import EvalInputError
+    from evaluation.nugget import read_answer_key
+    from evaluation.nuggeteer import read_judgements, read_responses, score_runs
+    try:
+        key = read_answer_key(args.key)
+        runs = read_responses(args.responses)
+        judgements = read_judgements(args.judgements) if args.judgements else None
+    except EvalInputError as e:
+        raise CLIError(str(e)) from e
+    if args.questions:
+        missing = [q for q in args.questions if q not in key]
+        if missing:
+            raise CLIError(f"{args.key}: no question {missing[0]}")
+        key = {q: key[q] for q in args.questions}
+    result = score_runs(key, runs, judgements, threshold=args.threshold, beta=args.beta, pyramid=args.pyramid,
+                        stem=args.stem, remove_stopwords=args.remove_stopwords)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"{'run':<20}{'F':>8}  95% interval    ({len(key)} questions, beta {args.beta:g}, "
+          f"threshold {args.threshold:g}{', pyramid' if args.pyramid else ''})")
+    for run, r in result["runs"].items():
+        print(f"{run:<20}{r['f']:8.4f}  [{r['ci95'][0]:.4f}, {r['ci95'][1]:.4f}]")
+        if args.verbose:
+            for qid, q in r["questions"].items():
+                got = ", ".join(f"{g}:{n['how'][0]}@{n['response']}" for g, n in q["nuggets"].items()
+                                if n["response"] is not None)
+                print(f"    {qid:<10} F {q['f']:.4f}  nuggets {got or '-'}")
+    return 0
+
+
 # ---------------------------------------------------------------- serve
 def cmd_serve(args) -> int:
     root = artifacts_dir(args.artifacts).resolve()
@@ -348,6 +381,29 @@ def build_parser() -> argparse.ArgumentParser:
                     help="reproduce the official scorer's deviations from the page (see README)")
     ec.add_argument("--json", action="store_true", help="print JSON")
     ec.set_defaults(func=cmd_eval_cpa)
+
+    en = evs.add_parser("nuggets", help="nugget F of TREC definition/other/relationship answers (Nuggeteer)",
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        description="Official nugget F (Marton & Radul 2006, figure 3) of each run, with "
+                                    "Nuggeteer's automatic judgement for responses no person judged.\n\n"
+                                    "--key: a NIST answer key as NIST wrote it ('Qid N: ...' headers and "
+                                    "'<qid> <no><TAB>vital|okay<TAB>text', or pyramid "
+                                    "'<qid><TAB><no><TAB><weight><TAB>text')\n"
+                                    "--responses: qid<TAB>run<TAB>response_no<TAB>text\n"
+                                    "--judgements: qid<TAB>nugget numbers (comma-separated, empty = none)"
+                                    "<TAB>response text")
+    en.add_argument("--key", type=Path, required=True, help="answer key file")
+    en.add_argument("--responses", type=Path, required=True, help="system responses of one or more runs")
+    en.add_argument("--judgements", type=Path, help="known judgements, reused exactly")
+    en.add_argument("--threshold", type=float, default=0.5, help="recall threshold (default 0.5)")
+    en.add_argument("--beta", type=float, default=3.0, help="F beta (default 3)")
+    en.add_argument("--pyramid", action="store_true", help="pyramid recall with the key's weights")
+    en.add_argument("--stem", action="store_true", help="Porter-stem words before matching")
+    en.add_argument("--remove-stopwords", action="store_true", help="drop English stopwords before matching")
+    en.add_argument("--questions", nargs="+", help="score only these question ids")
+    en.add_argument("-v", "--verbose", action="store_true", help="per question: which response got which nugget")
+    en.add_argument("--json", action="store_true", help="print JSON")
+    en.set_defaults(func=cmd_eval_nuggets)
 
     sv = sub.add_parser("serve", help="serve the models over HTTP with gunicorn",
                         description="Run the Flask service under gunicorn (production WSGI server).")

@@ -65,3 +65,56 @@ def test_judged_responses_extend_the_nugget_model(judge):
     assert judge.recall(2, text) < 0.1
     extended = NuggetJudge(judge.nuggets, idf=judge.idf, judged_responses={2: ["he found the weapon immoral"]})
     assert extended.recall(2, text) > judge.recall(2, text)
+
+
+FIXTURE = DATA_DIR.parent / "tests" / "fixtures" / "nuggets"     # synthetic, see its README
+
+
+def test_score_runs_on_fixture():
+    from evaluation.nugget import official_f
+    from evaluation.nuggeteer import read_judgements, read_responses, score_runs
+    key = read_answer_key(DATA_DIR / "eval" / "nugget" / "trec" / "trec14answers_other")
+    key = {q: key[q] for q in ("87.8", "66.8")}
+    out = score_runs(key, read_responses(FIXTURE / "responses.tsv"), read_judgements(FIXTURE / "judgements.tsv"),
+                     n_resamples=200)["runs"]
+    a = out["runA"]["questions"]["87.8"]
+    assert a["nuggets"][4] == {"response": 0, "how": "guessed"}
+    assert a["nuggets"][2] == {"response": 1, "how": "judged"}          # known judgement reused
+    assert a["recall"] == pytest.approx(2 / 3)                            # 2 of 3 vital nuggets
+    # "Norway provides rescue assistance ..." also matches "Britain provides rescue assistance."
+    # at threshold 0.5: the kind of false positive n-gram matching makes
+    assert out["runA"]["questions"]["66.8"]["nuggets"][2]["how"] == "guessed"
+    b = out["runB"]["questions"]["87.8"]
+    assert b["nuggets"][3]["how"] == "guessed" and b["f"] == 0.0       # an okay nugget gives no recall
+    assert all(n["response"] != 0 for n in b["nuggets"].values())       # judged to hold none: never guessed
+    lo, hi = out["runA"]["ci95"]
+    assert lo <= out["runA"]["f"] <= hi
+    fs = [q["f"] for q in out["runA"]["questions"].values()]
+    assert out["runA"]["f"] == pytest.approx(sum(fs) / 2)
+    text_len = sum(len("".join(t.split())) for t in [
+        "Fermi designed and built the first nuclear reactor in Chicago in 1942.",
+        "He called the atomic bomb an evil thing.", "He was awarded the Nobel Prize in 1938."])
+    assert a["f"] == pytest.approx(official_f(2, 0, 3, text_len)["f"])
+
+
+def test_score_runs_pyramid_and_missing_answers():
+    from evaluation.nuggeteer import score_runs
+    key = {"q": {"question": None, "nuggets": {
+        1: {"vital": None, "weight": 1.0, "description": "Norway provides rescue assistance"},
+        2: {"vital": None, "weight": 0.5, "description": "divers confirm flooding of the submarine"}}}}
+    runs = {"r": {"q": ["Norway provides rescue assistance quickly"]}, "empty": {}}
+    out = score_runs(key, runs, pyramid=True, n_resamples=50)["runs"]
+    assert out["r"]["questions"]["q"]["recall"] == pytest.approx(1.0 / 1.5)
+    assert out["empty"]["f"] == 0.0 and out["empty"]["questions"]["q"]["nuggets"][1]["response"] is None
+
+
+def test_file_errors(tmp_path):
+    from evaluation.io import EvalInputError
+    from evaluation.nuggeteer import read_judgements, read_responses
+    p = tmp_path / "r.tsv"
+    p.write_text("q\trun\tx\ttext\n")
+    with pytest.raises(EvalInputError, match=r"r.tsv:1: response number 'x'"):
+        read_responses(p)
+    p.write_text("q\t1,a\ttext\n")
+    with pytest.raises(EvalInputError, match=r"r.tsv:1: nugget numbers"):
+        read_judgements(p)
