@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Callable, Hashable
 
-from .io import EvalInputError, read_lines
+from .io import EvalInputError, tsv_rows
 
 Label = frozenset
 
@@ -87,13 +87,7 @@ def krippendorff_alpha(data: list[tuple[Hashable, Hashable, frozenset]], distanc
 def read_agreement_tsv(path) -> list[tuple[str, str, frozenset]]:
     """``coder<TAB>unit<TAB>label[,label...]`` per line (an empty label field is the empty set)."""
     out, seen = [], {}
-    for lineno, line in enumerate(read_lines(path), start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        parts = line.rstrip("\r").split("\t")
-        if len(parts) != 3:
-            raise EvalInputError(f"{path}:{lineno}: expected 'coder<TAB>unit<TAB>labels', got {len(parts)} "
-                                 f"tab-separated fields")
+    for lineno, parts in tsv_rows(path, 3, "coder, unit, labels"):
         coder, unit, labels = parts
         if (coder, unit) in seen:
             raise EvalInputError(f"{path}:{lineno}: coder {coder!r} already coded unit {unit!r} "

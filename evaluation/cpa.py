@@ -25,22 +25,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .io import EvalInputError, read_lines
+from .io import EvalInputError, tsv_rows as _rows
 
 
 def f_measure(p: float, r: float) -> float:
     return 2 * p * r / (p + r) if p + r else 0.0
-
-
-def _rows(path, n_fields: int, what: str):
-    for lineno, line in enumerate(read_lines(path), start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        parts = line.rstrip("\r").split("\t")
-        if len(parts) != n_fields:
-            raise EvalInputError(f"{path}:{lineno}: expected {n_fields} tab-separated fields ({what}), "
-                                 f"got {len(parts)}")
-        yield lineno, parts
 
 
 def _read_nested(path, what: str, keys, duplicate) -> dict:

@@ -18,3 +18,18 @@ def read_lines(path) -> list[str]:
     except UnicodeDecodeError as e:
         line = data[:e.start].count(b"\n") + 1
         raise EvalInputError(f"{path}:{line}: not valid UTF-8 (byte offset {e.start})") from None
+
+
+def tsv_rows(path, n_fields: int, what: str):
+    """``(line number, fields)`` of a tab-separated file; blank and ``#`` lines are skipped.
+
+    A line with another number of fields raises ``EvalInputError`` naming file, line and ``what``.
+    """
+    for lineno, line in enumerate(read_lines(path), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.rstrip("\r").split("\t")
+        if len(parts) != n_fields:
+            raise EvalInputError(f"{path}:{lineno}: expected {n_fields} tab-separated fields ({what}), "
+                                 f"got {len(parts)}")
+        yield lineno, parts

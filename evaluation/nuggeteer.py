@@ -27,6 +27,10 @@ from dataclasses import dataclass, field
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+from .io import EvalInputError, tsv_rows
+from .nugget import non_whitespace_length, official_f, pyramid_f
+from .stats import bootstrap_ci
+
 _WORD = re.compile(r"\w+")
 
 
@@ -126,14 +130,8 @@ def assign_nuggets(judge: NuggetJudge, responses: list[str], threshold, known: d
 # ------------------------------------------------------------------ runs and files
 def read_responses(path) -> dict:
     """``qid<TAB>run<TAB>response_no<TAB>text`` -> {run: {qid: [texts in response order]}}."""
-    from .io import EvalInputError, read_lines
     rows: dict = {}
-    for lineno, line in enumerate(read_lines(path), start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        parts = line.split("\t")
-        if len(parts) != 4:
-            raise EvalInputError(f"{path}:{lineno}: expected 'qid<TAB>run<TAB>response_no<TAB>text'")
+    for lineno, parts in tsv_rows(path, 4, "qid, run, response_no, text"):
         qid, run, no, text = parts
         try:
             n = int(no)
@@ -149,14 +147,8 @@ def read_responses(path) -> dict:
 def read_judgements(path) -> dict:
     """``qid<TAB>nugget_nos<TAB>text`` (comma-separated numbers, empty = judged to hold none)
     -> {qid: {normalised text: set of nugget numbers}}."""
-    from .io import EvalInputError, read_lines
     out: dict = {}
-    for lineno, line in enumerate(read_lines(path), start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        parts = line.split("\t")
-        if len(parts) != 3:
-            raise EvalInputError(f"{path}:{lineno}: expected 'qid<TAB>nugget numbers<TAB>response text'")
+    for lineno, parts in tsv_rows(path, 3, "qid, nugget numbers, response text"):
         qid, nos, text = parts
         try:
             nuggets = {int(x) for x in nos.split(",") if x.strip()}
@@ -179,9 +171,6 @@ def score_runs(key: dict, runs: dict, judgements: dict | None = None, threshold=
     ``threshold``: a number, {qid: number} or {qid: {nugget_no: number}}.  Questions of the
     key that a run did not answer score 0.
     """
-    from .nugget import non_whitespace_length, official_f, pyramid_f
-    from .stats import bootstrap_ci
-
     judgements = judgements or {}
     all_texts = [t for qs in runs.values() for ts in qs.values() for t in ts]
     idf = idf if idf is not None else idf_table(all_texts + [n["description"] for q in key.values()
