@@ -140,3 +140,16 @@ def test_eval_nuggets_cli():
     assert len(out["runs"]["runA"]["ci95"]) == 2
     r = textqa(*args, "-v")
     assert b"runA" in r.stdout and b"4:g@0" in r.stdout and b"2:j@1" in r.stdout
+
+
+def test_eval_nuggets_compare_and_plot(tmp_path):
+    fixture = ROOT / "tests" / "fixtures" / "nuggets"
+    base = ["eval", "nuggets", "--key", str(ROOT / "data" / "eval" / "nugget" / "trec" / "trec14answers_other"),
+            "--responses", str(fixture / "responses.tsv"), "--questions", "87.8", "66.8"]
+    judged = tmp_path / "judged.json"
+    judged.write_bytes(textqa(*base, "--judgements", str(fixture / "judgements.tsv"), "--json").stdout)
+    png = tmp_path / "fig5.png"
+    r = textqa(*base, "--compare-with", str(judged), "--plot", str(png), "--json")
+    out = json.loads(r.stdout)
+    assert out["comparison"]["runs"] == 2 and 0 <= out["comparison"]["reference_outside_ci95"] <= 2
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000

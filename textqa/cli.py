@@ -239,9 +239,28 @@ def cmd_eval_nuggets(args) -> int:
         key = {q: key[q] for q in args.questions}
     result = score_runs(key, runs, judgements, threshold=args.threshold, beta=args.beta, pyramid=args.pyramid,
                         stem=args.stem, remove_stopwords=args.remove_stopwords)
+    if args.compare_with:
+        try:
+            reference = json.loads(Path(args.compare_with).read_text(encoding="utf-8"))["runs"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise CLIError(f"{args.compare_with}: not the JSON output of 'textqa eval nuggets --json' ({e})") from e
+        common = sorted(set(reference) & set(result["runs"]))
+        if not common:
+            raise CLIError(f"{args.compare_with}: no run in common with {args.responses}")
+        from evaluation.plots import reference_vs_estimate
+        est = result["runs"]
+        outside = reference_vs_estimate(common, [reference[r]["f"] for r in common], [est[r]["f"] for r in common],
+                                        [tuple(est[r]["ci95"]) for r in common], args.plot or "nuggets.png",
+                                        xlabel=f"F ({Path(args.compare_with).name})", ylabel="F (this scoring)")
+        result["comparison"] = {"runs": len(common), "reference_outside_ci95": outside,
+                                "plot": str(args.plot or "nuggets.png")}
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
+    if "comparison" in result:
+        c = result["comparison"]
+        print(f"compared with {args.compare_with}: {c['reference_outside_ci95']} of {c['runs']} reference scores "
+              f"outside the 95% interval; plot written to {c['plot']}")
     print(f"{'run':<20}{'F':>8}  95% interval    ({len(key)} questions, beta {args.beta:g}, "
           f"threshold {args.threshold:g}{', pyramid' if args.pyramid else ''})")
     for run, r in result["runs"].items():
@@ -402,6 +421,10 @@ def build_parser() -> argparse.ArgumentParser:
     en.add_argument("--remove-stopwords", action="store_true", help="drop English stopwords before matching")
     en.add_argument("--questions", nargs="+", help="score only these question ids")
     en.add_argument("-v", "--verbose", action="store_true", help="per question: which response got which nugget")
+    en.add_argument("--compare-with", type=Path, metavar="JSON",
+                    help="another 'textqa eval nuggets --json' output (e.g. official scores): count its scores "
+                         "outside this scoring's 95%% intervals and plot them (paper figure 5)")
+    en.add_argument("--plot", type=Path, help="PNG for --compare-with (default nuggets.png)")
     en.add_argument("--json", action="store_true", help="print JSON")
     en.set_defaults(func=cmd_eval_nuggets)
 

@@ -1,0 +1,36 @@
+"""Plots of evaluation results (matplotlib, written to PNG; no display needed)."""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")                     # files only: no display on servers or CI
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def reference_vs_estimate(names: list[str], reference: list[float], estimate: list[float],
+                          intervals: list[tuple[float, float]], path, xlabel: str = "official F",
+                          ylabel: str = "Nuggeteer F", title: str | None = None) -> int:
+    """Marton & Radul 2006 figure 5: each run's reference score against the estimated score,
+    with the estimate's 95% interval as an error bar and the diagonal y = x.
+
+    Returns how many reference scores fall outside their run's interval.
+    """
+    outside = sum(1 for r, (lo, hi) in zip(reference, intervals) if not lo <= r <= hi)
+    fig, ax = plt.subplots(figsize=(5, 5), dpi=100)
+    lower = [e - lo for e, (lo, _) in zip(estimate, intervals)]
+    upper = [hi - e for e, (_, hi) in zip(estimate, intervals)]
+    ax.errorbar(reference, estimate, yerr=[lower, upper], fmt="o", ms=4, capsize=2, lw=0.8)
+    top = max([1e-9] + list(reference) + [hi for _, hi in intervals]) * 1.05
+    ax.plot([0, top], [0, top], color="grey", lw=0.6, ls="--")
+    ax.set_xlim(0, top)
+    ax.set_ylim(0, top)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title or f"{len(names)} runs, {outside} reference scores outside the 95% interval", fontsize=9)
+    if len(names) <= 20:
+        for n, x, y in zip(names, reference, estimate):
+            ax.annotate(n, (x, y), fontsize=6, xytext=(3, 3), textcoords="offset points")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return outside
