@@ -262,6 +262,12 @@ class Truecaser(BaseEstimator):
         self._cand_cache = {}
         return self
 
+    def set_params(self, **params):
+        """As scikit-learn's, and forget cached candidate lists (they depend on the parameters)."""
+        super().set_params(**params)
+        self._cand_cache = {}
+        return self
+
     # ------------------------------------------------------------------ decoding
     def _candidates(self, tok: str):
         """[(output form, LM token, needs OOV score class or None)] for one input token."""

@@ -39,7 +39,6 @@ def path_score(model, tokens, forms, oov):
     "zorblaxian traders met mr. quixotl in the old city of a .",
 ])
 def test_viterbi_is_exact(small_truecaser, sentence):
-    model = clone(small_truecaser).set_params()  # params survive clone
     model = small_truecaser
     saved = (model.first_word, model.split_sentences)
     model.first_word, model.split_sentences = "lm", False
@@ -116,3 +115,15 @@ def test_paper_figure_1_delay_example(tmp_path):
     tc = Truecaser(min_count=1, oov_model="none", work_dir=str(tmp_path)).fit(corpus)
     assert tc.predict(["there was a time delay ."]) == ["There was a time delay ."]
     assert tc.predict(["senator tom delay said no ."]) == ["Senator Tom DeLay said no ."]
+
+
+def test_set_params_refreshes_candidates(small_truecaser):
+    model = small_truecaser
+    before = model.get_params()["n_casings"]
+    try:
+        model.predict(["the city"])
+        assert len(model._candidates("the")) > 1
+        model.set_params(n_casings=1)
+        assert len(model._candidates("the")) == 1
+    finally:
+        model.set_params(n_casings=before)
