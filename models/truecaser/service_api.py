@@ -36,36 +36,32 @@ class TruecaserService:
             return [self.model.baseline_.predict_tokens(t) for t in token_lists]
         return self.model.predict_tokens(token_lists)
 
+    def _recase(self, texts: list[str], sentence_spans: list, baseline: bool) -> list[str]:
+        """Decode every sentence of every text in one batch and change only the case of the
+        characters inside each token's span.  ``sentence_spans[i]`` lists the sentences of
+        ``texts[i]``, each a list of ``(start, end, token)``."""
+        flat = [sentence for sentences in sentence_spans for sentence in sentences]
+        cased = iter(self._predict([[tok for _, _, tok in sentence] for sentence in flat], baseline))
+        out = []
+        for text, sentences in zip(texts, sentence_spans):
+            chars = list(text)
+            for sentence in sentences:
+                for (a, b, _), tok in zip(sentence, next(cased)):
+                    chars[a:b] = list(transfer_case(text[a:b], tok))   # same length: spans stay valid
+            out.append("".join(chars))
+        return out
+
     def truecase_tokenized(self, sentences: list[str], baseline: bool = False) -> list[str]:
         """Whitespace-tokenized sentences in, the same characters out with only their case changed.
 
         Each string is one sentence (or line); its whitespace is kept as it was.
         """
-        spans = [[m.span() for m in _TOKEN.finditer(s)] for s in sentences]
-        token_lists = [[s[a:b] for a, b in sp] for s, sp in zip(sentences, spans)]
-        cased = self._predict(token_lists, baseline)
-        out = []
-        for s, sp, toks in zip(sentences, spans, cased):
-            chars = list(s)
-            for (a, b), tok in zip(sp, toks):
-                chars[a:b] = list(transfer_case(s[a:b], tok))
-            out.append("".join(chars))
-        return out
-
-    def truecase_text(self, text: str, baseline: bool = False) -> str:
-        """Raw text in; the same text out with only the case of its letters changed."""
-        if not text.strip():
-            return text
-        sentences = self.tokenizer.spans(text)
-        token_lists = [[tok for _, _, tok in s] for s in sentences]
-        cased = self._predict(token_lists, baseline)
-        chars = list(text)
-        for spans, toks in zip(sentences, cased):
-            for (a, b, _), tok in zip(spans, toks):
-                new = transfer_case(text[a:b], tok)
-                if new != text[a:b]:
-                    chars[a:b] = list(new)
-        return "".join(chars)
+        spans = [[[(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(s)]] for s in sentences]
+        return self._recase(sentences, spans, baseline)
 
     def truecase_texts(self, texts: list[str], baseline: bool = False) -> list[str]:
-        return [self.truecase_text(t, baseline) for t in texts]
+        """Raw texts in; the same texts out with only the case of their letters changed."""
+        return self._recase(texts, [self.tokenizer.spans(t) if t.strip() else [] for t in texts], baseline)
+
+    def truecase_text(self, text: str, baseline: bool = False) -> str:
+        return self.truecase_texts([text], baseline)[0]
