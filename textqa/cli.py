@@ -104,12 +104,9 @@ def cmd_truecase(args) -> int:
 
 # ---------------------------------------------------------------- eval
 def cmd_eval_truecase(args) -> int:
-    from evaluation.io import EvalInputError, read_lines
+    from evaluation.io import read_lines
     from evaluation.truecase import format_report, score_truecase
-    try:
-        scores = score_truecase(read_lines(args.gold), read_lines(args.pred), str(args.gold), str(args.pred))
-    except EvalInputError as e:
-        raise CLIError(str(e)) from e
+    scores = score_truecase(read_lines(args.gold), read_lines(args.pred), str(args.gold), str(args.pred))
     if args.json:
         print(json.dumps(scores.as_dict(max_errors=args.errors), indent=2))
     else:
@@ -118,13 +115,10 @@ def cmd_eval_truecase(args) -> int:
 
 
 def cmd_eval_rank(args) -> int:
-    from evaluation.rank import RankInputError, format_report, read_qrels, read_run, score_run
+    from evaluation.rank import format_report, read_qrels, read_run, score_run
     ks = tuple(sorted(set(args.k)))
-    try:
-        scores = score_run(read_qrels(args.qrels), read_run(args.run), ks=ks,
-                           relevance_level=args.relevance_level, mrr_cutoff=args.mrr_cutoff).as_dict(ks=ks)
-    except RankInputError as e:
-        raise CLIError(str(e)) from e
+    scores = score_run(read_qrels(args.qrels), read_run(args.run), ks=ks,
+                       relevance_level=args.relevance_level, mrr_cutoff=args.mrr_cutoff).as_dict(ks=ks)
     if args.json:
         print(json.dumps(scores, indent=2))
     else:
@@ -134,12 +128,9 @@ def cmd_eval_rank(args) -> int:
 
 def cmd_eval_agreement(args) -> int:
     from evaluation.agreement import krippendorff_alpha, read_agreement_tsv
-    from evaluation.io import EvalInputError
+    data = read_agreement_tsv(args.file)
     try:
-        data = read_agreement_tsv(args.file)
         result = krippendorff_alpha(data, args.distance)
-    except EvalInputError as e:
-        raise CLIError(str(e)) from e
     except ValueError as e:
         raise CLIError(f"{args.file}: {e}") from e
     if args.json:
@@ -151,7 +142,6 @@ def cmd_eval_agreement(args) -> int:
 
 def cmd_eval_aqwv(args) -> int:
     from evaluation.aqwv import score_modes
-    from evaluation.io import EvalInputError
     modes = {}
     if args.ref or args.sys:
         if not (args.ref and args.sys):
@@ -176,9 +166,7 @@ def cmd_eval_aqwv(args) -> int:
             result = score_trec(read_qrels(args.qrels), read_run(args.run), args.threshold, args.collection_size,
                                 args.beta).as_dict(args.beta)
             modes = {"trec": None}
-    except EvalInputError as e:
-        raise CLIError(str(e)) from e
-    except ValueError as e:
+    except ValueError as e:             # EvalInputError included
         raise CLIError(str(e)) from e
     if args.json:
         print(json.dumps(result, indent=2))
@@ -198,19 +186,15 @@ def cmd_eval_aqwv(args) -> int:
 
 def cmd_eval_cpa(args) -> int:
     from evaluation import cpa
-    from evaluation.io import EvalInputError
     readers = {1: cpa.read_task1, 2: cpa.read_task2, 3: cpa.read_task3}
-    try:
-        gold, run = readers[args.task](args.gold), readers[args.task](args.run)
-        if args.task == 1:
-            result = cpa.score_task1(gold, run, args.as_official)
-        elif args.task == 2:
-            result = cpa.score_task2(gold, run, args.as_official)
-        else:
-            parents = cpa.read_hierarchy(args.hierarchy) if args.hierarchy else {}
-            result = cpa.score_task3(gold, run, parents, args.as_official)
-    except EvalInputError as e:
-        raise CLIError(str(e)) from e
+    gold, run = readers[args.task](args.gold), readers[args.task](args.run)
+    if args.task == 1:
+        result = cpa.score_task1(gold, run, args.as_official)
+    elif args.task == 2:
+        result = cpa.score_task2(gold, run, args.as_official)
+    else:
+        parents = cpa.read_hierarchy(args.hierarchy) if args.hierarchy else {}
+        result = cpa.score_task3(gold, run, parents, args.as_official)
     result = {"task": args.task, "as_official": args.as_official, **result}
     if args.json:
         print(json.dumps(result, indent=2))
@@ -223,15 +207,11 @@ def cmd_eval_cpa(args) -> int:
 
 
 def cmd_eval_nuggets(args) -> int:
-    from evaluation.io import EvalInputError
     from evaluation.nugget import read_answer_key
     from evaluation.nuggeteer import read_judgements, read_responses, score_runs
-    try:
-        key = read_answer_key(args.key)
-        runs = read_responses(args.responses)
-        judgements = read_judgements(args.judgements) if args.judgements else None
-    except EvalInputError as e:
-        raise CLIError(str(e)) from e
+    key = read_answer_key(args.key)
+    runs = read_responses(args.responses)
+    judgements = read_judgements(args.judgements) if args.judgements else None
     if args.questions:
         missing = [q for q in args.questions if q not in key]
         if missing:
@@ -301,7 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     ta.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: $TEXTQA_ARTIFACTS "
                                                                  "or ./artifacts)")
     ta.add_argument("--force", action="store_true", help="retrain models whose artifact exists")
-    for name, module in TRAINERS.items():
+    for name in TRAINERS:
         mod = _trainer(name)
         tp = trs.add_parser(name, help=(mod.__doc__ or "").strip().splitlines()[0],
                             description=mod.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -444,9 +424,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from evaluation.io import EvalInputError
     try:
         return args.func(args)
-    except CLIError as e:
+    except (CLIError, EvalInputError) as e:     # user errors: file, line and problem, no traceback
         print(f"textqa: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
