@@ -150,7 +150,7 @@ def score_folders(ref_dir: Path, sys_dir: Path, beta: float = DEFAULT_BETA) -> M
         extra = [d for d in sysout if d not in ref]
         if extra:
             raise EvalInputError(f"{sf}:{sysout[extra[0]][2]}: document {extra[0]} is not in the reference {rf}")
-        for doc, (yes, conf, lineno) in sysout.items():
+        for yes, conf, lineno in sysout.values():
             if yes and (min_yes is None or conf < min_yes[0]):
                 min_yes = (conf, sf, lineno)
             if not yes and (max_no is None or conf > max_no[0]):

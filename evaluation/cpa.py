@@ -23,7 +23,7 @@ fires (a key-type bug in the scorer); the final average divides by every gold ve
 """
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from .io import EvalInputError, tsv_rows as _rows
 
@@ -69,7 +69,7 @@ def read_task3(path) -> dict:
 def read_hierarchy(path) -> dict[str, str]:
     """``type<TAB>parent`` -> {type: parent}."""
     parents = {}
-    for lineno, (t, parent) in _rows(path, 2, "type, parent"):
+    for _, (t, parent) in _rows(path, 2, "type, parent"):
         parents[t] = parent
     return parents
 
@@ -97,9 +97,8 @@ def score_task1(gold: dict, run: dict, as_official: bool = False) -> dict:
         layer_scores = {}
         for layer in sorted(gold[verb]):
             g, r = gold[verb][layer], run[verb].get(layer, {})
-            correct, retrieved, reference = defaultdict(int), defaultdict(int), defaultdict(int)
-            for item, label in g.items():
-                reference[label] += 1
+            correct, retrieved = defaultdict(int), defaultdict(int)
+            reference = Counter(g.values())
             for item, label in r.items():
                 gl = g.get(item)
                 if gl == label:

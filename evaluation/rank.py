@@ -91,6 +91,11 @@ class RankScores:
         return out
 
 
+def _hits_within(hits_at: list[int], k: int) -> int:
+    """Relevant documents among the first k retrieved (all retrieved when fewer than k)."""
+    return hits_at[min(k, len(hits_at)) - 1] if hits_at and k > 0 else 0
+
+
 def score_run(qrels: dict, run: dict, ks=(5, 10), relevance_level: int = 1,
               mrr_cutoff: int | None = None) -> RankScores:
     """Per-query and mean MAP, recip_rank, P@k and R-precision (trec_eval conventions)."""
@@ -110,14 +115,10 @@ def score_run(qrels: dict, run: dict, ks=(5, 10), relevance_level: int = 1,
                 if rr == 0.0 and (mrr_cutoff is None or i <= mrr_cutoff):
                     rr = 1.0 / i
             hits_at.append(hits)
-
-        def hits_within(k):
-            return hits_at[min(k, len(hits_at)) - 1] if hits_at and k > 0 else 0
-
-        q = {"map": ap / R if R else 0.0, "recip_rank": rr, "Rprec": hits_within(R) / R if R else 0.0,
+        q = {"map": ap / R if R else 0.0, "recip_rank": rr, "Rprec": _hits_within(hits_at, R) / R if R else 0.0,
              "num_ret": len(ranking), "num_rel": R, "num_rel_ret": hits}
         for k in ks:
-            q[f"P_{k}"] = hits_within(k) / k
+            q[f"P_{k}"] = _hits_within(hits_at, k) / k
         res.per_query[qid] = q
         res.num_q += 1
         res.num_ret += len(ranking)

@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from . import lm as lmmod
-from .casing import CASE_CLASSES, NONE, UC, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class
+from .casing import CASE_CLASSES, NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class
 from .oov import CharCasingClassifier
 from .tokenize import split_at_sentence_final
 
@@ -233,7 +233,7 @@ class Truecaser(BaseEstimator):
         self.casing_ = CasingTable.from_counts(known_counts)
         # rare forms per key (for MC candidates of unseen words) and the unigram baseline
         rare_mc = {}
-        for w, c in sorted(rare_counts.items(), key=lambda wc: -wc[1]):
+        for w, _ in sorted(rare_counts.items(), key=lambda wc: -wc[1]):
             if case_class(w) == "MC":
                 rare_mc.setdefault(w.lower(), w)
         self.rare_mc_ = rare_mc

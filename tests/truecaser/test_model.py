@@ -1,7 +1,6 @@
 """The truecaser on a small slice of real Wikipedia text: exact Viterbi, baseline, estimator contract."""
 import itertools
 
-import kenlm
 import pytest
 from sklearn.base import clone
 
