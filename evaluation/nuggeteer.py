@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from .io import EvalInputError, tsv_rows
+from .io import EvalInputError, read_lines, tsv_rows
 from .nugget import non_whitespace_length, official_f, pyramid_f
 from .stats import bootstrap_ci
 
@@ -159,6 +159,56 @@ def read_judgements(path) -> dict:
     return out
 
 
+def read_trec_other_judged(paths) -> tuple[dict, dict]:
+    """NIST's judged "other" files (TREC 2004-2006 ``RUN-X.otherjudged``) -> (runs, judgements).
+
+    NIST's README for the TREC 14 QA data gives two parts per question: the submitted
+    items, ``qid tag item-number docno string``, then the nuggets assessors found,
+    ``qid tag item-number nugget-number`` (a nugget is marked once, in the item the
+    assessor chose).  Every item of such a file was judged, so an item without nuggets is
+    known to contain none.  ``runs`` is {tag: {qid: [strings by item number]}},
+    ``judgements`` {qid: {normalised string: nugget numbers}} as :func:`read_judgements`.
+    """
+    runs: dict = {}
+    judgements: dict = {}
+    for path in paths:
+        items: dict = {}
+        marks: dict = {}
+        for lineno, line in enumerate(read_lines(path), start=1):
+            if not line.strip():
+                continue
+            parts = line.split(None, 4)
+            if len(parts) < 4:
+                raise EvalInputError(f"{path}:{lineno}: expected 'qid tag item docno string' or "
+                                     f"'qid tag item nugget', got {len(parts)} fields")
+            qid, tag, item = parts[:3]
+            try:
+                item_no = int(item)
+            except ValueError:
+                raise EvalInputError(f"{path}:{lineno}: item number {item!r} is not an integer") from None
+            if len(parts) == 4 and parts[3].isdigit():
+                marks.setdefault((tag, qid, item_no), []).append((lineno, int(parts[3])))
+            elif (tag, qid, item_no) in items:
+                raise EvalInputError(f"{path}:{lineno}: item {item_no} of {tag} question {qid} given twice")
+            else:
+                items[(tag, qid, item_no)] = parts[4] if len(parts) == 5 else ""
+        for (tag, qid, item_no), ms in marks.items():
+            if (tag, qid, item_no) not in items:
+                raise EvalInputError(f"{path}:{ms[0][0]}: nugget {ms[0][1]} marked in item {item_no} of {tag} "
+                                     f"question {qid}, which the file does not list")
+        for (tag, qid, item_no), text in sorted(items.items()):
+            runs.setdefault(tag, {}).setdefault(qid, []).append(text)
+            nuggets = {g for _, g in marks.get((tag, qid, item_no), [])}
+            judgements.setdefault(qid, {}).setdefault(normalize_response(text), set()).update(nuggets)
+    return runs, judgements
+
+
+def default_idf(key: dict, runs: dict) -> dict:
+    """The idf table used when none is given: all responses of all runs plus the nugget descriptions."""
+    texts = [t for qs in runs.values() for ts in qs.values() for t in ts]
+    return idf_table(texts + [n["description"] for q in key.values() for n in q["nuggets"].values()])
+
+
 DEFAULT_THRESHOLD = 0.5
 
 
@@ -172,9 +222,7 @@ def score_runs(key: dict, runs: dict, judgements: dict | None = None, threshold=
     key that a run did not answer score 0.
     """
     judgements = judgements or {}
-    all_texts = [t for qs in runs.values() for ts in qs.values() for t in ts]
-    idf = idf if idf is not None else idf_table(all_texts + [n["description"] for q in key.values()
-                                                             for n in q["nuggets"].values()])
+    idf = idf if idf is not None else default_idf(key, runs)
     judges = {}
     for qid, q in key.items():
         nuggets = {g: n["description"] for g, n in q["nuggets"].items()}

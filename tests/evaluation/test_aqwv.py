@@ -129,3 +129,21 @@ def test_trec_input_agrees_with_trec_eval_counts():
     assert sum(q["x1"] for q in r.queries.values()) == 38
     assert sum(q["x1"] + q["x2"] for q in r.queries.values()) == 663
     assert len(r.queries) == 25 and r.best_qwv >= r.modified_aqwv
+
+
+def test_cli_trec_input_json_keys(capsys):
+    import json
+
+    from textqa.cli import main
+    from textqa.paths import DATA_DIR
+    d = DATA_DIR / "eval" / "rank" / "trec9_chinese_clir"
+    assert main(["eval", "aqwv", "--qrels", str(d / "ref_out.txt"), "--run", str(d / "search_output_trec.txt"),
+                 "--threshold", "20", "--collection-size", "127938", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {"aqwv", "modified_aqwv", "best_qwv", "best_threshold", "beta", "queries"} <= set(out)
+    assert out["beta"] == 40 and len(out["queries"]) == 25
+    assert out["best_qwv"] >= out["modified_aqwv"]
+    assert set(out["queries"]["55"]) >= {"p_miss", "p_fa", "qv"}
+    # half the arguments of the TREC input is a clear error, not a traceback
+    assert main(["eval", "aqwv", "--qrels", str(d / "ref_out.txt"), "--threshold", "1"]) == 2
+    assert "--collection-size" in capsys.readouterr().err

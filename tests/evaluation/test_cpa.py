@@ -86,3 +86,18 @@ def test_input_errors(tmp_path):
     p.write_text("v\tt1\tsyntax\n")
     with pytest.raises(EvalInputError, match=r"t1.tsv:1: expected 4 tab-separated fields"):
         read_task1(p)
+
+
+def test_cli_task2_fixture_matches_hand_computation(capsys):
+    import json
+    from pathlib import Path
+
+    from textqa.cli import main
+    fix = Path(__file__).resolve().parents[1] / "fixtures" / "cpa"
+    assert main(["eval", "cpa", "--task", "2", str(fix / "task2_gold.tsv"), str(fix / "task2_run.tsv"),
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["verbs"]["abandon"]["f"] == pytest.approx(11 / 15)
+    assert out["verbs"]["crush"]["precision"] == pytest.approx(5 / 9)
+    assert out["verbs"]["crush"]["f"] == pytest.approx(2 * (5 / 9) / (5 / 9 + 1))
+    assert out["score"] == pytest.approx((11 / 15 + 10 / 14) / 2)

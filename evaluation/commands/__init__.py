@@ -1,0 +1,52 @@
+"""``textqa eval NAME`` subcommands, one module per scorer.
+
+Each module defines ``HELP`` (one line for ``textqa eval --help``), ``DESCRIPTION`` (the
+formats, for ``textqa eval NAME --help``), ``add_arguments(parser)`` and ``run(args) -> int``.
+User errors are raised as ``EvalInputError``; ``textqa``'s ``main`` prints them without a
+traceback.  Later scorers add themselves to ``COMMANDS``.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import textwrap
+
+COMMANDS = {
+    "truecase": "evaluation.commands.truecase",
+    "rank": "evaluation.commands.rank",
+    "agreement": "evaluation.commands.agreement",
+    "aqwv": "evaluation.commands.aqwv",
+    "cpa": "evaluation.commands.cpa",
+    "nuggets": "evaluation.commands.nuggets",
+}
+
+
+def register(subparsers) -> None:
+    """Add every scorer's subcommand to ``textqa eval``."""
+    for name, module in COMMANDS.items():
+        mod = importlib.import_module(module)
+        p = subparsers.add_parser(name, help=mod.HELP, description=wrap(mod.DESCRIPTION),
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+        mod.add_arguments(p)
+        p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+        p.set_defaults(func=mod.run)
+
+
+def wrap(text: str, width: int = 100) -> str:
+    """Wrap each line of ``text`` on its own, keeping line breaks and indentation (for argparse)."""
+    out = []
+    for line in text.splitlines():
+        indent = " " * (len(line) - len(line.lstrip()))
+        out.append(textwrap.fill(line, width, subsequent_indent=indent + "  ") if line.strip() else "")
+    return "\n".join(out)
+
+
+def print_json(result) -> None:
+    print(json.dumps(result, indent=2))
+
+
+def print_pairs(result: dict, width: int = 22, digits: int = 6) -> None:
+    """``key value`` lines, floats with ``digits`` decimals."""
+    for k, v in result.items():
+        print(f"{k:<{width}}{v:.{digits}f}" if isinstance(v, float) else f"{k:<{width}}{v}")
