@@ -1,0 +1,110 @@
+"""The BLANC metric (section 2.2) and its matching policies."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models.blanc.matching import match_matrix
+from models.blanc.metric import BLANC, BLANCParams, combine_sizes
+
+
+def test_identical_and_disjoint_sentences():
+    b = BLANC()
+    assert b.sentence_score("The cat sat on the mat.", ["The cat sat on the mat."]).score == pytest.approx(1.0)
+    assert b.sentence_score("dogs bark", ["The cat sat."]).score == 0.0
+
+
+def test_multiple_references_take_max_precision_and_max_recall():
+    b = BLANC(BLANCParams(partial_weight=0.0))
+    hyp = "the cat sat on the mat"
+    refs = ["the cat sat", "a dog lay on the mat today"]
+    singles = [b.sentence_score(hyp, [r]) for r in refs]
+    both = b.sentence_score(hyp, refs)
+    assert both.precision == max(s.precision for s in singles)
+    assert both.recall == max(s.recall for s in singles)
+    p, r = both.precision, both.recall
+    assert both.score == pytest.approx(2 * p * r / (p + r))
+
+
+def test_alpha_zero_single_size_is_rouge_s_precision_recall():
+    # size weights (0, 1): skip-bigrams only, alpha = beta = 0, all-pairs matching, unique words
+    b = BLANC(BLANCParams(alpha=0, beta=0, size_weights=(0, 1), matching="all", partial_weight=0,
+                          tokenize="none", lowercase=False))
+    s = b.sentence_score("a b c d", ["a c b e d"])
+    # common skip-bigrams: ab ac ad bd cd = 5 of C(4,2) = 6 (hyp) and C(5,2) = 10 (ref)
+    assert s.precision == pytest.approx(5 / 6) and s.recall == pytest.approx(5 / 10)
+
+
+def test_beta_f_weights_recall():
+    hyp, ref = "a b", "a b c d e f"
+    p_heavy = BLANC(BLANCParams(beta_f=0.2, tokenize="none")).sentence_score(hyp, [ref]).score
+    r_heavy = BLANC(BLANCParams(beta_f=5.0, tokenize="none")).sentence_score(hyp, [ref]).score
+    assert p_heavy > r_heavy
+
+
+def test_one_to_one_matching_pairs_each_word_once_by_relative_position():
+    ref = "the cat and the dog".split()
+    hyp = "the dog and the cat".split()
+    M = match_matrix(ref, hyp, "one-to-one")
+    assert M.sum(0).max() == 1 and M.sum(1).max() == 1
+    assert M[0, 0] == 1 and M[3, 3] == 1               # each 'the' pairs with the one at the same place
+    all_pairs = match_matrix(ref, hyp, "all")
+    assert all_pairs.sum() == 7                         # the x4, cat, and, dog
+
+
+def test_partial_matches_get_the_partial_weight():
+    M = match_matrix("the translations were evaluated".split(), "the translated text was evaluating".split(),
+                     partial_weight=0.4)
+    assert M[0, 0] == 1.0 and M[1, 1] == 0.4 and M[3, 4] == 0.4
+    assert match_matrix(["running"], ["runs"], partial_weight=0.0).sum() == 0
+
+
+texts = st.lists(st.sampled_from("the a cat dog sat mat on , .".split()), min_size=1, max_size=12).map(" ".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts, texts, st.floats(0, 2), st.floats(0, 2))
+def test_one_to_one_scores_lie_in_unit_interval(hyp, ref, alpha, beta):
+    s = BLANC(BLANCParams(alpha=alpha, beta=beta)).sentence_score(hyp, [ref])
+    assert 0.0 <= s.precision <= 1.0 + 1e-9 and 0.0 <= s.recall <= 1.0 + 1e-9
+
+
+def test_corpus_score_pools_statistics():
+    b = BLANC()
+    hyps = ["the cat sat on the mat", "a dog"]
+    refs = [["the cat is on the mat"], ["a dog barked loudly"]]
+    c = b.corpus_score(hyps, refs)
+    total = sum(b.sentence_score(h, r).stats["per_reference"][0] for h, r in zip(hyps, refs))
+    w = np.array(b.params.size_weights)
+    assert c.precision == pytest.approx(float((w * total[0] / total[1]).sum() / w.sum()))
+    with pytest.raises(ValueError, match="2 hypotheses but 1"):
+        b.corpus_score(hyps, refs[:1])
+
+
+def test_effective_order_for_short_sentences():
+    # a 2-word hypothesis has no skip-3/4-grams: P uses sizes 1-2 only, so a perfect match scores 1
+    b = BLANC(BLANCParams(tokenize="none"))
+    assert b.sentence_score("hello world", ["hello world"]).score == pytest.approx(1.0)
+    assert combine_sizes(np.array([1.0, 0.0]), np.array([1.0, 0.0]), (0.5, 0.5)) == pytest.approx(1.0)
+
+
+def test_params_validation_and_signature():
+    with pytest.raises(ValueError, match="alpha"):
+        BLANCParams(alpha=-1)
+    with pytest.raises(ValueError, match="matching"):
+        BLANCParams(matching="fuzzy")
+    with pytest.raises(ValueError, match="unknown BLANC parameter"):
+        BLANCParams.from_dict({"alpha": 1, "gamma": 2})
+    p = BLANCParams(alpha=0.25, beta=1.5, size_weights=(0.1, 0.9), beta_f=2.0)
+    assert BLANCParams.from_dict(p.to_dict()) == p
+    sig = BLANC(p, version="9.9").signature()
+    for part in ("alpha:0.25", "beta:1.5", "w:0.1,0.9", "beta_f:2", "m:one-to-one", "pw:0.5", "gap:max",
+                 "lc:yes", "tok:13a", "version:textqa-9.9"):
+        assert part in sig
+
+
+def test_lowercase_and_tokenizer_options():
+    hyp, ref = "Hello, World!", "hello , world !"
+    assert BLANC(BLANCParams(lowercase=True)).sentence_score(hyp, [ref]).score == pytest.approx(1.0)
+    assert BLANC(BLANCParams(lowercase=False)).sentence_score(hyp, [ref]).score < 1.0
+    assert BLANC(BLANCParams(tokenize="none")).tokens("Hello, World!") == ["hello,", "world!"]
