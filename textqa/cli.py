@@ -26,7 +26,7 @@ class CLIError(Exception):
 
 
 # ---------------------------------------------------------------- train
-TRAINERS = {"truecaser": "training.truecaser"}
+TRAINERS = {"truecaser": "training.truecaser", "blanc": "training.blanc"}
 
 
 def _trainer(name):

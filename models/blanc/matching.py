@@ -7,7 +7,9 @@
   paired greedily, closest relative position (x / |X| against y / |Y|) first; then, when
   ``partial_weight > 0``, words left over that share their first ``prefix_len`` characters
   (or their Porter stem) are paired the same way with node weight ``partial_weight``: a
-  feature term e^{lambda f} of eq. 6 with f = 1 for a partial match, lambda = ln(partial_weight).
+  feature term e^{lambda f} of eq. 6 with f = 1 for a partial match, lambda = ln(partial_weight);
+  last, words still left over whose character-trigram Dice coefficient is at least 0.3 are
+  paired with node weight ``partial_weight * dice`` (a second, graded feature term).
 
 Beyond the paper; the one-to-one alignment and partial matches are what made ACS competitive
 with chrF on WMT DA data (README, "BLANC").
@@ -43,36 +45,75 @@ def _greedy(pairs, m: int, n: int, used_x: np.ndarray, used_y: np.ndarray, M: np
             M[x, y] = weight
 
 
-def match_matrix(ref: list[str], hyp: list[str], matching: str = "one-to-one", partial_weight: float = 0.0,
-                 prefix_len: int = 4) -> np.ndarray:
-    """Node weights ``M[x, y]`` for ACS (x indexes ``ref``, y ``hyp``); 0 = no match."""
+def match_parts(ref: list[str], hyp: list[str], matching: str = "one-to-one", partial: bool = True,
+                prefix_len: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """(exact, partial): 0/1 matrices of the matches, x indexing ``ref`` and y ``hyp``.
+
+    The alignment does not depend on the partial weight (exact pairs are made first), so
+    training can re-weight partial matches without aligning again.
+    """
     if matching == "all":
-        return exact_match_matrix(ref, hyp)
+        E = exact_match_matrix(ref, hyp)
+        return E, np.zeros_like(E)
     if matching != "one-to-one":
         raise ValueError(f"matching must be one of {MATCHINGS}, not {matching!r}")
     m, n = len(ref), len(hyp)
-    M = np.zeros((m, n))
+    E, P = np.zeros((m, n)), np.zeros((m, n))
     if not m or not n:
-        return M
+        return E, P
     where: dict = {}
     for y, w in enumerate(hyp):
         where.setdefault(w, []).append(y)
     pairs = [(x, y) for x, w in enumerate(ref) for y in where.get(w, ())]
     used_x, used_y = np.zeros(m, bool), np.zeros(n, bool)
-    _greedy(pairs, m, n, used_x, used_y, M, 1.0)
-    if partial_weight > 0 and not (used_x.all() or used_y.all()):
+    _greedy(pairs, m, n, used_x, used_y, E, 1.0)
+    if partial and not (used_x.all() or used_y.all()):
         keys_h: dict = {}
         for y, w in enumerate(hyp):
             if not used_y[y] and w[:1].isalnum():
                 for key in _partial_keys(w, prefix_len):
                     keys_h.setdefault(key, []).append(y)
-        partial = set()
+        candidates = set()
         for x, w in enumerate(ref):
             if not used_x[x] and w[:1].isalnum():
                 for key in _partial_keys(w, prefix_len):
-                    partial.update((x, y) for y in keys_h.get(key, ()))
-        _greedy(sorted(partial), m, n, used_x, used_y, M, float(partial_weight))
-    return M
+                    candidates.update((x, y) for y in keys_h.get(key, ()))
+        _greedy(sorted(candidates), m, n, used_x, used_y, P, 1.0)
+        # then character-trigram look-alikes (misspellings, inflections the stemmer misses):
+        # node factor = their Dice coefficient
+        left_y = [y for y in range(n) if not used_y[y] and len(hyp[y]) >= 3 and hyp[y][:1].isalnum()]
+        similar = []
+        for x in range(m):
+            if used_x[x] or len(ref[x]) < 3 or not ref[x][:1].isalnum():
+                continue
+            gx = _trigrams(ref[x])
+            for y in left_y:
+                gy = _trigrams(hyp[y])
+                dice = 2 * len(gx & gy) / (len(gx) + len(gy))
+                if dice >= CHAR_DICE_MIN:
+                    similar.append((x, y, dice))
+        dice_of = {(x, y): d for x, y, d in similar}
+        before = P.copy()
+        _greedy([(x, y) for x, y, _ in similar], m, n, used_x, used_y, P, 1.0)
+        for x, y in zip(*np.nonzero(P - before)):
+            P[x, y] = dice_of[(x, y)]
+    return E, P
+
+
+CHAR_DICE_MIN = 0.3
+
+
+@lru_cache(maxsize=200_000)
+def _trigrams(word: str) -> frozenset:
+    w = f"#{word}#"
+    return frozenset(w[i:i + 3] for i in range(len(w) - 2))
+
+
+def match_matrix(ref: list[str], hyp: list[str], matching: str = "one-to-one", partial_weight: float = 0.0,
+                 prefix_len: int = 4) -> np.ndarray:
+    """Node weights ``M[x, y]`` for ACS (x indexes ``ref``, y ``hyp``); 0 = no match."""
+    E, P = match_parts(ref, hyp, matching, partial_weight > 0, prefix_len)
+    return E + partial_weight * P if partial_weight > 0 else E
 
 
 def _partial_keys(word: str, prefix_len: int) -> tuple:

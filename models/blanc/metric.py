@@ -27,7 +27,7 @@ import numpy as np
 from .acs import GAP_SIDES, common_skip_ngram_mass, own_skip_ngram_mass
 from .matching import MATCHINGS, match_matrix
 
-TOKENIZERS = ("13a", "none")
+TOKENIZERS = ("13a", "13a-words", "none")
 
 
 @dataclass
@@ -43,7 +43,8 @@ class BLANCParams:
     prefix_len: int = 4
     gap_side: str = "max"               # which sentence's gap gamma uses: max, hyp, ref
     lowercase: bool = True
-    tokenize: str = "13a"               # sacrebleu's 13a, or "none" (split on whitespace)
+    tokenize: str = "13a"               # sacrebleu's 13a; "13a-words": 13a without punctuation-only tokens;
+                                        # "none": split on whitespace (pre-tokenized input)
 
     def __post_init__(self):
         self.size_weights = tuple(float(w) for w in self.size_weights)
@@ -131,12 +132,15 @@ class BLANC:
         p = self.params
         if p.lowercase:
             text = text.lower()
-        if p.tokenize == "13a":
-            if self._tokenizer is None:
-                from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
-                self._tokenizer = Tokenizer13a()
-            text = self._tokenizer(text)
-        return text.split()
+        if p.tokenize == "none":
+            return text.split()
+        if self._tokenizer is None:
+            from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+            self._tokenizer = Tokenizer13a()
+        tokens = self._tokenizer(text).split()
+        if p.tokenize == "13a-words":
+            tokens = [t for t in tokens if any(ch.isalnum() for ch in t)]
+        return tokens
 
     # ------------------------------------------------------------ sufficient statistics
     def pair_stats(self, hyp: list[str], ref: list[str]) -> np.ndarray:

@@ -1,0 +1,189 @@
+"""MT metric baselines and their correlation with human judgments.
+
+Input: the TSV layout of the WMT files in ``data/mt/`` (header line, tab-separated):
+``lang_pair seg_id system source reference hypothesis human_score``.
+
+Baselines come from well-kept libraries: sentence/corpus BLEU and chrF from sacrebleu,
+ROUGE-L from Google's rouge-score.  Correlations are computed per language pair and then
+averaged over pairs (not pooled: each pair has its own annotators and score scale).
+"""
+from __future__ import annotations
+
+import gzip
+import math
+from dataclasses import dataclass
+
+from .io import EvalInputError
+from .stats import kendall_tau_b, pearson, spearman
+
+COLUMNS = ("lang_pair", "seg_id", "system", "source", "reference", "hypothesis", "human_score")
+
+
+@dataclass(frozen=True)
+class MTRow:
+    lang_pair: str
+    seg_id: str
+    system: str
+    source: str
+    reference: str
+    hypothesis: str
+    human_score: float | None      # None for NA
+    line: int
+
+
+def _open_lines(path):
+    try:
+        if str(path).endswith(".gz"):
+            with gzip.open(path, "rb") as f:
+                data = f.read()
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+    except (OSError, EOFError) as e:
+        raise EvalInputError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
+    try:
+        return data.decode("utf-8").split("\n")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise EvalInputError(f"{path}:{line}: not valid UTF-8") from None
+
+
+def read_mt_tsv(path, allow_empty: bool = False, need_scores: bool = True) -> list[MTRow]:
+    """Rows of an MT judgments TSV (``.gz`` accepted), validated: every error names file and line.
+
+    An empty reference is always an error; an empty hypothesis is one unless ``allow_empty``
+    (then every metric scores it 0).  ``human_score`` must be a number (``NA`` allowed
+    when not ``need_scores``).
+    """
+    lines = _open_lines(path)
+    if not lines or not lines[0].strip():
+        raise EvalInputError(f"{path}:1: empty file (expected a header: {' '.join(COLUMNS)})")
+    header = lines[0].rstrip("\r").split("\t")
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        raise EvalInputError(f"{path}:1: header lacks column(s) {', '.join(missing)} (expected "
+                             f"{' '.join(COLUMNS)})")
+    idx = [header.index(c) for c in COLUMNS]
+    rows = []
+    for lineno, line in enumerate(lines[1:], start=2):
+        line = line.rstrip("\r")
+        if not line:
+            continue
+        parts = line.split("\t")
+        if len(parts) != len(header):
+            raise EvalInputError(f"{path}:{lineno}: expected {len(header)} tab-separated fields, got {len(parts)}")
+        lp, seg, system, src, ref, hyp, score = (parts[i] for i in idx)
+        if not ref.strip():
+            raise EvalInputError(f"{path}:{lineno}: empty reference")
+        if not hyp.strip() and not allow_empty:
+            raise EvalInputError(f"{path}:{lineno}: empty hypothesis (use --allow-empty to score it 0)")
+        if score.strip().upper() in ("NA", "") and not need_scores:
+            value = None
+        else:
+            try:
+                value = float(score)
+            except ValueError:
+                value = math.nan
+            if not math.isfinite(value):
+                raise EvalInputError(f"{path}:{lineno}: human_score {score!r} is not a number")
+        rows.append(MTRow(lp, seg, system, src, ref, hyp, value, lineno))
+    if not rows:
+        raise EvalInputError(f"{path}: no data rows")
+    return rows
+
+
+# ------------------------------------------------------------------ baseline metrics
+def sentence_bleu(hyps: list[str], refs: list[str]) -> list[float]:
+    """sacrebleu sentence BLEU (effective order, exp smoothing: sacrebleu's defaults), 0-100."""
+    from sacrebleu.metrics import BLEU
+    bleu = BLEU(effective_order=True)
+    return [bleu.sentence_score(h, [r]).score if h.strip() else 0.0 for h, r in zip(hyps, refs)]
+
+
+def sentence_chrf(hyps: list[str], refs: list[str]) -> list[float]:
+    from sacrebleu.metrics import CHRF
+    chrf = CHRF()
+    return [chrf.sentence_score(h, [r]).score if h.strip() else 0.0 for h, r in zip(hyps, refs)]
+
+
+def sentence_rouge_l(hyps: list[str], refs: list[str]) -> list[float]:
+    """rouge-score ROUGE-L F1 (its own tokenizer: lowercase alphanumerics; no stemming)."""
+    from rouge_score import rouge_scorer
+    scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+    return [scorer.score(r, h)["rougeL"].fmeasure if h.strip() else 0.0 for h, r in zip(hyps, refs)]
+
+
+def corpus_bleu(hyps: list[str], refs: list[str]) -> float:
+    from sacrebleu.metrics import BLEU
+    return BLEU().corpus_score(hyps, [refs]).score
+
+
+def corpus_chrf(hyps: list[str], refs: list[str]) -> float:
+    from sacrebleu.metrics import CHRF
+    return CHRF().corpus_score(hyps, [refs]).score
+
+
+SENTENCE_BASELINES = {"sentbleu": sentence_bleu, "chrf": sentence_chrf, "rougeL": sentence_rouge_l}
+CORPUS_BASELINES = {"sentbleu": corpus_bleu, "chrf": corpus_chrf,
+                    "rougeL": lambda h, r: sum(sentence_rouge_l(h, r)) / max(len(h), 1)}
+
+
+# ------------------------------------------------------------------ correlation
+CORRELATIONS = {"pearson": pearson, "spearman": spearman, "kendall": kendall_tau_b}
+
+
+def by_pair(rows: list[MTRow]) -> dict[str, list[int]]:
+    out: dict = {}
+    for i, r in enumerate(rows):
+        out.setdefault(r.lang_pair, []).append(i)
+    return out
+
+
+def per_pair_correlation(rows: list[MTRow], scores: list[float], method: str = "pearson") -> dict:
+    """{lang_pair: r, ..., "average": mean over pairs}; pairs with constant scores are skipped."""
+    f = CORRELATIONS[method]
+    out = {}
+    for lp, idx in sorted(by_pair(rows).items()):
+        xs = [scores[i] for i in idx]
+        ys = [rows[i].human_score for i in idx]
+        if len(idx) >= 3 and len(set(xs)) > 1 and len(set(ys)) > 1:
+            out[lp] = float(f(xs, ys))
+    out["average"] = sum(out.values()) / len(out) if out else float("nan")
+    return out
+
+
+def average_pearson_ci(rows: list[MTRow], scores: list[float], n_resamples: int = 1000, seed: int = 0):
+    """95% bootstrap interval of the average per-pair Pearson (segments resampled within each pair)."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    groups = [(np.array([scores[i] for i in idx]), np.array([rows[i].human_score for i in idx]))
+              for idx in by_pair(rows).values() if len(idx) >= 3]
+    stats = []
+    for _ in range(n_resamples):
+        rs = []
+        for x, y in groups:
+            j = rng.integers(0, len(x), len(x))
+            if x[j].std() > 0 and y[j].std() > 0:
+                rs.append(float(np.corrcoef(x[j], y[j])[0, 1]))
+        stats.append(sum(rs) / len(rs))
+    lo, hi = np.percentile(stats, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def system_level(rows: list[MTRow], corpus_metrics: dict) -> tuple[list[tuple], dict]:
+    """Per (lang_pair, system): human score (mean of its rows) and each metric's corpus score.
+
+    Returns (keys, {metric: [score per key]}) with keys (lang_pair, system, human)."""
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault((r.lang_pair, r.system), []).append(r)
+    keys, scores = [], {m: [] for m in corpus_metrics}
+    for (lp, system), rs in sorted(groups.items()):
+        human = [r.human_score for r in rs if r.human_score is not None]
+        if not human:
+            continue
+        keys.append((lp, system, sum(human) / len(human)))
+        for m, f in corpus_metrics.items():
+            scores[m].append(float(f([r.hypothesis for r in rs], [r.reference for r in rs])))
+    return keys, scores
+
