@@ -34,3 +34,28 @@ def reference_vs_estimate(names: list[str], reference: list[float], estimate: li
     fig.savefig(path)
     plt.close(fig)
     return outside
+
+
+def metric_vs_human(groups: dict, path, xlabel: str = "BLANC", ylabel: str = "human score") -> None:
+    """One scatter panel per language pair: metric score against human score, Pearson r in the title.
+
+    ``groups``: {name: (metric scores, human scores)}.
+    """
+    import numpy as np
+    n = len(groups)
+    cols = min(n, 3)
+    rows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.4 * rows), dpi=100, squeeze=False)
+    for ax, (name, (x, y)) in zip(axes.ravel(), sorted(groups.items())):
+        x, y = np.asarray(x, float), np.asarray(y, float)
+        r = float(np.corrcoef(x, y)[0, 1]) if len(x) > 2 and x.std() > 0 and y.std() > 0 else float("nan")
+        big = len(x) > 2000
+        ax.scatter(x, y, s=2 if big else 8, alpha=0.25 if big else 0.7, lw=0)
+        ax.set_title(f"{name}: r = {r:.3f} (n = {len(x)})", fontsize=9)
+        ax.set_xlabel(xlabel, fontsize=8)
+        ax.set_ylabel(ylabel, fontsize=8)
+    for ax in axes.ravel()[n:]:
+        ax.axis("off")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

@@ -13,6 +13,7 @@ DEFAULT_CONFIG = {
     "MAX_CONTENT_LENGTH": 2 * 1024 * 1024,      # bytes per request body (413 above)
     "TEXTQA_MAX_BATCH_ITEMS": 1000,             # sentences/documents per request (422 above)
     "TEXTQA_MAX_TOKENS_PER_ITEM": 20000,        # whitespace tokens per item (422 above)
+    "TEXTQA_BLANC_MAX_TOKENS": 1000,            # tokens per hypothesis/reference for BLANC (ACS is |X| x |Y|)
     "TEXTQA_MODELS": None,                      # names to load (None: all known models)
 }
 
@@ -31,9 +32,11 @@ def create_app(artifacts_dir: str | Path | None = None, config: dict | None = No
     register_error_handlers(app)
 
     from .openapi import openapi_document
+    from .blanc import bp as blanc_bp
     from .truecaser import bp as truecaser_bp
 
     app.register_blueprint(truecaser_bp)
+    app.register_blueprint(blanc_bp)
 
     @app.get("/healthz")
     def healthz():

@@ -13,7 +13,8 @@ def _errors(*codes):
 
 
 def openapi_document(app) -> dict:
-    limits = {k: app.config[k] for k in ("MAX_CONTENT_LENGTH", "TEXTQA_MAX_BATCH_ITEMS", "TEXTQA_MAX_TOKENS_PER_ITEM")}
+    limits = {k: app.config[k] for k in ("MAX_CONTENT_LENGTH", "TEXTQA_MAX_BATCH_ITEMS", "TEXTQA_MAX_TOKENS_PER_ITEM",
+                                         "TEXTQA_BLANC_MAX_TOKENS")}
     return {
         "openapi": "3.1.0",
         "info": {"title": "textqa", "version": __version__,
@@ -38,6 +39,16 @@ def openapi_document(app) -> dict:
                                       "content": {"application/json": {"schema": {
                                           "$ref": "#/components/schemas/TruecaseResponse"}}}},
                               **_errors(400, 413, 415, 422, 503)}}},
+            "/v1/blanc/score": {"post": {
+                "summary": "BLANC MT metric (Lita, Rogati & Lavie 2005) with the trained parameters",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "$ref": "#/components/schemas/BlancRequest"},
+                    "examples": {"pairs": {"value": {"pairs": [
+                        {"hypothesis": "The cat sat on the mat.", "references": ["The cat is on the mat."]}]}}}}}},
+                "responses": {"200": {"description": "one score per pair, or one corpus score; the signature",
+                                      "content": {"application/json": {"schema": {
+                                          "$ref": "#/components/schemas/BlancResponse"}}}},
+                              **_errors(400, 413, 415, 422, 503)}}},
         },
         "components": {"schemas": {
             "Error": {"type": "object", "required": ["error"], "properties": {"error": {
@@ -53,6 +64,21 @@ def openapi_document(app) -> dict:
                 "baseline": {"type": "boolean", "default": False,
                              "description": "use the unigram most-frequent-casing baseline"}},
                 "oneOf": [{"required": ["text"]}, {"required": ["sentences"]}]},
+            "BlancRequest": {"type": "object", "additionalProperties": False, "required": ["pairs"], "properties": {
+                "pairs": {"type": "array", "minItems": 1, "maxItems": app.config["TEXTQA_MAX_BATCH_ITEMS"],
+                          "items": {"type": "object", "additionalProperties": False,
+                                    "required": ["hypothesis", "references"], "properties": {
+                                        "hypothesis": {"type": "string", "minLength": 1},
+                                        "references": {"type": "array", "minItems": 1,
+                                                       "items": {"type": "string", "minLength": 1}}}}},
+                "corpus": {"type": "boolean", "default": False,
+                           "description": "one system-level score over all pairs instead of one per pair"}}},
+            "BlancResponse": {"type": "object", "properties": {
+                "scores": {"type": "array", "items": {"$ref": "#/components/schemas/BlancScore"}},
+                "corpus": {"$ref": "#/components/schemas/BlancScore"},
+                "signature": {"type": "string"}, "model": {"type": "object"}}},
+            "BlancScore": {"type": "object", "properties": {
+                "score": {"type": "number"}, "precision": {"type": "number"}, "recall": {"type": "number"}}},
             "TruecaseResponse": {"type": "object", "properties": {
                 "text": {"type": "string"}, "sentences": {"type": "array", "items": {"type": "string"}},
                 "model": {"type": "object"}}},

@@ -41,7 +41,12 @@ def _load_truecaser(path: Path):
     return TruecaserService.load(path)
 
 
-SPECS = [ModelSpec("truecaser", _load_truecaser)]
+def _load_blanc(path: Path):
+    from models.blanc.store import load_blanc
+    return load_blanc(path)
+
+
+SPECS = [ModelSpec("truecaser", _load_truecaser), ModelSpec("blanc", _load_blanc)]
 
 
 def load_models(artifacts_dir: Path, only: list[str] | None = None) -> dict[str, ModelSlot]:

@@ -1,7 +1,9 @@
 """The ``textqa`` command: train, run, evaluate and serve the models.
 
-    textqa train all | truecaser [...]
+    textqa train all | truecaser | blanc [...]
     textqa truecase [--model DIR] [--tokenized] [--baseline]     (stdin -> stdout)
+    textqa blanc score [--model DIR] --refs R1 [R2 ...] [--hyps FILE] [--corpus]
+    textqa eval correlate --tsv FILE [--model DIR] [--system-level] [--plot F.png] [--json]
     textqa eval truecase GOLD PRED [--json]
     textqa eval rank --qrels FILE --run FILE [--json]
     textqa eval agreement --distance nominal|jaccard|masi FILE.tsv [--json]
@@ -153,7 +155,15 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Score system output files against reference files.")
     evs = ev.add_subparsers(dest="metric", required=True, metavar="METRIC")
     from evaluation.commands import register
-    register(evs)
+    register(evs, extra={"correlate": "training.blanc_report"})
+
+    from textqa import blanc_cmd
+    bl = sub.add_parser("blanc", help="use the trained BLANC MT metric",
+                        description="Use the trained BLANC metric (Lita, Rogati & Lavie 2005).")
+    bls = bl.add_subparsers(dest="action", required=True, metavar="ACTION")
+    bsc = bls.add_parser("score", help=blanc_cmd.HELP, description=blanc_cmd.DESCRIPTION)
+    blanc_cmd.add_arguments(bsc)
+    bsc.set_defaults(func=blanc_cmd.run)
 
     sv = sub.add_parser("serve", help="serve the models over HTTP with gunicorn",
                         description="Run the Flask service under gunicorn (production WSGI server).")

@@ -22,9 +22,10 @@ COMMANDS = {
 }
 
 
-def register(subparsers) -> None:
-    """Add every scorer's subcommand to ``textqa eval``."""
-    for name, module in COMMANDS.items():
+def register(subparsers, extra: dict | None = None) -> None:
+    """Add every scorer's subcommand to ``textqa eval``; ``extra`` adds commands that live
+    elsewhere (the MT correlation report needs a trained model, so it lives in training/)."""
+    for name, module in {**COMMANDS, **(extra or {})}.items():
         mod = importlib.import_module(module)
         p = subparsers.add_parser(name, help=mod.HELP, description=wrap(mod.DESCRIPTION),
                                   formatter_class=argparse.RawDescriptionHelpFormatter)

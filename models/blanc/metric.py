@@ -28,6 +28,7 @@ from .acs import GAP_SIDES, common_skip_ngram_mass, own_skip_ngram_mass
 from .matching import MATCHINGS, match_matrix
 
 TOKENIZERS = ("13a", "13a-words", "none")
+MAX_CELLS = 4_000_000          # |hyp| x |ref| tokens: the grid holds one float per cell
 
 
 @dataclass
@@ -147,6 +148,9 @@ class BLANC:
         """[3, K]: common, hypothesis-own and reference-own skip-k-gram mass, k = 1..K."""
         p = self.params
         K = p.max_k
+        if len(hyp) * len(ref) > MAX_CELLS:
+            raise ValueError(f"sentence pair too long for ACS: {len(hyp)} x {len(ref)} tokens "
+                             f"(limit {MAX_CELLS:,} token pairs)")
         M = match_matrix(ref, hyp, p.matching, p.partial_weight, p.prefix_len)
         out = np.empty((3, K))
         out[0] = common_skip_ngram_mass(M, p.alpha, p.beta, K, p.gap_side)

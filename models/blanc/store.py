@@ -19,11 +19,14 @@ def save_blanc(params: BLANCParams, dest, *, metrics: dict | None = None, data_f
 
 
 def load_blanc(path) -> BLANC:
-    """A ``BLANC`` metric with an artifact's learned parameters (checksums verified first)."""
+    """A ``BLANC`` metric with an artifact's learned parameters (checksums verified first);
+    ``metric.manifest`` holds the artifact's manifest."""
     path = Path(path)
-    load_manifest(path, expect_name=ARTIFACT_NAME, max_format_version=FORMAT_VERSION)
+    manifest = load_manifest(path, expect_name=ARTIFACT_NAME, max_format_version=FORMAT_VERSION)
     try:
         params = BLANCParams.from_dict(json.loads((path / "params.json").read_text(encoding="utf-8")))
     except (ValueError, TypeError) as e:
         raise ArtifactError(f"{path}/params.json: {e}") from e
-    return BLANC(params)
+    metric = BLANC(params)
+    metric.manifest = manifest
+    return metric
