@@ -45,6 +45,8 @@ run: train
 	@echo "Serving on http://$(HOST):$(PORT)  (Ctrl-C stops).  Try:"
 	@echo "  curl -s -X POST http://$(HOST):$(PORT)/v1/truecase -H 'Content-Type: application/json' \\"
 	@echo "       -d '{\"text\": \"the president of the united states visited new york on monday.\"}'"
+	@echo "  curl -s -X POST http://$(HOST):$(PORT)/v1/blanc/score -H 'Content-Type: application/json' \\"
+	@echo "       -d '{\"pairs\": [{\"hypothesis\": \"The cat sat on a mat.\", \"references\": [\"The cat sat on the mat.\"]}]}'"
 	@echo
 	$(VENV)/bin/textqa serve --host $(HOST) --port $(PORT) --workers $(WORKERS) --artifacts $(ARTIFACTS)
 
@@ -53,6 +55,7 @@ test: venv
 
 bench: train
 	$(PY) -m bench.truecaser --artifacts $(ARTIFACTS)
+	$(PY) -m bench.blanc --artifacts $(ARTIFACTS)
 
 clean:
 	rm -rf .build .cache .pytest_cache

@@ -136,8 +136,6 @@ def main(argv=None) -> int:
     peer = results["truecase-pypi"]["tokens_per_second"]
     v = results["viterbi"]
     lines = [
-        "# Benchmarks",
-        "",
         "## Truecaser (`make bench`, `python -m bench.truecaser`)",
         "",
         f"Run on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores; each system decodes "
@@ -171,7 +169,8 @@ def main(argv=None) -> int:
         f"{v['wsj_tokens']:,} tokens, `data/news/conll2000.zip`); never trained on (the default training data has Reuters news, no WSJ).",
         "",
     ]
-    args.out.write_text("\n".join(lines))
+    from bench.report import write_section
+    write_section(args.out, "truecaser", lines)
     print("\n".join(lines))
     return 0
 

@@ -45,3 +45,18 @@ def truecaser_artifact(small_truecaser, tmp_path_factory):
     root = tmp_path_factory.mktemp("artifacts")
     save_truecaser(small_truecaser, root / "truecaser", punkt_dir=PUNKT_DIR, metrics={"note": "test model"})
     return root
+
+
+@pytest.fixture(scope="session")
+def blanc_artifact(tmp_path_factory):
+    """An artifacts root holding BLANC trained briefly on the real COLING-16 DA judgments (780 segments)."""
+    from training.blanc import add_arguments, run
+    import argparse
+    root = tmp_path_factory.mktemp("blanc-artifacts")
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    args = p.parse_args(["--train", str(DATA_DIR / "mt" / "coling16_toen_da_seg.tsv.gz"), "--test",
+                         "--restarts", "2", "--jobs", "1", "--max-steps", "8", "--no-baselines",
+                         "--artifacts", str(root)])
+    assert run(args) == 0
+    return root

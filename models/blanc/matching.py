@@ -36,18 +36,70 @@ def _stem(word: str) -> str:
     return _stemmer().stem(word)
 
 
-def _greedy(pairs, m: int, n: int, used_x: np.ndarray, used_y: np.ndarray, M: np.ndarray, weight: float) -> None:
-    """Accept candidate (x, y) pairs closest in relative position first, each word once."""
+def _greedy(pairs, m: int, n: int, used_x: list, used_y: list, weights=None) -> list:
+    """Accept candidate (x, y) pairs closest in relative position first, each word once.
+
+    Returns the accepted (x, y, weight) triples; ``weights`` maps a pair to its node factor."""
     pairs.sort(key=lambda p: (abs((p[0] + 0.5) / m - (p[1] + 0.5) / n), p[0], p[1]))
+    accepted = []
     for x, y in pairs:
         if not used_x[x] and not used_y[y]:
             used_x[x] = used_y[y] = True
-            M[x, y] = weight
+            accepted.append((x, y, 1.0 if weights is None else weights[(x, y)]))
+    return accepted
+
+
+def alignment(ref: list[str], hyp: list[str], partial: bool = True, prefix_len: int = 4) -> tuple[list, list]:
+    """One-to-one alignment: (exact pairs, partial triples (x, y, node factor))."""
+    m, n = len(ref), len(hyp)
+    if not m or not n:
+        return [], []
+    where: dict = {}
+    for y, w in enumerate(hyp):
+        where.setdefault(w, []).append(y)
+    pairs = [(x, y) for x, w in enumerate(ref) for y in where.get(w, ())]
+    used_x, used_y = [False] * m, [False] * n
+    exact = [(x, y) for x, y, _ in _greedy(pairs, m, n, used_x, used_y)]
+    if not partial or len(exact) == min(m, n):
+        return exact, []
+    keys_h: dict = {}
+    for y, w in enumerate(hyp):
+        if not used_y[y] and w[:1].isalnum():
+            for key in _partial_keys(w, prefix_len):
+                keys_h.setdefault(key, []).append(y)
+    candidates = set()
+    for x, w in enumerate(ref):
+        if not used_x[x] and w[:1].isalnum():
+            for key in _partial_keys(w, prefix_len):
+                candidates.update((x, y) for y in keys_h.get(key, ()))
+    partial_pairs = _greedy(sorted(candidates), m, n, used_x, used_y)
+    # then character-trigram look-alikes (misspellings, inflections the stemmer misses):
+    # node factor = their Dice coefficient
+    left_y = [(y, _trigrams(hyp[y])) for y in range(n)
+              if not used_y[y] and len(hyp[y]) >= 3 and hyp[y][:1].isalnum()]
+    if left_y:
+        dice_of = {}
+        for x in range(m):
+            if used_x[x] or len(ref[x]) < 3 or not ref[x][:1].isalnum():
+                continue
+            gx = _trigrams(ref[x])
+            lx = len(gx)
+            for y, gy in left_y:
+                ly = len(gy)
+                if 2 * min(lx, ly) < CHAR_DICE_MIN * (lx + ly):      # cannot reach the threshold
+                    continue
+                dice = 2 * len(gx & gy) / (lx + ly)
+                if dice >= CHAR_DICE_MIN:
+                    dice_of[(x, y)] = dice
+        if dice_of:
+            partial_pairs += _greedy(list(dice_of), m, n, used_x, used_y, dice_of)
+    return exact, partial_pairs
 
 
 def match_parts(ref: list[str], hyp: list[str], matching: str = "one-to-one", partial: bool = True,
                 prefix_len: int = 4) -> tuple[np.ndarray, np.ndarray]:
-    """(exact, partial): 0/1 matrices of the matches, x indexing ``ref`` and y ``hyp``.
+    """(exact, partial) matrices, x indexing ``ref`` and y ``hyp``: exact matches are 1, partial
+    ones hold their node factor (1 for a prefix/stem match, the Dice coefficient for a look-alike).
 
     The alignment does not depend on the partial weight (exact pairs are made first), so
     training can re-weight partial matches without aligning again.
@@ -57,46 +109,12 @@ def match_parts(ref: list[str], hyp: list[str], matching: str = "one-to-one", pa
         return E, np.zeros_like(E)
     if matching != "one-to-one":
         raise ValueError(f"matching must be one of {MATCHINGS}, not {matching!r}")
-    m, n = len(ref), len(hyp)
-    E, P = np.zeros((m, n)), np.zeros((m, n))
-    if not m or not n:
-        return E, P
-    where: dict = {}
-    for y, w in enumerate(hyp):
-        where.setdefault(w, []).append(y)
-    pairs = [(x, y) for x, w in enumerate(ref) for y in where.get(w, ())]
-    used_x, used_y = np.zeros(m, bool), np.zeros(n, bool)
-    _greedy(pairs, m, n, used_x, used_y, E, 1.0)
-    if partial and not (used_x.all() or used_y.all()):
-        keys_h: dict = {}
-        for y, w in enumerate(hyp):
-            if not used_y[y] and w[:1].isalnum():
-                for key in _partial_keys(w, prefix_len):
-                    keys_h.setdefault(key, []).append(y)
-        candidates = set()
-        for x, w in enumerate(ref):
-            if not used_x[x] and w[:1].isalnum():
-                for key in _partial_keys(w, prefix_len):
-                    candidates.update((x, y) for y in keys_h.get(key, ()))
-        _greedy(sorted(candidates), m, n, used_x, used_y, P, 1.0)
-        # then character-trigram look-alikes (misspellings, inflections the stemmer misses):
-        # node factor = their Dice coefficient
-        left_y = [y for y in range(n) if not used_y[y] and len(hyp[y]) >= 3 and hyp[y][:1].isalnum()]
-        similar = []
-        for x in range(m):
-            if used_x[x] or len(ref[x]) < 3 or not ref[x][:1].isalnum():
-                continue
-            gx = _trigrams(ref[x])
-            for y in left_y:
-                gy = _trigrams(hyp[y])
-                dice = 2 * len(gx & gy) / (len(gx) + len(gy))
-                if dice >= CHAR_DICE_MIN:
-                    similar.append((x, y, dice))
-        dice_of = {(x, y): d for x, y, d in similar}
-        before = P.copy()
-        _greedy([(x, y) for x, y, _ in similar], m, n, used_x, used_y, P, 1.0)
-        for x, y in zip(*np.nonzero(P - before)):
-            P[x, y] = dice_of[(x, y)]
+    E, P = np.zeros((len(ref), len(hyp))), np.zeros((len(ref), len(hyp)))
+    exact, partial_pairs = alignment(ref, hyp, partial, prefix_len)
+    for x, y in exact:
+        E[x, y] = 1.0
+    for x, y, f in partial_pairs:
+        P[x, y] = f
     return E, P
 
 

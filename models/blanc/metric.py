@@ -127,9 +127,20 @@ class BLANC:
             from textqa import __version__ as version
         self.version = version
         self._tokenizer = None
+        self._token_cache: dict = {}
 
     # ------------------------------------------------------------ text -> tokens
     def tokens(self, text: str) -> list[str]:
+        cache = self._token_cache
+        out = cache.get(text)
+        if out is None:
+            out = self._tokens(text)
+            if len(cache) >= 65536:         # bounded, like sacrebleu's tokenizer cache
+                cache.clear()
+            cache[text] = out
+        return out
+
+    def _tokens(self, text: str) -> list[str]:
         p = self.params
         if p.lowercase:
             text = text.lower()
@@ -140,7 +151,7 @@ class BLANC:
             self._tokenizer = Tokenizer13a()
         tokens = self._tokenizer(text).split()
         if p.tokenize == "13a-words":
-            tokens = [t for t in tokens if any(ch.isalnum() for ch in t)]
+            tokens = [t for t in tokens if t[0].isalnum() or any(ch.isalnum() for ch in t)]
         return tokens
 
     # ------------------------------------------------------------ sufficient statistics

@@ -1,0 +1,107 @@
+"""textqa blanc score and textqa eval correlate: outputs and bad input."""
+import gzip
+import io
+import json
+import sys
+
+import pytest
+
+from textqa.cli import main
+from textqa.paths import DATA_DIR
+
+COLING = DATA_DIR / "mt" / "coling16_toen_da_seg.tsv.gz"
+
+
+@pytest.fixture
+def small_tsv(tmp_path):
+    """The first 90 rows of the real COLING-16 DA file (cs-en and de-en)."""
+    lines = gzip.open(COLING, "rt", encoding="utf-8").read().splitlines()[:91]
+    path = tmp_path / "small.tsv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _score(argv, stdin=b"", capsys=None, monkeypatch=None):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
+    return main(argv)
+
+
+def test_blanc_score_lines_and_corpus(blanc_artifact, tmp_path, capsys, monkeypatch):
+    ref = tmp_path / "ref.txt"
+    ref.write_text("The cat sat on the mat.\nA dog barked.\n", encoding="utf-8")
+    model = str(blanc_artifact / "blanc")
+    assert _score(["blanc", "score", "--model", model, "--refs", str(ref)],
+                  b"The cat sat on the mat.\nA cat meowed.\n", monkeypatch=monkeypatch) == 0
+    out = capsys.readouterr()
+    scores = [float(x) for x in out.out.split()]
+    assert scores[0] == pytest.approx(1.0) and 0 < scores[1] < 1
+    assert "BLANC|" in out.err
+    hyps = tmp_path / "hyp.txt"
+    hyps.write_text("The cat sat on the mat.\nA cat meowed.\n", encoding="utf-8")
+    assert main(["blanc", "score", "--model", model, "--refs", str(ref), str(ref), "--hyps", str(hyps),
+                 "--corpus"]) == 0
+    corpus = float(capsys.readouterr().out)
+    assert min(scores) < corpus < max(scores)
+
+
+@pytest.mark.parametrize("ref_text, hyp_text, message", [
+    ("one\ntwo\n", "one\n", "ref.txt: 2 lines but <stdin> has 1"),
+    ("one\ntwo\n", "one\n\n", "<stdin>:2: empty hypothesis"),
+    ("one\n\n", "one\ntwo\n", "ref.txt:2: empty reference"),
+])
+def test_blanc_score_bad_input_names_file_and_line(blanc_artifact, tmp_path, capsys, monkeypatch, ref_text,
+                                                   hyp_text, message):
+    ref = tmp_path / "ref.txt"
+    ref.write_text(ref_text, encoding="utf-8")
+    assert _score(["blanc", "score", "--model", str(blanc_artifact / "blanc"), "--refs", str(ref)],
+                  hyp_text.encode(), monkeypatch=monkeypatch) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_blanc_score_non_utf8_and_missing_model(blanc_artifact, tmp_path, capsys, monkeypatch):
+    ref = tmp_path / "ref.txt"
+    ref.write_bytes(b"ok\n\xff\xfe bad\n")
+    assert _score(["blanc", "score", "--model", str(blanc_artifact / "blanc"), "--refs", str(ref)],
+                  b"ok\nfine\n", monkeypatch=monkeypatch) == 2
+    assert "ref.txt:2: not valid UTF-8" in capsys.readouterr().err
+    assert _score(["blanc", "score", "--model", str(tmp_path / "nowhere"), "--refs", str(ref)], b"x\n",
+                  monkeypatch=monkeypatch) == 2
+    assert "not a model artifact" in capsys.readouterr().err
+
+
+def test_correlate_json_has_exactly_the_documented_shape(blanc_artifact, small_tsv, capsys):
+    assert main(["eval", "correlate", "--tsv", str(small_tsv), "--model", str(blanc_artifact / "blanc"),
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert list(out) == ["segment"]
+    assert set(out["segment"]) == {"cs-en", "de-en", "average"}
+    for row in out["segment"].values():
+        assert set(row) == {"blanc", "sentbleu", "chrf", "rougeL"}
+        assert all(-1 <= v <= 1 for v in row.values())
+
+
+def test_correlate_system_level_and_plot(blanc_artifact, small_tsv, tmp_path, capsys):
+    png = tmp_path / "scatter.png"
+    assert main(["eval", "correlate", "--tsv", str(small_tsv), "--model", str(blanc_artifact / "blanc"),
+                 "--system-level", "--plot", str(png), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"segment", "system"} and "average" in out["system"]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("content, message", [
+    ("lang_pair\tseg_id\tsystem\tsource\treference\thypothesis\n", "small.tsv:1: header lacks column(s) human_score"),
+    ("lang_pair\tseg_id\tsystem\tsource\treference\thypothesis\thuman_score\nde-en\t1\tX\ts\tr\th\n",
+     "small.tsv:2: expected 7 tab-separated fields, got 6"),
+    ("lang_pair\tseg_id\tsystem\tsource\treference\thypothesis\thuman_score\nde-en\t1\tX\ts\tr\th\tgood\n",
+     "small.tsv:2: human_score 'good' is not a number"),
+    ("lang_pair\tseg_id\tsystem\tsource\treference\thypothesis\thuman_score\nde-en\t1\tX\ts\tr\t\t0.5\n",
+     "small.tsv:2: empty hypothesis"),
+    ("lang_pair\tseg_id\tsystem\tsource\treference\thypothesis\thuman_score\nde-en\t1\tX\ts\t \th\t0.5\n",
+     "small.tsv:2: empty reference"),
+])
+def test_correlate_bad_tsv_names_file_and_line(tmp_path, capsys, content, message):
+    path = tmp_path / "small.tsv"
+    path.write_text(content, encoding="utf-8")
+    assert main(["eval", "correlate", "--tsv", str(path), "--metrics", "sentbleu"]) == 2
+    assert message in capsys.readouterr().err
