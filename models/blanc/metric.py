@@ -234,3 +234,21 @@ class BLANC:
 
     def params_json(self) -> str:
         return json.dumps(self.params.to_dict(), indent=2)
+
+
+def rouge_s(hypothesis: list[str], reference: list[str], beta_f: float = 1.0) -> dict:
+    """ROUGE-S (Lin 2004, skip-bigrams at any distance) through ACS: section 3's special case,
+    k = 2 with alpha = beta = 0 and all-pairs matching, so P = SKIP2 / C(|hyp|, 2) and
+    R = SKIP2 / C(|ref|, 2).
+
+    Equal to ROUGE-S when no word repeats (a test cross-checks it against a direct count).
+    With repeated words ACS counts every pair of occurrences (count_X x count_Y) where
+    ROUGE-1.5.5 clips each skip-bigram to min(count_X, count_Y).
+    """
+    from .acs import exact_match_matrix
+    common = common_skip_ngram_mass(exact_match_matrix(reference, hypothesis), 0.0, 0.0, 2)[1]
+    own_h = own_skip_ngram_mass(len(hypothesis), 0.0, 2)[1]
+    own_r = own_skip_ngram_mass(len(reference), 0.0, 2)[1]
+    p = common / own_h if own_h else 0.0
+    r = common / own_r if own_r else 0.0
+    return {"precision": p, "recall": r, "f": float(f_measure(p, r, beta_f)), "skip2": common}

@@ -139,6 +139,9 @@ def test_rouge_s_special_case(words, m, n):
     assert common2 == ref_common
     assert common2 / own_skip_ngram_mass(n, 0.0, 2)[1] == pytest.approx(ref_p)
     assert common2 / own_skip_ngram_mass(m, 0.0, 2)[1] == pytest.approx(ref_r)
+    from models.blanc.metric import rouge_s as acs_rouge_s
+    r = acs_rouge_s(Y, X)
+    assert (r["skip2"], r["precision"], r["recall"]) == pytest.approx((ref_common, ref_p, ref_r))
 
 
 def test_empty_sentences_and_bad_options():
