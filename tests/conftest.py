@@ -40,10 +40,14 @@ def small_truecaser(wiki_sentences, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def truecaser_artifact(small_truecaser, tmp_path_factory):
-    """An artifacts root holding a saved small truecaser."""
+    """An artifacts root holding a saved small truecaser (and an untrained BLANC)."""
     from models.truecaser.model import save_truecaser
     root = tmp_path_factory.mktemp("artifacts")
     save_truecaser(small_truecaser, root / "truecaser", punkt_dir=PUNKT_DIR, metrics={"note": "test model"})
+    # every model the service knows must be present for /readyz: BLANC with its untrained defaults
+    from models.blanc.metric import BLANCParams
+    from models.blanc.store import save_blanc
+    save_blanc(BLANCParams(), root / "blanc", metrics={"note": "untrained test model"})
     return root
 
 
