@@ -59,3 +59,22 @@ def metric_vs_human(groups: dict, path, xlabel: str = "BLANC", ylabel: str = "hu
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+def roc_curves(curves: dict, path, title: str = "") -> None:
+    """ROC curves, one per label (Lita et al. 2008 figures 1-2): {label: (y_true, scores)}."""
+    from sklearn.metrics import roc_auc_score, roc_curve
+    fig, ax = plt.subplots(figsize=(4.5, 4.5), dpi=100)
+    for label, (y, s) in curves.items():
+        fpr, tpr, _ = roc_curve(y, s)
+        ax.plot(fpr, tpr, lw=1.2, label=f"{label} (AUC {roc_auc_score(y, s):.3f})")
+    ax.plot([0, 1], [0, 1], color="grey", lw=0.6, ls="--")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.01)
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

@@ -28,7 +28,7 @@ class CLIError(Exception):
 
 
 # ---------------------------------------------------------------- train
-TRAINERS = {"truecaser": "training.truecaser", "blanc": "training.blanc"}
+TRAINERS = {"truecaser": "training.truecaser", "blanc": "training.blanc", "icd9": "training.icd9"}
 
 
 def _trainer(name):
