@@ -49,6 +49,17 @@ def openapi_document(app) -> dict:
                                       "content": {"application/json": {"schema": {
                                           "$ref": "#/components/schemas/BlancResponse"}}}},
                               **_errors(400, 413, 415, 422, 503)}}},
+            "/v1/icd9/code": {"post": {
+                "summary": "ICD-9-CM codes for clinical documents (Lita et al. 2008: per-code SVM or BRR)",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "$ref": "#/components/schemas/Icd9Request"},
+                    "examples": {"one": {"value": {"documents": [
+                        {"id": "1", "text": "Cough and fever for three days. No focal pneumonia."}],
+                        "classifier": "svm"}}}}}},
+                "responses": {"200": {"description": "codes above threshold per document, best first",
+                                      "content": {"application/json": {"schema": {
+                                          "$ref": "#/components/schemas/Icd9Response"}}}},
+                              **_errors(400, 413, 415, 422, 503)}}},
         },
         "components": {"schemas": {
             "Error": {"type": "object", "required": ["error"], "properties": {"error": {
@@ -79,6 +90,20 @@ def openapi_document(app) -> dict:
                 "signature": {"type": "string"}, "model": {"type": "object"}}},
             "BlancScore": {"type": "object", "properties": {
                 "score": {"type": "number"}, "precision": {"type": "number"}, "recall": {"type": "number"}}},
+            "Icd9Request": {"type": "object", "additionalProperties": False, "required": ["documents"],
+                            "properties": {
+                "documents": {"type": "array", "minItems": 1, "maxItems": app.config["TEXTQA_MAX_BATCH_ITEMS"],
+                              "items": {"type": "object", "required": ["id"], "properties": {
+                                  "id": {"type": ["string", "integer"]}, "text": {"type": "string", "minLength": 1},
+                                  "sections": {"type": "object", "additionalProperties": {"type": "string"}}}}},
+                "classifier": {"type": "string", "enum": ["svm", "brr"], "default": "svm"},
+                "all_scores": {"type": "boolean", "default": False}}},
+            "Icd9Response": {"type": "object", "properties": {
+                "documents": {"type": "array", "items": {"type": "object", "properties": {
+                    "id": {"type": "string"}, "codes": {"type": "array", "items": {"type": "object", "properties": {
+                        "code": {"type": "string"}, "score": {"type": "number"},
+                        "description": {"type": ["string", "null"]}}}}}}},
+                "classifier": {"type": "string"}, "model": {"type": "object"}}},
             "TruecaseResponse": {"type": "object", "properties": {
                 "text": {"type": "string"}, "sentences": {"type": "array", "items": {"type": "string"}},
                 "model": {"type": "object"}}},

@@ -46,7 +46,12 @@ def _load_blanc(path: Path):
     return load_blanc(path)
 
 
-SPECS = [ModelSpec("truecaser", _load_truecaser), ModelSpec("blanc", _load_blanc)]
+def _load_icd9(path: Path):
+    from models.icd9.store import load_coder
+    return load_coder(path)
+
+
+SPECS = [ModelSpec("truecaser", _load_truecaser), ModelSpec("blanc", _load_blanc), ModelSpec("icd9", _load_icd9)]
 
 
 def load_models(artifacts_dir: Path, only: list[str] | None = None) -> dict[str, ModelSlot]:

@@ -1,9 +1,11 @@
 """The ``textqa`` command: train, run, evaluate and serve the models.
 
-    textqa train all | truecaser | blanc [...]
+    textqa train all | truecaser | blanc | icd9 [...]
     textqa truecase [--model DIR] [--tokenized] [--baseline]     (stdin -> stdout)
     textqa blanc score [--model DIR] --refs R1 [R2 ...] [--hyps FILE] [--corpus]
     textqa eval correlate --tsv FILE [--model DIR] [--system-level] [--plot F.png] [--json]
+    textqa icd9 code [--model DIR] (--cmc-xml F | --jsonl F | stdin JSONL) [--classifier svm|brr]
+    textqa eval icd9 GOLD PRED [--json]
     textqa eval truecase GOLD PRED [--json]
     textqa eval rank --qrels FILE --run FILE [--json]
     textqa eval agreement --distance nominal|jaccard|masi FILE.tsv [--json]
@@ -155,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Score system output files against reference files.")
     evs = ev.add_subparsers(dest="metric", required=True, metavar="METRIC")
     from evaluation.commands import register
-    register(evs, extra={"correlate": "training.blanc_report"})
+    register(evs, extra={"correlate": "training.blanc_report", "icd9": "training.icd9_report"})
 
     from textqa import blanc_cmd
     bl = sub.add_parser("blanc", help="use the trained BLANC MT metric",
@@ -164,6 +166,14 @@ def build_parser() -> argparse.ArgumentParser:
     bsc = bls.add_parser("score", help=blanc_cmd.HELP, description=blanc_cmd.DESCRIPTION)
     blanc_cmd.add_arguments(bsc)
     bsc.set_defaults(func=blanc_cmd.run)
+
+    from textqa import icd9_cmd
+    ic = sub.add_parser("icd9", help="use the trained ICD-9 coders",
+                        description="Use the trained ICD-9-CM coders (Lita et al. 2008).")
+    ics = ic.add_subparsers(dest="action", required=True, metavar="ACTION")
+    icc = ics.add_parser("code", help=icd9_cmd.HELP, description=icd9_cmd.DESCRIPTION)
+    icd9_cmd.add_arguments(icc)
+    icc.set_defaults(func=icd9_cmd.run)
 
     sv = sub.add_parser("serve", help="serve the models over HTTP with gunicorn",
                         description="Run the Flask service under gunicorn (production WSGI server).")

@@ -14,7 +14,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 
 from evaluation.icd9 import format_report, score_codes, top_codes_table
 from models.icd9.coder import CLASSIFIERS, ICD9Coder

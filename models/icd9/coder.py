@@ -207,3 +207,18 @@ class ICD9Coder:
     def predict(self, records: list[Record], classifier: str = "svm") -> list[list[tuple[str, float]]]:
         S, T = self.scores(records, classifier)
         return [[(self.codes_[j], float(S[i, j])) for j in idx] for i, idx in enumerate(self.decide(S, T))]
+
+    def code(self, records: list[Record], classifier: str = "svm", all_scores: bool = False) -> list[dict]:
+        """JSON-ready results: {"id", "codes": [{"code", "score", "description"}, ...]} per record, codes
+        above threshold best first; ``all_scores`` adds every code's margin over its threshold."""
+        descriptions = getattr(self, "descriptions", {}) or {}
+        S, T = self.scores(records, classifier)
+        out = []
+        for i, idx in enumerate(self.decide(S, T)):
+            item = {"id": records[i].id,
+                    "codes": [{"code": self.codes_[j], "score": round(float(S[i, j]), 6),
+                               "description": descriptions.get(self.codes_[j])} for j in idx]}
+            if all_scores:
+                item["scores"] = {c: round(float(S[i, j] - T[j]), 6) for j, c in enumerate(self.codes_)}
+            out.append(item)
+        return out

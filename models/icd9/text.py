@@ -9,8 +9,9 @@ NegEx-style pass (Chapman et al. 2001) marks the words in the scope of a negatio
 ("no", "without", "negative for", "no evidence of", ...) as ``NEG_word`` and those in the
 scope of an uncertainty trigger ("possible", "cannot exclude", "versus", ...) as ``UNC_word``.
 A scope runs for at most ``window`` content words and stops at the end of the sentence or at
-a scope terminator ("but", "however", "which", ...).  Section names prefix every feature
-(``H_`` clinical history, ``I_`` impression) when the record has sections.
+a scope terminator ("but", "however", "which", ...).  When a record has sections, every
+feature also appears prefixed with its section (``H_`` clinical history, ``I_`` impression);
+the plain copy lets records without sections (plain text) use the same model.
 """
 from __future__ import annotations
 
@@ -121,6 +122,10 @@ def record_features(sections: dict[str, str], options: TextOptions) -> list[str]
     """Features of a record given as {section name: text}; ``text`` alone means no sections."""
     out = []
     for name, text in sections.items():
-        prefix = f"{name[:1].upper()}_" if options.sections and name != "text" else ""
-        out.extend(section_features(text, options, prefix))
+        feats = section_features(text, options)
+        out.extend(feats)
+        if options.sections and name != "text":
+            # section-prefixed copies as well, so that unsectioned text still meets the plain features
+            prefix = f"{name[:1].upper()}_"
+            out.extend(prefix + f for f in feats)
     return out

@@ -1,0 +1,59 @@
+"""``textqa icd9 code``: assign ICD-9-CM codes to clinical records."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from evaluation.io import EvalInputError
+from textqa.paths import artifacts_dir
+
+HELP = "assign ICD-9-CM codes to clinical records (JSONL out)"
+DESCRIPTION = ("Code records with the trained ICD-9 coder. Input: --cmc-xml FILE (CMC 2007 challenge XML), "
+               "--jsonl FILE, or JSONL on stdin; one record a line: {\"id\": ..., \"text\": ...} (or "
+               "\"sections\": {name: text}). Output, one line per record: {\"id\": ..., \"codes\": "
+               "[{\"code\": \"786.2\", \"score\": ..., \"description\": \"Cough\"}, ...]}, codes above their "
+               "threshold, best first.")
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--model", type=Path, default=None, help="ICD-9 artifact (default: <artifacts>/icd9)")
+    p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: $TEXTQA_ARTIFACTS "
+                                                                "or ./artifacts)")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--cmc-xml", type=Path, help="CMC 2007 challenge XML file")
+    src.add_argument("--jsonl", type=Path, help="JSONL records (default: stdin)")
+    p.add_argument("--classifier", default="svm", help="svm (default, better in cross-validation) or brr")
+    p.add_argument("--all-scores", action="store_true",
+                   help="add \"scores\": every code's margin over its threshold (for AUC in 'textqa eval icd9')")
+
+
+def run(args) -> int:
+    from models.artifact import ArtifactError
+    from models.icd9.records import RecordError, read_cmc_xml, read_jsonl
+    from models.icd9.store import load_coder
+
+    try:
+        coder = load_coder(args.model or artifacts_dir(args.artifacts) / "icd9")
+    except ArtifactError as e:
+        raise EvalInputError(str(e)) from e
+    if args.classifier not in coder.models_:
+        raise EvalInputError(f"unknown classifier {args.classifier!r}; this model has {', '.join(coder.models_)}")
+    try:
+        if args.cmc_xml:
+            records = read_cmc_xml(args.cmc_xml)
+        elif args.jsonl:
+            records = read_jsonl(args.jsonl)
+        else:
+            data = sys.stdin.buffer.read()
+            try:
+                lines = data.decode("utf-8").splitlines()
+            except UnicodeDecodeError as e:
+                line = data[:e.start].count(b"\n") + 1
+                raise RecordError(f"<stdin>:{line}: not valid UTF-8 (byte offset {e.start})") from None
+            records = read_jsonl("<stdin>", lines=lines)
+    except RecordError as e:
+        raise EvalInputError(str(e)) from e
+    for item in coder.code(records, args.classifier, args.all_scores):
+        sys.stdout.write(json.dumps(item) + "\n")
+    return 0
