@@ -47,6 +47,8 @@ run: train
 	@echo "       -d '{\"text\": \"the president of the united states visited new york on monday.\"}'"
 	@echo "  curl -s -X POST http://$(HOST):$(PORT)/v1/blanc/score -H 'Content-Type: application/json' \\"
 	@echo "       -d '{\"pairs\": [{\"hypothesis\": \"The cat sat on a mat.\", \"references\": [\"The cat sat on the mat.\"]}]}'"
+	@echo "  curl -s -X POST http://$(HOST):$(PORT)/v1/icd9/code -H 'Content-Type: application/json' \\"
+	@echo "       -d '{\"documents\": [{\"id\": \"1\", \"text\": \"Three day history of cough. No focal pneumonia.\"}]}'"
 	@echo
 	$(VENV)/bin/textqa serve --host $(HOST) --port $(PORT) --workers $(WORKERS) --artifacts $(ARTIFACTS)
 
@@ -56,6 +58,7 @@ test: venv
 bench: train
 	$(PY) -m bench.truecaser --artifacts $(ARTIFACTS)
 	$(PY) -m bench.blanc --artifacts $(ARTIFACTS)
+	$(PY) -m bench.icd9 --artifacts $(ARTIFACTS)
 
 clean:
 	rm -rf .build .cache .pytest_cache

@@ -39,7 +39,20 @@ def small_truecaser(wiki_sentences, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def truecaser_artifact(small_truecaser, tmp_path_factory):
+def icd9_artifact(tmp_path_factory):
+    """An artifacts root holding ICD-9 coders trained on the real CMC data (2-fold CV report, both classifiers)."""
+    import argparse
+
+    from training.icd9 import add_arguments, run
+    root = tmp_path_factory.mktemp("icd9-artifacts")
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    assert run(p.parse_args(["--folds", "2", "--jobs", "1", "--artifacts", str(root)])) == 0
+    return root
+
+
+@pytest.fixture(scope="session")
+def truecaser_artifact(small_truecaser, icd9_artifact, tmp_path_factory):
     """An artifacts root holding a saved small truecaser (and an untrained BLANC)."""
     from models.truecaser.model import save_truecaser
     root = tmp_path_factory.mktemp("artifacts")
@@ -48,6 +61,8 @@ def truecaser_artifact(small_truecaser, tmp_path_factory):
     from models.blanc.metric import BLANCParams
     from models.blanc.store import save_blanc
     save_blanc(BLANCParams(), root / "blanc", metrics={"note": "untrained test model"})
+    import shutil
+    shutil.copytree(icd9_artifact / "icd9", root / "icd9")
     return root
 
 

@@ -1,0 +1,102 @@
+"""ICD-9 training artifact, textqa icd9 code, textqa eval icd9 and POST /v1/icd9/code."""
+import io
+import json
+import sys
+
+import pytest
+
+from evaluation.icd9 import score_codes
+from service import create_app
+from textqa.cli import main
+from textqa.paths import DATA_DIR
+
+CMC = DATA_DIR / "icd9" / "cmc2007_train_dev80.xml.gz"
+
+
+def test_training_report_and_artifact(icd9_artifact):
+    folder = icd9_artifact / "icd9"
+    manifest = json.loads((folder / "manifest.json").read_text())
+    for clf in ("svm", "brr"):
+        cv = manifest["metrics"][f"cv_{clf}"]
+        assert cv["micro"]["f1"] > 0.75 and cv["documents"] == 782
+        assert "auc" in cv["codes"]["786.2"]
+        assert (folder / f"roc_{clf}.png").read_bytes()[:4] == b"\x89PNG"
+    assert "786.2" in manifest["codes"] and all(c not in manifest["codes"] for c in manifest["unpredicted_codes"])
+
+
+def test_score_codes_hand_computed():
+    gold = {"a": {"1", "2"}, "b": {"1"}, "c": {"3"}}
+    pred = {"a": {"1"}, "b": {"1", "2"}, "c": set()}
+    r = score_codes(gold, pred)
+    # TP 2 (a:1, b:1), FP 1 (b:2), FN 2 (a:2, c:3)
+    assert r["micro"]["precision"] == pytest.approx(2 / 3) and r["micro"]["recall"] == pytest.approx(2 / 4)
+    assert r["codes"]["1"]["f1"] == 1.0 and r["codes"]["3"]["f1"] == 0.0
+    assert r["macro_f1"] == pytest.approx((1.0 + 0.0 + 0.0) / 3)
+    with pytest.raises(ValueError, match="'z'"):
+        score_codes(gold, {"z": {"1"}})
+
+
+def test_code_and_eval_commands(icd9_artifact, tmp_path, capsys, monkeypatch):
+    model = str(icd9_artifact / "icd9")
+    assert main(["icd9", "code", "--model", model, "--cmc-xml", str(CMC), "--all-scores"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 782
+    first = json.loads(out[0])
+    assert first["codes"] and first["codes"][0]["description"] and "scores" in first
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text("\n".join(out) + "\n")
+    assert main(["eval", "icd9", str(CMC), str(pred), "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["micro"]["f1"] > 0.8 and "auc" in r["codes"]["786.2"]          # training data: optimistic
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(
+        b'{"id": "x", "text": "Three day history of cough. No focal pneumonia."}\n')))
+    assert main(["icd9", "code", "--model", model, "--classifier", "brr"]) == 0
+    assert json.loads(capsys.readouterr().out)["codes"][0]["code"] == "786.2"
+
+
+@pytest.mark.parametrize("stdin, args, message", [
+    (b'{"id": "x", "text": ""}\n', [], "<stdin>:1 (id 'x'): empty document"),
+    (b'{"id": "x", "text": "a"\n', [], "<stdin>:1: malformed JSON"),
+    (b'\xff\n', [], "<stdin>:1: not valid UTF-8"),
+    (b'{"id": "x", "text": "a"}\n', ["--classifier", "knn"], "unknown classifier 'knn'"),
+])
+def test_code_bad_input(icd9_artifact, capsys, monkeypatch, stdin, args, message):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    assert main(["icd9", "code", "--model", str(icd9_artifact / "icd9"), *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_eval_bad_predictions(tmp_path, capsys):
+    pred = tmp_path / "p.jsonl"
+    pred.write_text('{"id": "97636670", "codes": ["786.2"]}\n{"id": 1}\n')
+    assert main(["eval", "icd9", str(CMC), str(pred)]) == 2
+    assert "p.jsonl:2: expected" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def client(icd9_artifact):
+    return create_app(icd9_artifact, {"TESTING": True, "TEXTQA_MODELS": ["icd9"]}).test_client()
+
+
+def test_http_codes_documents(client):
+    r = client.post("/v1/icd9/code", json={"documents": [
+        {"id": "1", "text": "Three day history of cough. No focal pneumonia."},
+        {"id": 2, "sections": {"history": "Fever.", "impression": "Urinary tract infection."}}], "classifier": "brr"})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert [d["id"] for d in body["documents"]] == ["1", "2"] and body["classifier"] == "brr"
+    assert body["documents"][0]["codes"][0]["code"] == "786.2"
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"documents": []}, "documents"),
+    ({"documents": [{"id": "1", "text": ""}]}, "documents[0]"),
+    ({"documents": [{"text": "cough"}]}, "documents[0]"),
+    ({"documents": [{"id": "1", "text": "a"}, {"id": "1", "text": "b"}]}, "documents[1].id"),
+    ({"documents": [{"id": "1", "text": "a"}], "classifier": "knn"}, "classifier"),
+    ({"documents": [{"id": "1", "text": "a", "note": 1}]}, "documents[0].note"),
+    ({"documents": [{"id": "1", "text": "w " * 20001}]}, "documents[0]"),
+])
+def test_http_errors(client, body, field):
+    r = client.post("/v1/icd9/code", json=body)
+    assert r.status_code == 422 and r.get_json()["error"]["field"] == field
