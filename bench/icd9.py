@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     speed = {}
     coder = coders[("svm", "brr")]
     for clf in ("svm", "brr"):
-        best = min(_timed(lambda: coder.code(records, clf)) for _ in range(args.repeat))
+        best = min(_timed(lambda c=clf: coder.code(records, c)) for _ in range(args.repeat))
         speed[clf] = len(records) / best
     manifest_path = artifacts_dir(args.artifacts) / "icd9" / "manifest.json"
     cv = {}
