@@ -6,6 +6,7 @@ from pathlib import Path
 
 from evaluation.io import EvalInputError, read_lines
 from textqa.paths import artifacts_dir
+from textqa.stdin import stdin_lines
 
 HELP = "score MT output with the trained BLANC metric"
 DESCRIPTION = ("Score hypotheses (stdin, or --hyps FILE; one segment a line) against one or more reference "
@@ -24,15 +25,6 @@ def add_arguments(p) -> None:
     p.add_argument("--details", action="store_true", help="print 'score precision recall' per line")
 
 
-def _stdin_lines() -> list[str]:
-    data = sys.stdin.buffer.read()
-    try:
-        return data.decode("utf-8").splitlines()
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise EvalInputError(f"<stdin>:{line}: not valid UTF-8 (byte offset {e.start})") from None
-
-
 def run(args) -> int:
     from models.artifact import ArtifactError
     from models.blanc.store import load_blanc
@@ -42,7 +34,7 @@ def run(args) -> int:
     except ArtifactError as e:
         raise EvalInputError(str(e)) from e
     hyp_name = str(args.hyps) if args.hyps else "<stdin>"
-    hyps = read_lines(args.hyps) if args.hyps else _stdin_lines()
+    hyps = read_lines(args.hyps) if args.hyps else stdin_lines()
     refs = [read_lines(f) for f in args.refs]
     for f, lines in zip(args.refs, refs):
         if len(lines) != len(hyps):

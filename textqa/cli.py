@@ -1,11 +1,12 @@
 """The ``textqa`` command: train, run, evaluate and serve the models.
 
-    textqa train all | truecaser | blanc | icd9 [...]
+    textqa train all | truecaser | blanc | icd9 | qa [...]
     textqa truecase [--model DIR] [--tokenized] [--baseline]     (stdin -> stdout)
     textqa blanc score [--model DIR] --refs R1 [R2 ...] [--hyps FILE] [--corpus]
     textqa eval correlate --tsv FILE [--model DIR] [--system-level] [--plot F.png] [--json]
     textqa icd9 code [--model DIR] (--cmc-xml F | --jsonl F | stdin JSONL) [--classifier svm|brr]
     textqa eval icd9 GOLD PRED [--json]
+    textqa qa answer-type [--model DIR] < questions.txt;  textqa qa select [--model DIR] --trecqa F.xml
     textqa eval truecase GOLD PRED [--json]
     textqa eval rank --qrels FILE --run FILE [--json]
     textqa eval agreement --distance nominal|jaccard|masi FILE.tsv [--json]
@@ -30,7 +31,8 @@ class CLIError(Exception):
 
 
 # ---------------------------------------------------------------- train
-TRAINERS = {"truecaser": "training.truecaser", "blanc": "training.blanc", "icd9": "training.icd9"}
+TRAINERS = {"truecaser": "training.truecaser", "blanc": "training.blanc", "icd9": "training.icd9",
+            "qa": "training.qa"}
 
 
 def _trainer(name):
@@ -174,6 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
     icc = ics.add_parser("code", help=icd9_cmd.HELP, description=icd9_cmd.DESCRIPTION)
     icd9_cmd.add_arguments(icc)
     icc.set_defaults(func=icd9_cmd.run)
+
+    from textqa import qa_cmd
+    qa_cmd.register(sub)
 
     sv = sub.add_parser("serve", help="serve the models over HTTP with gunicorn",
                         description="Run the Flask service under gunicorn (production WSGI server).")

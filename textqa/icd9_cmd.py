@@ -7,6 +7,7 @@ from pathlib import Path
 
 from evaluation.io import EvalInputError
 from textqa.paths import artifacts_dir
+from textqa.stdin import stdin_lines
 
 HELP = "assign ICD-9-CM codes to clinical records (JSONL out)"
 DESCRIPTION = ("Code records with the trained ICD-9 coder. Input: --cmc-xml FILE (CMC 2007 challenge XML), "
@@ -45,13 +46,7 @@ def run(args) -> int:
         elif args.jsonl:
             records = read_jsonl(args.jsonl)
         else:
-            data = sys.stdin.buffer.read()
-            try:
-                lines = data.decode("utf-8").splitlines()
-            except UnicodeDecodeError as e:
-                line = data[:e.start].count(b"\n") + 1
-                raise RecordError(f"<stdin>:{line}: not valid UTF-8 (byte offset {e.start})") from None
-            records = read_jsonl("<stdin>", lines=lines)
+            records = read_jsonl("<stdin>", lines=stdin_lines())
     except RecordError as e:
         raise EvalInputError(str(e)) from e
     for item in coder.code(records, args.classifier, args.all_scores):

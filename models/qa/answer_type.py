@@ -95,6 +95,8 @@ class AnswerTypeClassifier:
 
     def predict(self, docs) -> list[str]:
         import numpy as np
+        if not docs:
+            return []
         X = self._X(docs)
         coarse = self.coarse_.predict(X)
         fine_scores = self.fine_.decision_function(X)
@@ -108,6 +110,8 @@ class AnswerTypeClassifier:
     def distribution(self, docs) -> list[dict]:
         """Coarse-class probabilities (softmax of the coarse SVM's margins) per question."""
         import numpy as np
+        if not docs:
+            return []
         m = np.atleast_2d(self.coarse_.decision_function(self._X(docs)))
         e = np.exp(2.0 * (m - m.max(1, keepdims=True)))
         p = e / e.sum(1, keepdims=True)

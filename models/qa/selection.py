@@ -43,7 +43,6 @@ def _stop():
 
 @lru_cache(maxsize=200_000)
 def _stem(w: str) -> str:
-    from nltk.stem.porter import PorterStemmer
     return _stemmer().stem(w)
 
 
