@@ -91,5 +91,9 @@ class FrameClusters:
         found = [f for f in question_frames(doc) if f in self.clusters_]
         return sorted(found, key=lambda f: (len(self.clusters_[f]), f))
 
+    @staticmethod
+    def frames_of(doc) -> set[str]:
+        return question_frames(doc)
+
     def sizes(self) -> Counter:
         return Counter({f: len(q) for f, q in self.clusters_.items()})

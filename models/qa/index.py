@@ -32,6 +32,7 @@ class SentenceIndex:
             self.db = sqlite3.connect(self.path, check_same_thread=False)
             self.db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS sentences USING fts5(text, source UNINDEXED, "
                             "tokenize = 'porter unicode61')")
+            self.db.execute("CREATE TABLE IF NOT EXISTS info (id INTEGER PRIMARY KEY, tokens TEXT, cands TEXT)")
 
     def add(self, sentences, source: str = "") -> int:
         """Index sentences (strings); returns how many were added."""
@@ -39,6 +40,30 @@ class SentenceIndex:
         with self.db:
             self.db.executemany("INSERT INTO sentences(text, source) VALUES (?, ?)", rows)
         return len(rows)
+
+    def add_analysed(self, items, source: str = "") -> int:
+        """Index sentences with their analysis: ``items`` = (text, tokens, candidates) with
+        candidates as [text, start, end, type] lists (see :mod:`models.qa.system`)."""
+        import json
+        n = 0
+        with self.db:
+            for text, tokens, cands in items:
+                if not text or not text.strip():
+                    continue
+                cur = self.db.execute("INSERT INTO sentences(text, source) VALUES (?, ?)", (text, source))
+                self.db.execute("INSERT INTO info(id, tokens, cands) VALUES (?, ?, ?)",
+                                (cur.lastrowid, json.dumps(tokens), json.dumps(cands)))
+                n += 1
+        return n
+
+    def info(self, rowid: int):
+        """(tokens, candidates) stored for a sentence by ``add_analysed``, or None."""
+        from .candidates import Candidate
+        import json
+        row = self.db.execute("SELECT tokens, cands FROM info WHERE id = ?", (rowid,)).fetchone()
+        if row is None:
+            return None
+        return json.loads(row[0]), [Candidate(*c) for c in json.loads(row[1])]
 
     def __len__(self) -> int:
         return self.db.execute("SELECT count(*) FROM sentences").fetchone()[0]

@@ -1,0 +1,257 @@
+"""The instance-based QA system (Lita & Carbonell 2004, sections 3-4; 2008 for the merging).
+
+Training questions (TREC questions with NIST answer patterns) are clustered by their frames
+(:mod:`models.qa.frames`).  For every question a keyword query retrieves sentences from the
+collection (:mod:`models.qa.index`); the phrases of those sentences are answer candidates,
+labelled correct when a NIST pattern matches them.  Per cluster:
+
+* answer model (4.1): the distribution of the types of its questions' correct answers
+  (:mod:`models.qa.candidates`; sparse clusters lean on the nearest questions, eq. 1);
+* extraction model (4.3): a linear SVM over candidate features: the cluster's probability of
+  the candidate's answer type, keyword distance and density, retrieval rank, overlap with the
+  question, candidate and sentence length, the words around the candidate (hashed);
+* a confidence: the MRR its strategy reaches on its own training questions.
+
+A new question is answered by every cluster whose frame matches it (and a global model
+trained on all questions); answers (normalised strings) are merged across clusters, each
+cluster's scores weighted by its confidence and damped for small clusters (the paper's figure 7
+finding that small clusters are unstable).
+
+Not built (yet): the query-content model (4.2: n-gram/paraphrase query expansion learned per
+cluster); the retrieval query is the question's content words.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .candidates import ANSWER_TYPES, Candidate, cluster_distribution, sentence_candidates, type_distribution
+from .frames import FrameClusters
+
+_STOP = None
+_NORM = re.compile(r"[^a-z0-9 ]+")
+
+
+def _stopwords():
+    global _STOP
+    if _STOP is None:
+        from textqa.paths import DATA_DIR
+        _STOP = frozenset((DATA_DIR / "nltk_data" / "corpora" / "stopwords" / "english").read_text().split())
+    return _STOP
+
+
+def keywords(doc) -> list[str]:
+    """Content words of a question (the retrieval query and the features' keywords)."""
+    stop = _stopwords()
+    return [t.lower_ for t in doc if not t.is_punct and t.lower_ not in stop and t.lower_ not in
+            ("name", "many", "much", "long", "far")]
+
+
+def normalise_answer(text: str) -> str:
+    t = _NORM.sub(" ", text.lower())
+    t = re.sub(r"^(the|a|an) ", "", " ".join(t.split()))
+    return t
+
+
+def pattern_match(patterns, text: str) -> bool:
+    for p in patterns:
+        try:
+            if re.search(p, text, flags=re.IGNORECASE):
+                return True
+        except re.error:
+            if p.lower() in text.lower():
+                return True
+    return False
+
+
+@dataclass
+class Retrieved:
+    rowid: int
+    tokens: list
+    candidates: list            # [Candidate]
+    rank: int
+    score: float
+
+
+def candidate_features(q_keywords: set, sent: Retrieved, cand: Candidate, type_probs: dict) -> tuple[list, list]:
+    """(dense features, hashed context strings) of one candidate."""
+    toks = [t.lower() for t in sent.tokens]
+    kw_pos = [i for i, t in enumerate(toks) if t in q_keywords]
+    cand_toks = toks[cand.start:cand.end]
+    in_q = sum(t in q_keywords for t in cand_toks) / max(len(cand_toks), 1)
+    if kw_pos:
+        d = min(min(abs(i - cand.start), abs(i - (cand.end - 1))) for i in kw_pos
+                if not cand.start <= i < cand.end) if any(not cand.start <= i < cand.end for i in kw_pos) else 0
+    else:
+        d = len(toks)
+    density = len({toks[i] for i in kw_pos}) / max(len(q_keywords), 1)
+    p_type = type_probs.get(cand.type, 0.0)
+    dense = [p_type, math.log(p_type + 1e-3), math.exp(-d / 4), density, 1.0 / (1 + sent.rank), in_q,
+             min(len(cand_toks), 8) / 8, min(len(toks), 60) / 60, float(in_q == 0)]
+    dense += [float(cand.type == t) for t in ANSWER_TYPES]
+    before = toks[cand.start - 1] if cand.start > 0 else "<s>"
+    after = toks[cand.end] if cand.end < len(toks) else "</s>"
+    context = [f"b={before}", f"a={after}", f"b_t={before}_{cand.type}", f"t_a={cand.type}_{after}"]
+    return dense, context
+
+
+@dataclass
+class ClusterModel:
+    frame: str
+    members: list
+    type_probs: dict
+    svm: object = None
+    confidence: float = 0.0          # MRR of the strategy on its own training questions
+    stats: dict = field(default_factory=dict)
+
+
+class InstanceQA:
+    """``fit(questions, index)`` then ``answer(question)``; questions are dicts with ``qid``,
+    ``question`` and ``patterns``."""
+
+    def __init__(self, min_cluster: int = 3, retrieve_k: int = 40, C: float = 0.1, n_hash: int = 2 ** 12,
+                 max_clusters: int = 8):
+        self.min_cluster, self.retrieve_k, self.C, self.n_hash = min_cluster, retrieve_k, C, n_hash
+        self.max_clusters = max_clusters
+
+    # ------------------------------------------------------------------ retrieval
+    def retrieve(self, index, words: list[str]) -> list[Retrieved]:
+        out = []
+        for rank, (rowid, _text, score) in enumerate(index.search(words, self.retrieve_k)):
+            info = index.info(rowid)
+            if info is None:
+                continue
+            tokens, cands = info
+            out.append(Retrieved(rowid, tokens, cands, rank, score))
+        return out
+
+    def _hash(self, contexts):
+        from sklearn.feature_extraction import FeatureHasher
+        return FeatureHasher(self.n_hash, input_type="string", alternate_sign=False).transform(contexts)
+
+    def _matrix(self, rows):
+        from scipy import sparse
+        dense = np.array([r[0] for r in rows]) if rows else np.zeros((0, 9 + len(ANSWER_TYPES)))
+        return sparse.hstack([sparse.csr_matrix(dense), self._hash([r[1] for r in rows])]).tocsr()
+
+    # ------------------------------------------------------------------ training
+    def fit(self, questions: list[dict], docs, index, progress=None) -> "InstanceQA":
+        from sklearn.svm import LinearSVC
+        self.clusters_ = FrameClusters(self.min_cluster).fit(docs, [q["qid"] for q in questions]).clusters_
+        by_id = {q["qid"]: i for i, q in enumerate(questions)}
+        # per question: retrieved candidates with labels and answer types
+        self.q_data_ = {}
+        for i, (q, doc) in enumerate(zip(questions, docs)):
+            kws = keywords(doc)
+            sents = self.retrieve(index, kws)
+            rows = []
+            for s in sents:
+                for c in s.candidates:
+                    rows.append((s, c, pattern_match(q["patterns"], c.text)))
+            self.q_data_[q["qid"]] = (set(kws), rows)
+            if progress and (i + 1) % 250 == 0:
+                progress(f"retrieved for {i + 1}/{len(questions)} training questions")
+        q_types = {qid: [c.type for _, c, y in rows if y] for qid, (_, rows) in self.q_data_.items()}
+        self.q_type_dist_ = {qid: type_distribution(t) for qid, t in q_types.items()}
+
+        def train(frame, members):
+            types = [t for m in members for t in q_types.get(m, [])]
+            probs = cluster_distribution(types, [(1.0, self.q_type_dist_[m]) for m in members])
+            rows, labels, groups = [], [], []
+            for m in members:
+                kws, data = self.q_data_[m]
+                for s, c, y in data:
+                    rows.append(candidate_features(kws, s, c, probs))
+                    labels.append(int(y))
+                    groups.append(m)
+            model = ClusterModel(frame, list(members), probs)
+            if len(set(labels)) == 2:
+                model.svm = LinearSVC(C=self.C, class_weight="balanced", max_iter=5000).fit(self._matrix(rows), labels)
+                model.confidence = self._own_mrr(model, members)
+            return model
+
+        self.global_ = train("<global>", [q["qid"] for q in questions])
+        self.cluster_models_ = {}
+        for n, (frame, members) in enumerate(sorted(self.clusters_.items())):
+            members = [m for m in members if m in by_id]
+            self.cluster_models_[frame] = train(frame, members)
+            if progress and (n + 1) % 100 == 0:
+                progress(f"trained {n + 1}/{len(self.clusters_)} clusters")
+        del self.q_data_
+        return self
+
+    def _own_mrr(self, model: ClusterModel, members) -> float:
+        rr = []
+        for m in members:
+            kws, data = self.q_data_[m]
+            if not data:
+                rr.append(0.0)
+                continue
+            X = self._matrix([candidate_features(kws, s, c, model.type_probs) for s, c, _ in data])
+            scores = model.svm.decision_function(X)
+            ranked = self._merge_one(data, scores)
+            correct = {normalise_answer(c.text) for _, c, y in data if y}
+            rr.append(next((1.0 / (i + 1) for i, (a, _) in enumerate(ranked[:5]) if a in correct), 0.0))
+        return float(np.mean(rr)) if rr else 0.0
+
+    @staticmethod
+    def _merge_one(data, scores):
+        best: dict = {}
+        for (s, c, *_), sc in zip(data, scores):
+            key = normalise_answer(c.text)
+            if key and (key not in best or sc > best[key]):
+                best[key] = sc
+        return sorted(best.items(), key=lambda kv: -kv[1])
+
+    # ------------------------------------------------------------------ answering
+    def answer(self, doc, index, top_k: int = 5) -> dict:
+        kws = keywords(doc)
+        frames = [f for f in FrameClusters.frames_of(doc) if f in self.cluster_models_]
+        models = [self.cluster_models_[f] for f in frames if self.cluster_models_[f].svm is not None]
+        models = sorted(models, key=lambda m: (-m.confidence, len(m.members)))[: self.max_clusters]
+        models.append(self.global_)
+        sents = self.retrieve(index, kws)
+        data = [(s, c) for s in sents for c in s.candidates]
+        answers: dict = {}
+        type_mix = {t: 0.0 for t in ANSWER_TYPES}
+        total_w = 0.0
+        for m in models:
+            if m.svm is None or not data:
+                continue
+            kwset = set(kws)
+            X = self._matrix([candidate_features(kwset, s, c, m.type_probs) for s, c in data])
+            scores = 1 / (1 + np.exp(-m.svm.decision_function(X)))
+            weight = max(m.confidence, 0.05) * (1 - math.exp(-len(m.members) / 5))
+            total_w += weight
+            for t, p in m.type_probs.items():
+                type_mix[t] += weight * p
+            best: dict = {}
+            for (s, c), sc in zip(data, scores):
+                key = normalise_answer(c.text)
+                if key and (key not in best or sc > best[key][0]):
+                    best[key] = (sc, c.text, s)
+            for key, (sc, text, s) in best.items():
+                a = answers.setdefault(key, {"answer": text, "score": 0.0, "sentence": " ".join(s.tokens),
+                                             "clusters": [], "_best": sc})
+                a["score"] += weight * sc
+                a["clusters"].append(m.frame)
+                if sc > a["_best"]:
+                    a["_best"], a["answer"], a["sentence"] = sc, text, " ".join(s.tokens)
+        ranked = sorted(answers.values(), key=lambda a: -a["score"])[:top_k]
+        for a in ranked:
+            a["score"] = round(a["score"] / total_w, 6) if total_w else 0.0
+            del a["_best"]
+        type_dist = {t: round(v / total_w, 4) for t, v in type_mix.items()} if total_w else {}
+        return {"answers": ranked, "answer_type": type_dist, "clusters": [m.frame for m in models]}
+
+
+def candidates_json(doc) -> tuple[list, list]:
+    return [t.text for t in doc], [[c.text, c.start, c.end, c.type] for c in sentence_candidates(doc)]
+
+
+def decode_candidates(tokens_json: str, cands_json: str) -> tuple[list, list]:
+    return json.loads(tokens_json), [Candidate(*c) for c in json.loads(cands_json)]
