@@ -50,6 +50,8 @@ run: train
 	@echo "       -d '{\"pairs\": [{\"hypothesis\": \"The cat sat on a mat.\", \"references\": [\"The cat sat on the mat.\"]}]}'"
 	@echo "  curl -s -X POST http://$(HOST):$(PORT)/v1/icd9/code -H 'Content-Type: application/json' \\"
 	@echo "       -d '{\"documents\": [{\"id\": \"1\", \"text\": \"Three day history of cough. No focal pneumonia.\"}]}'"
+	@echo "  curl -s -X POST http://$(HOST):$(PORT)/v1/qa/answer -H 'Content-Type: application/json' \\"
+	@echo "       -d '{\"question\": \"Who is the author of the book The Iron Lady?\", \"top_k\": 5}'"
 	@echo
 	$(VENV)/bin/textqa serve --host $(HOST) --port $(PORT) --workers $(WORKERS) --artifacts $(ARTIFACTS)
 
@@ -60,6 +62,7 @@ bench: train
 	$(PY) -m bench.truecaser --artifacts $(ARTIFACTS)
 	$(PY) -m bench.blanc --artifacts $(ARTIFACTS)
 	$(PY) -m bench.icd9 --artifacts $(ARTIFACTS)
+	$(PY) -m bench.qa
 
 clean:
 	rm -rf .build .cache .pytest_cache

@@ -18,6 +18,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def main(argv=None) -> int:
+    from bench.report import timed
     import warnings
 
     from models.icd9.records import read_cmc_xml
@@ -43,7 +44,7 @@ def main(argv=None) -> int:
     speed = {}
     coder = coders[("svm", "brr")]
     for clf in ("svm", "brr"):
-        best = min(_timed(lambda c=clf: coder.code(records, c)) for _ in range(args.repeat))
+        best = min(timed(lambda c=clf: coder.code(records, c)) for _ in range(args.repeat))
         speed[clf] = len(records) / best
     manifest_path = artifacts_dir(args.artifacts) / "icd9" / "manifest.json"
     cv = {}
@@ -64,12 +65,6 @@ def main(argv=None) -> int:
     write_section(args.out, "icd9", lines)
     print("\n".join(lines))
     return 0
-
-
-def _timed(fn) -> float:
-    t = time.perf_counter()
-    fn()
-    return time.perf_counter() - t
 
 
 if __name__ == "__main__":

@@ -16,3 +16,11 @@ def write_section(path: Path, name: str, lines: list[str]) -> None:
     pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
     text = pattern.sub(lambda _: block, text) if begin in text else text.rstrip("\n") + "\n\n" + block + "\n"
     path.write_text(text, encoding="utf-8")
+
+
+def timed(fn) -> float:
+    """Seconds one call of ``fn`` takes."""
+    import time
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t

@@ -34,11 +34,13 @@ def create_app(artifacts_dir: str | Path | None = None, config: dict | None = No
     from .openapi import openapi_document
     from .blanc import bp as blanc_bp
     from .icd9 import bp as icd9_bp
+    from .qa import bp as qa_bp
     from .truecaser import bp as truecaser_bp
 
     app.register_blueprint(truecaser_bp)
     app.register_blueprint(blanc_bp)
     app.register_blueprint(icd9_bp)
+    app.register_blueprint(qa_bp)
 
     @app.get("/healthz")
     def healthz():

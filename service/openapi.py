@@ -60,6 +60,16 @@ def openapi_document(app) -> dict:
                                       "content": {"application/json": {"schema": {
                                           "$ref": "#/components/schemas/Icd9Response"}}}},
                               **_errors(400, 413, 415, 422, 503)}}},
+            "/v1/qa/answer": {"post": {
+                "summary": "Answer a factoid question (instance-based QA, Lita & Carbonell 2004)",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "additionalProperties": False, "required": ["question"], "properties": {
+                        "question": {"type": "string", "minLength": 1},
+                        "top_k": {"type": "integer", "minimum": 1, "maximum": 100, "default": 5}}},
+                    "examples": {"one": {"value": {"question": "Who wrote The Iron Lady?", "top_k": 5}}}}}},
+                "responses": {"200": {"description": "answers (answer, score, sentence, clusters), the answer-type "
+                                                     "distribution, the UIUC type and the clusters used"},
+                              **_errors(400, 413, 415, 422, 503)}}},
         },
         "components": {"schemas": {
             "Error": {"type": "object", "required": ["error"], "properties": {"error": {

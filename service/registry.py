@@ -51,7 +51,13 @@ def _load_icd9(path: Path):
     return load_coder(path)
 
 
-SPECS = [ModelSpec("truecaser", _load_truecaser), ModelSpec("blanc", _load_blanc), ModelSpec("icd9", _load_icd9)]
+def _load_qa(path: Path):
+    from models.qa.store import load_qa
+    return load_qa(path)
+
+
+SPECS = [ModelSpec("truecaser", _load_truecaser), ModelSpec("blanc", _load_blanc), ModelSpec("icd9", _load_icd9),
+         ModelSpec("qa", _load_qa)]
 
 
 def load_models(artifacts_dir: Path, only: list[str] | None = None) -> dict[str, ModelSlot]:

@@ -52,7 +52,22 @@ def icd9_artifact(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def truecaser_artifact(small_truecaser, icd9_artifact, tmp_path_factory):
+def qa_artifact(tmp_path_factory):
+    """An artifacts root holding a small QA model trained on real data: all UIUC questions, TrecQA
+    TRAIN, a collection of 1,500 TRAIN-ALL sentences plus TrecQA's, 300 TREC training questions."""
+    import argparse
+
+    from training.qa import add_arguments, run
+    root = tmp_path_factory.mktemp("qa-artifacts")
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    assert run(p.parse_args(["--folds", "0", "--collection-limit", "1500", "--max-questions", "300",
+                             "--artifacts", str(root)])) == 0
+    return root
+
+
+@pytest.fixture(scope="session")
+def truecaser_artifact(small_truecaser, icd9_artifact, qa_artifact, tmp_path_factory):
     """An artifacts root holding a saved small truecaser (and an untrained BLANC)."""
     from models.truecaser.model import save_truecaser
     root = tmp_path_factory.mktemp("artifacts")
@@ -63,6 +78,7 @@ def truecaser_artifact(small_truecaser, icd9_artifact, tmp_path_factory):
     save_blanc(BLANCParams(), root / "blanc", metrics={"note": "untrained test model"})
     import shutil
     shutil.copytree(icd9_artifact / "icd9", root / "icd9")
+    shutil.copytree(qa_artifact / "qa", root / "qa")
     return root
 
 

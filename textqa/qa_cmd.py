@@ -62,6 +62,68 @@ def run_select(args) -> int:
     return 0
 
 
+def read_questions(lines: list[str], name: str = "<stdin>") -> list[tuple[str, str]]:
+    """(id, question) from plain lines (id = line number) or JSONL {"id", "question"} lines."""
+    import json
+    out = []
+    for i, line in enumerate(lines, start=1):
+        where = f"{name}:{i}"
+        if line.lstrip().startswith("{"):
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise EvalInputError(f"{where}: malformed JSON at column {e.colno}: {e.msg}") from None
+            if not isinstance(obj, dict) or not isinstance(obj.get("question"), str):
+                raise EvalInputError(f"{where}: expected {{\"id\": ..., \"question\": \"...\"}}")
+            out.append((str(obj.get("id", i)), check_question(where, obj["question"])))
+        else:
+            out.append((str(i), check_question(where, line)))
+    return out
+
+
+def corpus_items(path: Path) -> list:
+    """Analysed sentences of a TrecQA XML file (its candidate sentences) or of plain text."""
+    from models.qa.collection import analyse, plain_text_sentences
+    from models.qa.trecqa import TrecQAError, read_trecqa
+    name = str(path).lower()
+    try:
+        if name.endswith(".xml") or name.endswith(".xml.gz"):
+            texts = list(dict.fromkeys(c.text for p in read_trecqa(path) for _, c in p.candidates))
+        else:
+            from evaluation.io import read_lines
+            texts = plain_text_sentences("\n".join(read_lines(path)))
+    except TrecQAError as e:
+        raise EvalInputError(str(e)) from e
+    if not texts:
+        raise EvalInputError(f"{path}: no sentences")
+    return analyse(texts)
+
+
+def run_answer(args) -> int:
+    import json
+
+    from models.artifact import ArtifactError
+    model = _load(args)
+    if args.add_corpus:
+        if model.index is None:
+            raise EvalInputError("this QA artifact has no collection to add to (trained with --no-instance)")
+        items = [item for f in args.add_corpus for item in corpus_items(f)]
+        model = model.with_more_text(items)
+        print(f"textqa qa answer: added {len(items)} sentences to the collection", file=sys.stderr)
+    if not 1 <= args.top_k <= 100:
+        raise EvalInputError("--top-k must be between 1 and 100")
+    questions = read_questions(stdin_lines())
+    if not questions:
+        return 0
+    try:
+        results = model.answer([q for _, q in questions], args.top_k)
+    except ArtifactError as e:
+        raise EvalInputError(str(e)) from e
+    for (qid, _), res in zip(questions, results):
+        sys.stdout.write(json.dumps({"id": qid, **res}) + "\n")
+    return 0
+
+
 def register(sub) -> None:
     qa = sub.add_parser("qa", help="use the trained QA models",
                         description="Question answering models (Lita & Carbonell 2004, 2008).")
@@ -77,3 +139,13 @@ def register(sub) -> None:
     add_common(se)
     se.add_argument("--trecqa", type=Path, required=True, help="TrecQA XML (.gz accepted)")
     se.set_defaults(func=run_select)
+    an = qs.add_parser("answer", help="answer questions (stdin: one a line, or JSONL {\"id\", \"question\"})",
+                       description="Answer questions from the sentence collection with the instance-based system. "
+                                   "Writes JSONL {\"id\", \"question\", \"answers\": [{\"answer\", \"score\", "
+                                   "\"sentence\", \"clusters\"}], \"answer_type\": {...}, \"uiuc_type\", "
+                                   "\"clusters\"}.")
+    add_common(an)
+    an.add_argument("--add-corpus", type=Path, nargs="+", metavar="FILE",
+                    help="more text to search: TrecQA XML or plain text (not stored in the artifact)")
+    an.add_argument("--top-k", type=int, default=5, help="answers per question (default 5)")
+    an.set_defaults(func=run_answer)

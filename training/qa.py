@@ -6,8 +6,9 @@
    (C chosen by question-grouped cross-validation on TRAIN), scored on the clean DEV questions
    (MAP and MRR, ties broken against the system, with 95% bootstrap intervals).
 
-The instance-based answer extraction (question frames, clusters, query-content and extraction
-models) is not built yet.
+3. Exact answers: the instance-based system (:mod:`models.qa.system`) trained on the TREC 8, 9
+   and 2002 questions with NIST patterns over the sentence collection, scored on the TrecQA DEV
+   questions with the TREC 2004 patterns (MRR of the top 5 answers and accuracy at 1).
 """
 from __future__ import annotations
 
@@ -25,7 +26,10 @@ UIUC = QA / "uiuc_qc" / "train_5500.label.gz"
 TRAIN = QA / "trecqa" / "train-less-than-40.manual-edit.xml.gz"
 DEV = QA / "trecqa" / "dev-less-than-40.manual-edit.xml.gz"
 CLEAN = QA / "trecqa" / "clean-dev.qids"
-DEFAULT_DATA = [UIUC, TRAIN, DEV, CLEAN]
+TRAIN_ALL = [QA / "trecqa" / "train-all" / f"Train1-2393.{k}.POSInput.trec8-9-11.gz" for k in ("Positive-M", "Negative-M")]
+TREC_QUESTIONS = [QA / "trec_qa" / "derived" / n for n in ("trec8.jsonl", "trec9.jsonl.gz", "trec11.jsonl.gz")]
+DEV_PATTERNS = QA / "trecqa" / "trec13factpats.dev.txt"
+DEFAULT_DATA = [UIUC, TRAIN, DEV, CLEAN, *TRAIN_ALL, *TREC_QUESTIONS, DEV_PATTERNS]
 C_GRID = (0.01, 0.1, 1.0, 10.0)
 
 
@@ -36,6 +40,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--clean-qids", type=Path, default=CLEAN, help="DEV questions with correct and incorrect candidates")
     p.add_argument("--folds", type=int, default=5, help="cross-validation folds for the answer-type classifier")
     p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--questions", type=Path, nargs="+", default=TREC_QUESTIONS,
+                   help="training questions with NIST patterns (JSONL: qid, question, patterns)")
+    p.add_argument("--dev-patterns", type=Path, default=DEV_PATTERNS, help="'qid pattern' lines for DEV answers")
+    p.add_argument("--collection-limit", type=int, default=0,
+                   help="use only the first N TRAIN-ALL sentences (plus TrecQA's) in the collection (0: all)")
+    p.add_argument("--eval-questions", type=Path, nargs="+", default=[],
+                   help="held-out questions with NIST patterns (JSONL) to score exact answers on as well")
+    p.add_argument("--max-questions", type=int, default=0, help="train on the first N questions only (0: all)")
+    p.add_argument("--retrieve-k", type=int, default=20, help="sentences retrieved per question (default 20)")
+    p.add_argument("--no-instance", action="store_true", help="skip the instance-based answering system")
+    p.add_argument("--jobs", type=int, default=2, help="spaCy processes for the collection")
     p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/qa)")
     p.add_argument("--artifacts", type=Path, default=None,
                    help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
@@ -128,8 +143,11 @@ def run(args: argparse.Namespace) -> int:
     metrics["selection"] = {"C": C, "train_cv_map_by_C": {str(k): v for k, v in by_c.items()},
                             "dev_clean": ranking_scores(dev, dev_scores, clean),
                             "dev_all": ranking_scores(dev, dev_scores)}
+    instance = index = None
+    if not args.no_instance:
+        instance, index = train_instance(args, train, dev, metrics, say)
     metrics["training_seconds"] = round(time.perf_counter() - t0, 1)
-    save_qa(answer_types, selector, out, metrics=metrics,
+    save_qa(answer_types, selector, out, instance=instance, index=index, metrics=metrics,
             data_fingerprint=file_fingerprint([args.uiuc, args.train, args.dev]),
             extra={"training_data": [str(args.uiuc), str(args.train)], "dev_data": str(args.dev)})
     say(f"wrote {out}")
@@ -141,7 +159,98 @@ def run(args: argparse.Namespace) -> int:
     print(f"answer sentence selection (C={C}), TrecQA clean dev ({d['questions']} questions): MAP {d['map']:.4f} "
           f"[{d['map_ci95'][0]:.3f}, {d['map_ci95'][1]:.3f}]  MRR {d['mrr']:.4f} "
           f"[{d['mrr_ci95'][0]:.3f}, {d['mrr_ci95'][1]:.3f}]")
+    if "exact_answers" in metrics:
+        e = metrics["exact_answers"]
+        print(f"exact answers, TrecQA dev ({e['questions']} questions with TREC 2004 patterns): MRR@5 "
+              f"{e['mrr5']:.4f} [{e['mrr5_ci95'][0]:.3f}, {e['mrr5_ci95'][1]:.3f}]  accuracy@1 {e['acc1']:.4f}; "
+              f"{e['clusters']} clusters from {e['training_questions']} training questions")
+    if "exact_answers_heldout" in metrics:
+        h = metrics["exact_answers_heldout"]
+        print(f"exact answers, held-out questions ({h['questions']}): MRR@5 {h['mrr5']:.4f} "
+              f"[{h['mrr5_ci95'][0]:.3f}, {h['mrr5_ci95'][1]:.3f}]  accuracy@1 {h['acc1']:.4f}")
     return 0
+
+
+def read_questions(paths) -> list[dict]:
+    import gzip
+    import json
+    out = []
+    for p in paths:
+        opener = gzip.open if str(p).endswith(".gz") else open
+        with opener(p, "rt", encoding="utf-8") as f:
+            for lineno, line in enumerate(f, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    q = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise SystemExit(f"error: {p}:{lineno}: malformed JSON ({e.msg})") from None
+                if q.get("patterns") and q.get("question"):
+                    out.append({"qid": str(q["qid"]), "question": q["question"], "patterns": q["patterns"]})
+    return out
+
+
+def read_patterns(path) -> dict:
+    out: dict = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        qid, _, pat = line.strip().partition(" ")
+        if qid and pat:
+            out.setdefault(qid, []).append(pat)
+    return out
+
+
+def exact_answer_scores(model_answer, dev, patterns) -> dict:
+    """MRR over the top 5 answers and accuracy at 1, judged by the NIST patterns (case-insensitive search)."""
+    from evaluation.stats import bootstrap_ci
+    from models.qa.system import pattern_match
+    rr = []
+    for p, res in zip(dev, model_answer):
+        if p.qid not in patterns:
+            continue
+        rr.append(next((1.0 / (i + 1) for i, a in enumerate(res["answers"][:5])
+                        if pattern_match(patterns[p.qid], a["answer"])), 0.0))
+    mean = lambda x: float(np.mean(x)) if len(x) else 0.0
+    return {"mrr5": mean(rr), "acc1": mean([r == 1.0 for r in rr]), "questions": len(rr),
+            "mrr5_ci95": list(bootstrap_ci(mean, rr)) if len(rr) > 1 else [mean(rr)] * 2}
+
+
+def train_instance(args, train, dev, metrics, say):
+    from models.qa.collection import analysed_cached, build_index, trec_all_sentences
+    from models.qa.nlp import parse
+    from models.qa.system import InstanceQA
+    from textqa.paths import cache_dir
+    pool = trec_all_sentences(TRAIN_ALL)
+    if args.collection_limit:
+        pool = pool[:args.collection_limit]
+    pool += [c.text for p in train + dev for _, c in p.candidates]
+    pool = list(dict.fromkeys(pool))
+    say(f"collection: analysing {len(pool)} sentences with spaCy (cached in .cache/)")
+    index = build_index(analysed_cached(pool, cache_dir(), args.jobs, say))
+    questions = read_questions(args.questions)
+    if args.max_questions:
+        questions = questions[:args.max_questions]
+    say(f"instance-based QA: {len(questions)} training questions")
+    t = time.perf_counter()
+    instance = InstanceQA(retrieve_k=args.retrieve_k, n_jobs=min(args.jobs, 2)).fit(questions, parse([q["question"] for q in questions]), index, progress=say)
+    fit_seconds = time.perf_counter() - t
+    say("answering the TrecQA dev questions")
+    patterns = read_patterns(args.dev_patterns)
+    answers = [instance.answer(d, index, 5) for d in parse([p.question.text for p in dev])]
+    metrics["exact_answers"] = {**exact_answer_scores(answers, dev, patterns), "collection_sentences": len(pool),
+                                "training_questions": len(questions), "clusters": len(instance.cluster_models_),
+                                "fit_seconds": round(fit_seconds, 1)}
+    if args.eval_questions:
+        held = read_questions(args.eval_questions)
+        seen = {q["question"].strip().lower() for q in questions}
+        held = [q for q in held if q["question"].strip().lower() not in seen]
+        say(f"answering {len(held)} held-out questions")
+        res = [instance.answer(d, index, 5) for d in parse([q["question"] for q in held])]
+        from types import SimpleNamespace
+        metrics["exact_answers_heldout"] = {
+            **exact_answer_scores(res, [SimpleNamespace(qid=q["qid"]) for q in held],
+                                  {q["qid"]: q["patterns"] for q in held}),
+            "files": [str(f) for f in args.eval_questions]}
+    return instance, index
 
 
 def main(argv=None) -> int:

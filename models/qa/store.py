@@ -1,4 +1,5 @@
-"""QA artifacts: the answer-type classifier and the sentence selector (joblib), with the manifest."""
+"""QA artifacts: answer-type classifier, sentence selector and instance-based system (joblib),
+the retrieval collection (``index.sqlite``), with the manifest."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,27 +11,60 @@ FORMAT_VERSION = 1
 
 
 class QAModel:
-    """What ``textqa qa`` and the service use: ``answer_types`` and ``selector``."""
+    """What ``textqa qa`` and the service use."""
 
-    def __init__(self, answer_types, selector, manifest: dict | None = None):
-        self.answer_types, self.selector, self.manifest = answer_types, selector, manifest or {}
+    def __init__(self, answer_types, selector, instance=None, index=None, manifest: dict | None = None):
+        self.answer_types, self.selector, self.instance, self.index = answer_types, selector, instance, index
+        self.manifest = manifest or {}
+
+    def with_more_text(self, items) -> "QAModel":
+        """A copy whose collection also holds ``items`` (analysed sentences); the artifact is untouched."""
+        from .index import SentenceIndex
+        mem = SentenceIndex()
+        self.index.db.backup(mem.db)
+        mem.add_analysed(items, "added")
+        return QAModel(self.answer_types, self.selector, self.instance, mem, self.manifest)
+
+    def answer(self, questions: list[str], top_k: int = 5) -> list[dict]:
+        from .nlp import parse
+        if self.instance is None or self.index is None:
+            raise ArtifactError("this QA artifact has no answering model (trained with --no-instance)")
+        docs = parse(questions)
+        fine = self.answer_types.predict(docs)
+        out = []
+        for q, doc, label in zip(questions, docs, fine):
+            res = self.instance.answer(doc, self.index, top_k)
+            out.append({"question": q, "answers": res["answers"], "answer_type": res["answer_type"],
+                        "uiuc_type": label, "clusters": res["clusters"]})
+        return out
 
 
-def save_qa(answer_types, selector, dest, *, metrics=None, data_fingerprint=None, extra=None) -> None:
+def save_qa(answer_types, selector, dest, *, instance=None, index=None, metrics=None, data_fingerprint=None,
+            extra=None) -> None:
     import joblib
-    with write_artifact(dest, ARTIFACT_NAME, FORMAT_VERSION,
-                        hyper_parameters={"answer_type_C": answer_types.C, "selection_C": selector.C},
-                        metrics=metrics, data_fingerprint=data_fingerprint, extra=extra) as tmp:
+    hyper = {"answer_type_C": answer_types.C, "selection_C": selector.C}
+    if instance is not None:
+        hyper.update(min_cluster=instance.min_cluster, retrieve_k=instance.retrieve_k, extraction_C=instance.C)
+    with write_artifact(dest, ARTIFACT_NAME, FORMAT_VERSION, hyper_parameters=hyper, metrics=metrics,
+                        data_fingerprint=data_fingerprint, extra=extra) as tmp:
         joblib.dump(answer_types, tmp / "answer_types.joblib", compress=3)
         joblib.dump(selector, tmp / "selector.joblib", compress=3)
+        if instance is not None:
+            joblib.dump(instance, tmp / "instance.joblib", compress=3)
+            index.save(tmp / "index.sqlite")
 
 
 def load_qa(path) -> QAModel:
     """Checksums are verified before the pickles are read."""
     import joblib
+
+    from .index import SentenceIndex
     path = Path(path)
     manifest = load_manifest(path, expect_name=ARTIFACT_NAME, max_format_version=FORMAT_VERSION)
     try:
-        return QAModel(joblib.load(path / "answer_types.joblib"), joblib.load(path / "selector.joblib"), manifest)
+        instance = joblib.load(path / "instance.joblib") if (path / "instance.joblib").exists() else None
+        index = SentenceIndex(path / "index.sqlite", read_only=True) if (path / "index.sqlite").exists() else None
+        return QAModel(joblib.load(path / "answer_types.joblib"), joblib.load(path / "selector.joblib"),
+                       instance, index, manifest)
     except Exception as e:
         raise ArtifactError(f"{path}: cannot read the QA model ({e})") from e

@@ -109,14 +109,73 @@ class ClusterModel:
     stats: dict = field(default_factory=dict)
 
 
+class _Block:
+    """Feature rows of one question's candidates; the answer-type columns are filled per cluster."""
+
+    def __init__(self, qa: "InstanceQA", kws: set, data):
+        rows = [candidate_features(kws, s, c, {}) for s, c, *_ in data]
+        self.dense = np.array([r[0] for r in rows]) if rows else np.zeros((0, N_DENSE))
+        from scipy import sparse
+        self.hashed = qa._hash([r[1] for r in rows]) if rows else sparse.csr_matrix((0, qa.n_hash))
+        self.types = [c.type for _, c, *_ in data]
+        self.keys = [normalise_answer(c.text) for _, c, *_ in data]
+        self.labels = np.array([int(d[2]) for d in data]) if data and len(data[0]) > 2 else np.zeros(len(data))
+
+
+N_DENSE = 9 + len(ANSWER_TYPES)
+
+
+def _with_types(blocks, probs):
+    from scipy import sparse
+    dense = np.vstack([b.dense for b in blocks]) if blocks else np.zeros((0, N_DENSE))
+    types = [t for b in blocks for t in b.types]
+    p = np.array([probs.get(t, 0.0) for t in types])
+    if len(p):
+        dense = dense.copy()
+        dense[:, 0], dense[:, 1] = p, np.log(p + 1e-3)
+    hashed = sparse.vstack([b.hashed for b in blocks]) if blocks else sparse.csr_matrix((0, 1))
+    return sparse.hstack([sparse.csr_matrix(dense), hashed]).tocsr()
+
+
+def _top_answers(keys, scores) -> list[tuple[str, float]]:
+    best: dict = {}
+    for key, sc in zip(keys, scores):
+        if key and (key not in best or sc > best[key]):
+            best[key] = sc
+    return sorted(best.items(), key=lambda kv: -kv[1])
+
+
+def _train_cluster(frame, members, blocks, q_type_dist, q_types, C):
+    from sklearn.svm import LinearSVC
+    types = [t for m in members for t in q_types.get(m, [])]
+    probs = cluster_distribution(types, [(1.0, q_type_dist[m]) for m in members])
+    model = ClusterModel(frame, list(members), probs)
+    bl = [blocks[m] for m in members]
+    labels = np.concatenate([b.labels for b in bl]) if bl else np.zeros(0)
+    if len(set(labels.tolist())) < 2:
+        return model
+    X = _with_types(bl, probs)
+    model.svm = LinearSVC(C=C, class_weight="balanced", max_iter=5000).fit(X, labels)
+    scores = model.svm.decision_function(X)
+    rr, start = [], 0
+    for b in bl:                     # the strategy's MRR@5 on its own training questions
+        n = len(b.keys)
+        ranked = _top_answers(b.keys, scores[start:start + n])
+        correct = {k for k, y in zip(b.keys, b.labels) if y}
+        rr.append(next((1.0 / (i + 1) for i, (a, _) in enumerate(ranked[:5]) if a in correct), 0.0))
+        start += n
+    model.confidence = float(np.mean(rr))
+    return model
+
+
 class InstanceQA:
-    """``fit(questions, index)`` then ``answer(question)``; questions are dicts with ``qid``,
+    """``fit(questions, docs, index)`` then ``answer(doc, index)``; questions are dicts with ``qid``,
     ``question`` and ``patterns``."""
 
-    def __init__(self, min_cluster: int = 3, retrieve_k: int = 40, C: float = 0.1, n_hash: int = 2 ** 12,
-                 max_clusters: int = 8):
+    def __init__(self, min_cluster: int = 3, retrieve_k: int = 20, C: float = 0.1, n_hash: int = 2 ** 12,
+                 max_clusters: int = 8, n_jobs: int = 1):
         self.min_cluster, self.retrieve_k, self.C, self.n_hash = min_cluster, retrieve_k, C, n_hash
-        self.max_clusters = max_clusters
+        self.max_clusters, self.n_jobs = max_clusters, n_jobs
 
     # ------------------------------------------------------------------ retrieval
     def retrieve(self, index, words: list[str]) -> list[Retrieved]:
@@ -133,79 +192,29 @@ class InstanceQA:
         from sklearn.feature_extraction import FeatureHasher
         return FeatureHasher(self.n_hash, input_type="string", alternate_sign=False).transform(contexts)
 
-    def _matrix(self, rows):
-        from scipy import sparse
-        dense = np.array([r[0] for r in rows]) if rows else np.zeros((0, 9 + len(ANSWER_TYPES)))
-        return sparse.hstack([sparse.csr_matrix(dense), self._hash([r[1] for r in rows])]).tocsr()
-
     # ------------------------------------------------------------------ training
     def fit(self, questions: list[dict], docs, index, progress=None) -> "InstanceQA":
-        from sklearn.svm import LinearSVC
+        from joblib import Parallel, delayed
         self.clusters_ = FrameClusters(self.min_cluster).fit(docs, [q["qid"] for q in questions]).clusters_
-        by_id = {q["qid"]: i for i, q in enumerate(questions)}
-        # per question: retrieved candidates with labels and answer types
-        self.q_data_ = {}
+        blocks, q_types = {}, {}
         for i, (q, doc) in enumerate(zip(questions, docs)):
             kws = keywords(doc)
-            sents = self.retrieve(index, kws)
-            rows = []
-            for s in sents:
-                for c in s.candidates:
-                    rows.append((s, c, pattern_match(q["patterns"], c.text)))
-            self.q_data_[q["qid"]] = (set(kws), rows)
+            data = [(s, c, pattern_match(q["patterns"], c.text)) for s in self.retrieve(index, kws)
+                    for c in s.candidates]
+            blocks[q["qid"]] = _Block(self, set(kws), data)
+            q_types[q["qid"]] = [c.type for _, c, y in data if y]
             if progress and (i + 1) % 250 == 0:
                 progress(f"retrieved for {i + 1}/{len(questions)} training questions")
-        q_types = {qid: [c.type for _, c, y in rows if y] for qid, (_, rows) in self.q_data_.items()}
         self.q_type_dist_ = {qid: type_distribution(t) for qid, t in q_types.items()}
-
-        def train(frame, members):
-            types = [t for m in members for t in q_types.get(m, [])]
-            probs = cluster_distribution(types, [(1.0, self.q_type_dist_[m]) for m in members])
-            rows, labels, groups = [], [], []
-            for m in members:
-                kws, data = self.q_data_[m]
-                for s, c, y in data:
-                    rows.append(candidate_features(kws, s, c, probs))
-                    labels.append(int(y))
-                    groups.append(m)
-            model = ClusterModel(frame, list(members), probs)
-            if len(set(labels)) == 2:
-                model.svm = LinearSVC(C=self.C, class_weight="balanced", max_iter=5000).fit(self._matrix(rows), labels)
-                model.confidence = self._own_mrr(model, members)
-            return model
-
-        self.global_ = train("<global>", [q["qid"] for q in questions])
-        self.cluster_models_ = {}
-        for n, (frame, members) in enumerate(sorted(self.clusters_.items())):
-            members = [m for m in members if m in by_id]
-            self.cluster_models_[frame] = train(frame, members)
-            if progress and (n + 1) % 100 == 0:
-                progress(f"trained {n + 1}/{len(self.clusters_)} clusters")
-        del self.q_data_
+        self.global_ = _train_cluster("<global>", list(blocks), blocks, self.q_type_dist_, q_types, self.C)
+        if progress:
+            progress(f"training {len(self.clusters_)} cluster models on {self.n_jobs} process(es)")
+        items = sorted(self.clusters_.items())
+        models = Parallel(n_jobs=self.n_jobs)(
+            delayed(_train_cluster)(f, m, {x: blocks[x] for x in m}, self.q_type_dist_, q_types, self.C)
+            for f, m in items)
+        self.cluster_models_ = {m.frame: m for m in models}
         return self
-
-    def _own_mrr(self, model: ClusterModel, members) -> float:
-        rr = []
-        for m in members:
-            kws, data = self.q_data_[m]
-            if not data:
-                rr.append(0.0)
-                continue
-            X = self._matrix([candidate_features(kws, s, c, model.type_probs) for s, c, _ in data])
-            scores = model.svm.decision_function(X)
-            ranked = self._merge_one(data, scores)
-            correct = {normalise_answer(c.text) for _, c, y in data if y}
-            rr.append(next((1.0 / (i + 1) for i, (a, _) in enumerate(ranked[:5]) if a in correct), 0.0))
-        return float(np.mean(rr)) if rr else 0.0
-
-    @staticmethod
-    def _merge_one(data, scores):
-        best: dict = {}
-        for (s, c, *_), sc in zip(data, scores):
-            key = normalise_answer(c.text)
-            if key and (key not in best or sc > best[key]):
-                best[key] = sc
-        return sorted(best.items(), key=lambda kv: -kv[1])
 
     # ------------------------------------------------------------------ answering
     def answer(self, doc, index, top_k: int = 5) -> dict:
@@ -216,22 +225,20 @@ class InstanceQA:
         models.append(self.global_)
         sents = self.retrieve(index, kws)
         data = [(s, c) for s in sents for c in s.candidates]
+        block = _Block(self, set(kws), data)
         answers: dict = {}
         type_mix = {t: 0.0 for t in ANSWER_TYPES}
         total_w = 0.0
         for m in models:
             if m.svm is None or not data:
                 continue
-            kwset = set(kws)
-            X = self._matrix([candidate_features(kwset, s, c, m.type_probs) for s, c in data])
-            scores = 1 / (1 + np.exp(-m.svm.decision_function(X)))
+            scores = 1 / (1 + np.exp(-m.svm.decision_function(_with_types([block], m.type_probs))))
             weight = max(m.confidence, 0.05) * (1 - math.exp(-len(m.members) / 5))
             total_w += weight
             for t, p in m.type_probs.items():
                 type_mix[t] += weight * p
             best: dict = {}
-            for (s, c), sc in zip(data, scores):
-                key = normalise_answer(c.text)
+            for (s, c), key, sc in zip(data, block.keys, scores):
                 if key and (key not in best or sc > best[key][0]):
                     best[key] = (sc, c.text, s)
             for key, (sc, text, s) in best.items():
@@ -243,7 +250,7 @@ class InstanceQA:
                     a["_best"], a["answer"], a["sentence"] = sc, text, " ".join(s.tokens)
         ranked = sorted(answers.values(), key=lambda a: -a["score"])[:top_k]
         for a in ranked:
-            a["score"] = round(a["score"] / total_w, 6) if total_w else 0.0
+            a["score"] = round(float(a["score"] / total_w), 6) if total_w else 0.0
             del a["_best"]
         type_dist = {t: round(v / total_w, 4) for t, v in type_mix.items()} if total_w else {}
         return {"answers": ranked, "answer_type": type_dist, "clusters": [m.frame for m in models]}

@@ -1,0 +1,67 @@
+"""The retrieval collection: sentences analysed once (spaCy tokens and answer candidates) and indexed.
+
+Default collection: the pool of real newswire sentences in the QA data, TrecQA TRAIN-ALL
+positives and negatives plus the TrecQA TRAIN/DEV candidate sentences (about 40,000).  More
+text can be added at answering time: a TrecQA XML file (its candidate sentences) or plain
+text (split into sentences by spaCy).
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from pathlib import Path
+
+from .candidates import sentence_candidates
+from .index import SentenceIndex
+
+
+def analyse(texts, n_process: int = 1, progress=None) -> list[tuple[str, list, list]]:
+    """(text, tokens, candidates) for each sentence."""
+    from .nlp import pipeline
+    out = []
+    for i, (text, doc) in enumerate(zip(texts, pipeline().pipe(texts, batch_size=512, n_process=n_process))):
+        out.append((text, [t.text for t in doc], [[c.text, c.start, c.end, c.type] for c in sentence_candidates(doc)]))
+        if progress and (i + 1) % 5000 == 0:
+            progress(f"analysed {i + 1}/{len(texts)} sentences")
+    return out
+
+
+def analysed_cached(texts: list[str], cache: Path | None, n_process: int = 1, progress=None):
+    """``analyse`` with a cache file keyed by the texts' sha256 (``.cache/``; safe to delete)."""
+    if cache is None:
+        return analyse(texts, n_process, progress)
+    key = hashlib.sha256("\n".join(texts).encode("utf-8")).hexdigest()[:16]
+    path = Path(cache) / f"qa-collection-{key}.jsonl.gz"
+    if path.exists():
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            return [tuple(json.loads(line)) for line in f]
+    items = analyse(texts, n_process, progress)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with gzip.open(tmp, "wt", encoding="utf-8") as f:
+        for item in items:
+            f.write(json.dumps(item) + "\n")
+    tmp.replace(path)
+    return items
+
+
+def trec_all_sentences(paths) -> list[str]:
+    """Sentences of TrecQA TRAIN-ALL ``*.POSInput`` files (lines that are not ``<...>`` tags)."""
+    out = []
+    for p in paths:
+        with gzip.open(p, "rt", encoding="utf-8", errors="replace") if str(p).endswith(".gz") else \
+                open(p, encoding="utf-8", errors="replace") as f:
+            out += [l.strip() for l in f if l.strip() and not l.startswith("<")]
+    return out
+
+
+def plain_text_sentences(text: str) -> list[str]:
+    from .nlp import pipeline
+    return [s.text.strip() for s in pipeline()(text).sents if s.text.strip()]
+
+
+def build_index(items, path=":memory:") -> SentenceIndex:
+    ix = SentenceIndex(path)
+    ix.add_analysed(items, "collection")
+    return ix
