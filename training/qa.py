@@ -49,6 +49,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="held-out questions with NIST patterns (JSONL) to score exact answers on as well")
     p.add_argument("--max-questions", type=int, default=0, help="train on the first N questions only (0: all)")
     p.add_argument("--retrieve-k", type=int, default=20, help="sentences retrieved per question (default 20)")
+    p.add_argument("--query-content", action="store_true",
+                   help="learn per-cluster query expansions (paper 4.2); lowered dev MRR@5 here, so off by default")
     p.add_argument("--no-instance", action="store_true", help="skip the instance-based answering system")
     p.add_argument("--jobs", type=int, default=2, help="spaCy processes for the collection")
     p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/qa)")
@@ -231,7 +233,7 @@ def train_instance(args, train, dev, metrics, say):
         questions = questions[:args.max_questions]
     say(f"instance-based QA: {len(questions)} training questions")
     t = time.perf_counter()
-    instance = InstanceQA(retrieve_k=args.retrieve_k, n_jobs=min(args.jobs, 2)).fit(questions, parse([q["question"] for q in questions]), index, progress=say)
+    instance = InstanceQA(retrieve_k=args.retrieve_k, n_jobs=min(args.jobs, 2), query_content=args.query_content).fit(questions, parse([q["question"] for q in questions]), index, progress=say)
     fit_seconds = time.perf_counter() - t
     say("answering the TrecQA dev questions")
     patterns = read_patterns(args.dev_patterns)

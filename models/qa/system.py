@@ -107,6 +107,17 @@ class ClusterModel:
     svm: object = None
     confidence: float = 0.0          # MRR of the strategy on its own training questions
     stats: dict = field(default_factory=dict)
+    expansions: list = field(default_factory=list)      # query-content model (4.2)
+
+
+class _Matcher:
+    """Picklable 'does a NIST pattern match this text' for one question."""
+
+    def __init__(self, patterns):
+        self.patterns = patterns
+
+    def __call__(self, text: str) -> bool:
+        return pattern_match(self.patterns, text)
 
 
 class _Block:
@@ -173,9 +184,9 @@ class InstanceQA:
     ``question`` and ``patterns``."""
 
     def __init__(self, min_cluster: int = 3, retrieve_k: int = 20, C: float = 0.1, n_hash: int = 2 ** 12,
-                 max_clusters: int = 8, n_jobs: int = 1):
+                 max_clusters: int = 8, n_jobs: int = 1, query_content: bool = False):
         self.min_cluster, self.retrieve_k, self.C, self.n_hash = min_cluster, retrieve_k, C, n_hash
-        self.max_clusters, self.n_jobs = max_clusters, n_jobs
+        self.max_clusters, self.n_jobs, self.query_content = max_clusters, n_jobs, query_content
 
     # ------------------------------------------------------------------ retrieval
     def retrieve(self, index, words: list[str]) -> list[Retrieved]:
@@ -196,11 +207,16 @@ class InstanceQA:
     def fit(self, questions: list[dict], docs, index, progress=None) -> "InstanceQA":
         from joblib import Parallel, delayed
         self.clusters_ = FrameClusters(self.min_cluster).fit(docs, [q["qid"] for q in questions]).clusters_
-        blocks, q_types = {}, {}
+        blocks, q_types, qc_data = {}, {}, {}
         for i, (q, doc) in enumerate(zip(questions, docs)):
             kws = keywords(doc)
-            data = [(s, c, pattern_match(q["patterns"], c.text)) for s in self.retrieve(index, kws)
-                    for c in s.candidates]
+            retrieved = self.retrieve(index, kws)
+            data = [(s, c, pattern_match(q["patterns"], c.text)) for s in retrieved for c in s.candidates]
+            if self.query_content:
+                from .query_content import sentence_features
+                ok = _Matcher(q["patterns"])
+                qc_data[q["qid"]] = (kws, [(sentence_features(s.tokens, set(kws), _stopwords()),
+                                            ok(" ".join(s.tokens))) for s in retrieved], ok)
             blocks[q["qid"]] = _Block(self, set(kws), data)
             q_types[q["qid"]] = [c.type for _, c, y in data if y]
             if progress and (i + 1) % 250 == 0:
@@ -214,6 +230,13 @@ class InstanceQA:
             delayed(_train_cluster)(f, m, {x: blocks[x] for x in m}, self.q_type_dist_, q_types, self.C)
             for f, m in items)
         self.cluster_models_ = {m.frame: m for m in models}
+        if self.query_content:
+            from .query_content import learn
+            if progress:
+                progress("learning query-content models")
+            for m in self.cluster_models_.values():
+                if m.svm is not None:
+                    m.expansions = learn([qc_data[x] for x in m.members], index.search, k=self.retrieve_k)
         return self
 
     # ------------------------------------------------------------------ answering
@@ -224,6 +247,15 @@ class InstanceQA:
         models = sorted(models, key=lambda m: (-m.confidence, len(m.members)))[: self.max_clusters]
         models.append(self.global_)
         sents = self.retrieve(index, kws)
+        if self.query_content:                      # the matched clusters' expanded queries (4.2)
+            seen = {s.rowid for s in sents}
+            for m in models:
+                for f in getattr(m, "expansions", []):
+                    from .query_content import query_words
+                    for s in self.retrieve(index, kws + query_words(f)):
+                        if s.rowid not in seen:
+                            seen.add(s.rowid)
+                            sents.append(s)
         data = [(s, c) for s in sents for c in s.candidates]
         block = _Block(self, set(kws), data)
         answers: dict = {}
