@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
                             "dev_all": ranking_scores(dev, dev_scores)}
     instance = index = None
     if not args.no_instance:
-        instance, index = train_instance(args, train, dev, metrics, say)
+        instance, index = train_instance(args, train, dev, metrics, say, answer_types)
     metrics["training_seconds"] = round(time.perf_counter() - t0, 1)
     save_qa(answer_types, selector, out, instance=instance, index=index, metrics=metrics,
             data_fingerprint=file_fingerprint([args.uiuc, args.train, args.dev]),
@@ -216,7 +216,7 @@ def exact_answer_scores(model_answer, dev, patterns) -> dict:
             "mrr5_ci95": list(bootstrap_ci(mean, rr)) if len(rr) > 1 else [mean(rr)] * 2}
 
 
-def train_instance(args, train, dev, metrics, say):
+def train_instance(args, train, dev, metrics, say, answer_types=None):
     from models.qa.collection import analysed_cached, build_index, trec_all_sentences
     from models.qa.nlp import parse
     from models.qa.system import InstanceQA
@@ -233,11 +233,17 @@ def train_instance(args, train, dev, metrics, say):
         questions = questions[:args.max_questions]
     say(f"instance-based QA: {len(questions)} training questions")
     t = time.perf_counter()
-    instance = InstanceQA(retrieve_k=args.retrieve_k, n_jobs=min(args.jobs, 2), query_content=args.query_content).fit(questions, parse([q["question"] for q in questions]), index, progress=say)
+    qdocs = parse([q["question"] for q in questions])
+    uiuc = answer_types.distribution(qdocs) if answer_types is not None else None
+    instance = InstanceQA(retrieve_k=args.retrieve_k, n_jobs=min(args.jobs, 2), query_content=args.query_content)
+    instance.fit(questions, qdocs, index, progress=say, uiuc=uiuc)
+    instance.uses_uiuc = uiuc is not None
     fit_seconds = time.perf_counter() - t
     say("answering the TrecQA dev questions")
     patterns = read_patterns(args.dev_patterns)
-    answers = [instance.answer(d, index, 5) for d in parse([p.question.text for p in dev])]
+    ddocs = parse([p.question.text for p in dev])
+    dd = answer_types.distribution(ddocs) if answer_types is not None else [None] * len(ddocs)
+    answers = [instance.answer(d, index, 5, u) for d, u in zip(ddocs, dd)]
     metrics["exact_answers"] = {**exact_answer_scores(answers, dev, patterns), "collection_sentences": len(pool),
                                 "training_questions": len(questions), "clusters": len(instance.cluster_models_),
                                 "fit_seconds": round(fit_seconds, 1)}
@@ -246,7 +252,9 @@ def train_instance(args, train, dev, metrics, say):
         seen = {q["question"].strip().lower() for q in questions}
         held = [q for q in held if q["question"].strip().lower() not in seen]
         say(f"answering {len(held)} held-out questions")
-        res = [instance.answer(d, index, 5) for d in parse([q["question"] for q in held])]
+        hdocs = parse([q["question"] for q in held])
+        hd = answer_types.distribution(hdocs) if answer_types is not None else [None] * len(hdocs)
+        res = [instance.answer(d, index, 5, u) for d, u in zip(hdocs, hd)]
         from types import SimpleNamespace
         metrics["exact_answers_heldout"] = {
             **exact_answer_scores(res, [SimpleNamespace(qid=q["qid"]) for q in held],

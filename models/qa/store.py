@@ -31,9 +31,11 @@ class QAModel:
             raise ArtifactError("this QA artifact has no answering model (trained with --no-instance)")
         docs = parse(questions)
         fine = self.answer_types.predict(docs)
+        coarse = self.answer_types.distribution(docs) if getattr(self.instance, "uses_uiuc", False) else \
+            [None] * len(docs)
         out = []
-        for q, doc, label in zip(questions, docs, fine):
-            res = self.instance.answer(doc, self.index, top_k)
+        for q, doc, label, dist in zip(questions, docs, fine, coarse):
+            res = self.instance.answer(doc, self.index, top_k, dist)
             out.append({"question": q, "answers": res["answers"], "answer_type": res["answer_type"],
                         "uiuc_type": label, "clusters": res["clusters"]})
         return out

@@ -120,11 +120,24 @@ class _Matcher:
         return pattern_match(self.patterns, text)
 
 
+UIUC_TYPES = {"HUM": {"person", "organization"}, "LOC": {"location"},
+              "NUM": {"year", "decade", "date", "number", "quantity"}, "ENTY": {"entity", "phrase"},
+              "DESC": {"phrase"}, "ABBR": {"phrase", "entity"}}
+
+
+def uiuc_match(uiuc: dict | None, cand_type: str) -> float:
+    """P(the question's UIUC coarse class admits the candidate's answer type)."""
+    if not uiuc:
+        return 0.0
+    return sum(p for coarse, p in uiuc.items() if cand_type in UIUC_TYPES.get(coarse, ()))
+
+
 class _Block:
     """Feature rows of one question's candidates; the answer-type columns are filled per cluster."""
 
-    def __init__(self, qa: "InstanceQA", kws: set, data):
+    def __init__(self, qa: "InstanceQA", kws: set, data, uiuc: dict | None = None):
         rows = [candidate_features(kws, s, c, {}) for s, c, *_ in data]
+        rows = [(r[0] + [uiuc_match(uiuc, c.type)], r[1]) for r, (_s, c, *_) in zip(rows, data)]
         self.dense = np.array([r[0] for r in rows]) if rows else np.zeros((0, N_DENSE))
         from scipy import sparse
         self.hashed = qa._hash([r[1] for r in rows]) if rows else sparse.csr_matrix((0, qa.n_hash))
@@ -133,7 +146,7 @@ class _Block:
         self.labels = np.array([int(d[2]) for d in data]) if data and len(data[0]) > 2 else np.zeros(len(data))
 
 
-N_DENSE = 9 + len(ANSWER_TYPES)
+N_DENSE = 10 + len(ANSWER_TYPES)
 
 
 def _with_types(blocks, probs):
@@ -204,7 +217,8 @@ class InstanceQA:
         return FeatureHasher(self.n_hash, input_type="string", alternate_sign=False).transform(contexts)
 
     # ------------------------------------------------------------------ training
-    def fit(self, questions: list[dict], docs, index, progress=None) -> "InstanceQA":
+    def fit(self, questions: list[dict], docs, index, progress=None, uiuc: list | None = None) -> "InstanceQA":
+        """``uiuc``: each question's UIUC coarse-class distribution (a feature of the extraction model)."""
         from joblib import Parallel, delayed
         self.clusters_ = FrameClusters(self.min_cluster).fit(docs, [q["qid"] for q in questions]).clusters_
         blocks, q_types, qc_data = {}, {}, {}
@@ -217,7 +231,7 @@ class InstanceQA:
                 ok = _Matcher(q["patterns"])
                 qc_data[q["qid"]] = (kws, [(sentence_features(s.tokens, set(kws), _stopwords()),
                                             ok(" ".join(s.tokens))) for s in retrieved], ok)
-            blocks[q["qid"]] = _Block(self, set(kws), data)
+            blocks[q["qid"]] = _Block(self, set(kws), data, uiuc[i] if uiuc else None)
             q_types[q["qid"]] = [c.type for _, c, y in data if y]
             if progress and (i + 1) % 250 == 0:
                 progress(f"retrieved for {i + 1}/{len(questions)} training questions")
@@ -240,7 +254,7 @@ class InstanceQA:
         return self
 
     # ------------------------------------------------------------------ answering
-    def answer(self, doc, index, top_k: int = 5) -> dict:
+    def answer(self, doc, index, top_k: int = 5, uiuc: dict | None = None) -> dict:
         kws = keywords(doc)
         frames = [f for f in FrameClusters.frames_of(doc) if f in self.cluster_models_]
         models = [self.cluster_models_[f] for f in frames if self.cluster_models_[f].svm is not None]
@@ -257,7 +271,7 @@ class InstanceQA:
                             seen.add(s.rowid)
                             sents.append(s)
         data = [(s, c) for s in sents for c in s.candidates]
-        block = _Block(self, set(kws), data)
+        block = _Block(self, set(kws), data, uiuc)
         answers: dict = {}
         type_mix = {t: 0.0 for t in ANSWER_TYPES}
         total_w = 0.0
