@@ -28,7 +28,7 @@ def test_gunicorn_serves_truecase(truecaser_artifact):
             try:
                 if requests.get(base + "/readyz", timeout=2).status_code == 200:
                     break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):     # worker still loading the models
                 pass
             assert proc.poll() is None, proc.stdout.read().decode()
             assert time.time() < deadline, "service did not become ready"
