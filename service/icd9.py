@@ -6,7 +6,7 @@ import json
 from flask import Blueprint, current_app, jsonify
 
 from .errors import invalid
-from .validation import json_body
+from .validation import check_fields, get_batch, get_bool, json_body
 
 bp = Blueprint("icd9", __name__)
 
@@ -18,19 +18,10 @@ def code():
     from . import get_model
 
     body = json_body()
-    unknown = set(body) - {"documents", "classifier", "all_scores"}
-    if unknown:
-        raise invalid(sorted(unknown)[0], "unknown field; expected documents, classifier, all_scores")
-    docs = body.get("documents")
-    if not isinstance(docs, list) or not docs:
-        raise invalid("documents", "must be a non-empty list of {\"id\": ..., \"text\": ...} objects")
-    limit = current_app.config["TEXTQA_MAX_BATCH_ITEMS"]
-    if len(docs) > limit:
-        raise invalid("documents", f"has {len(docs)} items; the limit is {limit} per request")
+    check_fields(body, ("documents", "classifier", "all_scores"))
+    docs = get_batch(body, "documents", "{\"id\": ..., \"text\": ...} objects")
     classifier = body.get("classifier", "svm")
-    all_scores = body.get("all_scores", False)
-    if not isinstance(all_scores, bool):
-        raise invalid("all_scores", "must be true or false")
+    all_scores = get_bool(body, "all_scores", default=False)
     coder = get_model("icd9")
     if classifier not in getattr(coder, "models_", {}):
         raise invalid("classifier", f"unknown classifier {classifier!r}; this model has {', '.join(coder.models_)}")
@@ -40,9 +31,7 @@ def code():
         where = f"documents[{i}]"
         if not isinstance(d, dict):
             raise invalid(where, "must be an object with 'id' and 'text' (or 'sections')")
-        extra = set(d) - {"id", "text", "sections", "codes"}
-        if extra:
-            raise invalid(f"{where}.{sorted(extra)[0]}", "unknown field; expected id, text or sections")
+        check_fields(d, ("id", "text", "sections", "codes"), where)
         try:
             r = parse_jsonl_line(json.dumps(d), where)
         except RecordError as e:

@@ -4,30 +4,21 @@ from __future__ import annotations
 from flask import Blueprint, jsonify
 
 from .errors import APIError, invalid
-from .validation import json_body
+from .validation import check_fields, check_text, json_body
 
 bp = Blueprint("qa", __name__)
-MAX_QUESTION_WORDS = 200
 
 
 @bp.post("/v1/qa/answer")
 def answer():
     from models.artifact import ArtifactError
+    from models.qa.store import MAX_QUESTION_WORDS
 
     from . import get_model
 
     body = json_body()
-    unknown = set(body) - {"question", "top_k"}
-    if unknown:
-        raise invalid(sorted(unknown)[0], "unknown field; expected question, top_k")
-    q = body.get("question")
-    if not isinstance(q, str):
-        raise invalid("question", f"must be a string, got {type(q).__name__}")
-    if not q.strip():
-        raise invalid("question", "is empty")
-    n = len(q.split())
-    if n > MAX_QUESTION_WORDS:
-        raise invalid("question", f"has {n} words; the limit is {MAX_QUESTION_WORDS}")
+    check_fields(body, ("question", "top_k"))
+    q = check_text("question", body.get("question"), MAX_QUESTION_WORDS)
     top_k = body.get("top_k", 5)
     if not isinstance(top_k, int) or isinstance(top_k, bool) or not 1 <= top_k <= 100:
         raise invalid("top_k", "must be an integer from 1 to 100")

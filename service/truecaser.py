@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify
 
 from .errors import invalid
-from .validation import get_bool, get_string, get_string_list, json_body
+from .validation import check_fields, get_bool, get_string, get_string_list, json_body
 
 bp = Blueprint("truecaser", __name__)
 
@@ -14,9 +14,7 @@ def truecase():
     from . import get_model
 
     body = json_body()
-    unknown = set(body) - {"text", "sentences", "tokenized", "baseline"}
-    if unknown:
-        raise invalid(sorted(unknown)[0], "unknown field; expected text or sentences, tokenized, baseline")
+    check_fields(body, ("text", "sentences", "tokenized", "baseline"))
     has_text, has_sents = "text" in body, "sentences" in body
     if has_text == has_sents:
         raise invalid("text", "give exactly one of 'text' (a string) or 'sentences' (a list of strings)")

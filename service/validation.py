@@ -39,13 +39,38 @@ def get_string(body: dict, field: str, *, max_tokens: int | None = None) -> str:
     return value
 
 
-def get_string_list(body: dict, field: str, *, max_items: int | None = None, max_tokens: int | None = None):
+def check_fields(obj: dict, allowed, where: str = "") -> None:
+    """422 naming the first field of ``obj`` outside ``allowed`` (``where`` prefixes nested fields)."""
+    unknown = set(obj) - set(allowed)
+    if unknown:
+        name = sorted(unknown)[0]
+        raise invalid(f"{where}.{name}" if where else name, f"unknown field; expected {', '.join(allowed)}")
+
+
+def get_batch(body: dict, field: str, what: str, *, non_empty: bool = True, max_items: int | None = None) -> list:
+    """``body[field]`` as a list of at most TEXTQA_MAX_BATCH_ITEMS items (``what`` describes an item)."""
     value = body.get(field)
-    if not isinstance(value, list):
-        raise invalid(field, f"must be a list of strings, got {type(value).__name__}")
+    if not isinstance(value, list) or (non_empty and not value):
+        raise invalid(field, f"must be a {'non-empty ' if non_empty else ''}list of {what}"
+                      + ("" if isinstance(value, list) else f", got {type(value).__name__}"))
     max_items = max_items or current_app.config["TEXTQA_MAX_BATCH_ITEMS"]
     if len(value) > max_items:
         raise invalid(field, f"has {len(value)} items; the limit is {max_items} per request")
+    return value
+
+
+def check_text(field: str, value, max_tokens: int | None = None) -> str:
+    """A non-empty string of at most ``max_tokens`` whitespace tokens, or a 422 naming ``field``."""
+    if not isinstance(value, str):
+        raise invalid(field, f"must be a string, got {type(value).__name__}")
+    if not value.strip():
+        raise invalid(field, "is empty")
+    check_tokens(field, value, max_tokens)
+    return value
+
+
+def get_string_list(body: dict, field: str, *, max_items: int | None = None, max_tokens: int | None = None):
+    value = get_batch(body, field, "strings", non_empty=False, max_items=max_items)
     for i, item in enumerate(value):
         if not isinstance(item, str):
             raise invalid(f"{field}[{i}]", f"must be a string, got {type(item).__name__}")

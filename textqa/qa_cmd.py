@@ -8,7 +8,6 @@ from evaluation.io import EvalInputError
 from textqa.paths import artifacts_dir
 from textqa.stdin import stdin_lines
 
-MAX_QUESTION_WORDS = 200
 
 
 def add_common(p) -> None:
@@ -27,6 +26,7 @@ def _load(args):
 
 
 def check_question(where: str, q: str) -> str:
+    from models.qa.store import MAX_QUESTION_WORDS
     if not q.strip():
         raise EvalInputError(f"{where}: empty question")
     n = len(q.split())

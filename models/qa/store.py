@@ -7,6 +7,7 @@ from pathlib import Path
 from ..artifact import ArtifactError, load_manifest, write_artifact
 
 ARTIFACT_NAME = "qa"
+MAX_QUESTION_WORDS = 200            # longer input is refused (CLI and HTTP)
 FORMAT_VERSION = 1
 
 
