@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -21,3 +22,12 @@ def cache_dir() -> Path:
     """Scratch space for derived data (tokenized corpora); safe to delete."""
     env = os.environ.get("TEXTQA_CACHE")
     return Path(env) if env else REPO_ROOT / ".cache"
+
+
+STOPWORDS_FILE = DATA_DIR / "nltk_data" / "corpora" / "stopwords" / "english"
+
+
+@lru_cache(maxsize=1)
+def english_stopwords() -> frozenset:
+    """NLTK's English stopword list (bundled in data/), read once per process."""
+    return frozenset(STOPWORDS_FILE.read_text(encoding="utf-8").split())

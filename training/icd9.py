@@ -18,11 +18,10 @@ from pathlib import Path
 from evaluation.icd9 import format_report, score_codes, top_codes_table
 from models.icd9.coder import CLASSIFIERS, ICD9Coder
 from models.icd9.records import RecordError, load_descriptions, read_records
-from textqa.paths import DATA_DIR, artifacts_dir
+from textqa.paths import DATA_DIR, artifacts_dir, english_stopwords
 
 DEFAULT_DATA = [DATA_DIR / "icd9" / "cmc2007_train_dev80.xml.gz"]
 DESCRIPTIONS = DATA_DIR / "icd9" / "CMS32_DESC_LONG_DX.txt.gz"
-STOPWORDS = DATA_DIR / "nltk_data" / "corpora" / "stopwords" / "english"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -52,10 +51,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def make_coder(args, classifiers) -> ICD9Coder:
-    stop = frozenset(STOPWORDS.read_text(encoding="utf-8").split())
     return ICD9Coder(classifiers=classifiers, k=args.k, min_df=args.min_df, min_positives=args.min_positives,
                      C=args.C, svm_cost=args.svm_cost, negation=not args.no_negation, window=args.window,
-                     sections=not args.no_sections, n_jobs=args.jobs, seed=args.seed, stopwords=stop,
+                     sections=not args.no_sections, n_jobs=args.jobs, seed=args.seed, stopwords=english_stopwords(),
                      brr_prior=args.brr_prior, at_least_one=args.at_least_one)
 
 

@@ -58,6 +58,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
 
 
+def _mean(values) -> float:
+    return float(np.mean(values)) if len(values) else 0.0
+
+
+def _ci95(values) -> list:
+    """95% bootstrap interval of the mean (a single value's interval is itself)."""
+    from evaluation.stats import bootstrap_ci
+    return list(bootstrap_ci(_mean, values)) if len(values) >= 2 else [_mean(values)] * 2
+
+
 def ranking_scores(pairs, scores_per_pair, qids=None) -> dict:
     """MAP and MRR with ties broken against the system (incorrect candidates first among equal
     scores), over questions with at least one correct candidate (``qids`` restricts further)."""
@@ -72,10 +82,8 @@ def ranking_scores(pairs, scores_per_pair, qids=None) -> dict:
         prec = np.cumsum(rel) / np.arange(1, len(rel) + 1)
         aps.append(float((prec * rel).sum() / rel.sum()))
         rrs.append(1.0 / (int(np.argmax(rel)) + 1))
-    from evaluation.stats import bootstrap_ci
-    mean = lambda x: float(np.mean(x)) if len(x) else 0.0
-    ci = lambda x: list(bootstrap_ci(mean, x)) if len(x) >= 2 else [mean(x), mean(x)]
-    return {"map": mean(aps), "mrr": mean(rrs), "questions": len(aps), "map_ci95": ci(aps), "mrr_ci95": ci(rrs)}
+    return {"map": _mean(aps), "mrr": _mean(rrs), "questions": len(aps), "map_ci95": _ci95(aps),
+            "mrr_ci95": _ci95(rrs)}
 
 
 def answer_type_cv(docs, labels, folds: int, seed: int) -> dict:
@@ -203,7 +211,6 @@ def read_patterns(path) -> dict:
 
 def exact_answer_scores(model_answer, dev, patterns) -> dict:
     """MRR over the top 5 answers and accuracy at 1, judged by the NIST patterns (case-insensitive search)."""
-    from evaluation.stats import bootstrap_ci
     from models.qa.system import pattern_match
     rr = []
     for p, res in zip(dev, model_answer):
@@ -211,12 +218,10 @@ def exact_answer_scores(model_answer, dev, patterns) -> dict:
             continue
         rr.append(next((1.0 / (i + 1) for i, a in enumerate(res["answers"][:5])
                         if pattern_match(patterns[p.qid], a["answer"])), 0.0))
-    mean = lambda x: float(np.mean(x)) if len(x) else 0.0
-    return {"mrr5": mean(rr), "acc1": mean([r == 1.0 for r in rr]), "questions": len(rr),
-            "mrr5_ci95": list(bootstrap_ci(mean, rr)) if len(rr) > 1 else [mean(rr)] * 2}
+    return {"mrr5": _mean(rr), "acc1": _mean([r == 1.0 for r in rr]), "questions": len(rr), "mrr5_ci95": _ci95(rr)}
 
 
-def train_instance(args, train, dev, metrics, say, answer_types=None):
+def train_instance(args, train, dev, metrics, say, answer_types):
     from models.qa.collection import analysed_cached, build_index, trec_all_sentences
     from models.qa.nlp import parse
     from models.qa.system import InstanceQA
@@ -234,16 +239,17 @@ def train_instance(args, train, dev, metrics, say, answer_types=None):
     say(f"instance-based QA: {len(questions)} training questions")
     t = time.perf_counter()
     qdocs = parse([q["question"] for q in questions])
-    uiuc = answer_types.distribution(qdocs) if answer_types is not None else None
     instance = InstanceQA(retrieve_k=args.retrieve_k, n_jobs=min(args.jobs, 2), query_content=args.query_content)
-    instance.fit(questions, qdocs, index, progress=say, uiuc=uiuc)
-    instance.uses_uiuc = uiuc is not None
+    instance.fit(questions, qdocs, index, progress=say, uiuc=answer_types.distribution(qdocs))
     fit_seconds = time.perf_counter() - t
+
+    def answer_all(texts):
+        docs = parse(texts)
+        return [instance.answer(d, index, 5, u) for d, u in zip(docs, answer_types.distribution(docs))]
+
     say("answering the TrecQA dev questions")
     patterns = read_patterns(args.dev_patterns)
-    ddocs = parse([p.question.text for p in dev])
-    dd = answer_types.distribution(ddocs) if answer_types is not None else [None] * len(ddocs)
-    answers = [instance.answer(d, index, 5, u) for d, u in zip(ddocs, dd)]
+    answers = answer_all([p.question.text for p in dev])
     metrics["exact_answers"] = {**exact_answer_scores(answers, dev, patterns), "collection_sentences": len(pool),
                                 "training_questions": len(questions), "clusters": len(instance.cluster_models_),
                                 "fit_seconds": round(fit_seconds, 1)}
@@ -252,9 +258,7 @@ def train_instance(args, train, dev, metrics, say, answer_types=None):
         seen = {q["question"].strip().lower() for q in questions}
         held = [q for q in held if q["question"].strip().lower() not in seen]
         say(f"answering {len(held)} held-out questions")
-        hdocs = parse([q["question"] for q in held])
-        hd = answer_types.distribution(hdocs) if answer_types is not None else [None] * len(hdocs)
-        res = [instance.answer(d, index, 5, u) for d, u in zip(hdocs, hd)]
+        res = answer_all([q["question"] for q in held])
         from types import SimpleNamespace
         metrics["exact_answers_heldout"] = {
             **exact_answer_scores(res, [SimpleNamespace(qid=q["qid"]) for q in held],

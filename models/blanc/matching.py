@@ -20,20 +20,10 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..porter import stem
 from .acs import exact_match_matrix
 
 MATCHINGS = ("one-to-one", "all")
-
-
-@lru_cache(maxsize=1)
-def _stemmer():
-    from nltk.stem.porter import PorterStemmer
-    return PorterStemmer()
-
-
-@lru_cache(maxsize=200_000)
-def _stem(word: str) -> str:
-    return _stemmer().stem(word)
 
 
 def _greedy(pairs, m: int, n: int, used_x: list, used_y: list, weights=None) -> list:
@@ -135,7 +125,7 @@ def match_matrix(ref: list[str], hyp: list[str], matching: str = "one-to-one", p
 
 
 def _partial_keys(word: str, prefix_len: int) -> tuple:
-    keys = ("s:" + _stem(word),)
+    keys = ("s:" + stem(word),)
     if len(word) >= prefix_len:
         keys += ("p:" + word[:prefix_len],)
     return keys

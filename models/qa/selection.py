@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from functools import lru_cache
 
 import numpy as np
 
+from textqa.paths import english_stopwords
+
+from ..porter import stem
 from .trecqa import Sentence
 
 NER_COARSE = {
@@ -35,23 +37,6 @@ def ner_coarse(label: str) -> str:
     return NER_COARSE.get(label, "ENTY")
 
 
-@lru_cache(maxsize=1)
-def _stop():
-    from textqa.paths import DATA_DIR
-    return frozenset((DATA_DIR / "nltk_data" / "corpora" / "stopwords" / "english").read_text().split())
-
-
-@lru_cache(maxsize=200_000)
-def _stem(w: str) -> str:
-    return _stemmer().stem(w)
-
-
-@lru_cache(maxsize=1)
-def _stemmer():
-    from nltk.stem.porter import PorterStemmer
-    return PorterStemmer()
-
-
 def idf_table(sentences) -> dict:
     df = Counter(w for s in sentences for w in {t.lower() for t in s.tokens})
     n = max(len(sentences), 1)
@@ -59,7 +44,7 @@ def idf_table(sentences) -> dict:
 
 
 def content(tokens) -> list[str]:
-    stop = _stop()
+    stop = english_stopwords()
     return [t.lower() for t in tokens if t.lower() not in stop and any(ch.isalnum() for ch in t)]
 
 
@@ -68,7 +53,7 @@ def pair_features(q: Sentence, c: Sentence, qtype: dict, idf: dict, default_idf:
     shared = qw & cw
     w = lambda t: idf.get(t, default_idf)
     q_idf = sum(w(t) for t in qw) or 1.0
-    qs, cs = {_stem(t) for t in qw}, {_stem(t) for t in cw}
+    qs, cs = {stem(t) for t in qw}, {stem(t) for t in cw}
     ql, cl = [t.lower() for t in q.tokens], [t.lower() for t in c.tokens]
     qb, cb = set(zip(ql, ql[1:])), set(zip(cl, cl[1:]))
     # entities of the candidate that are not question words, typed like the question

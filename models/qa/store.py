@@ -32,7 +32,7 @@ class QAModel:
             raise ArtifactError("this QA artifact has no answering model (trained with --no-instance)")
         docs = parse(questions)
         fine = self.answer_types.predict(docs)
-        coarse = self.answer_types.distribution(docs) if getattr(self.instance, "uses_uiuc", False) else \
+        coarse = self.answer_types.distribution(docs) if getattr(self.instance, "uses_uiuc_", False) else \
             [None] * len(docs)
         out = []
         for q, doc, label, dist in zip(questions, docs, fine, coarse):

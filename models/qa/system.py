@@ -22,31 +22,23 @@ cluster); the retrieval query is the question's content words.
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .candidates import ANSWER_TYPES, Candidate, cluster_distribution, sentence_candidates, type_distribution
+from textqa.paths import english_stopwords
+
+from .candidates import ANSWER_TYPES, Candidate, cluster_distribution, type_distribution
 from .frames import FrameClusters
 
-_STOP = None
 _NORM = re.compile(r"[^a-z0-9 ]+")
-
-
-def _stopwords():
-    global _STOP
-    if _STOP is None:
-        from textqa.paths import DATA_DIR
-        _STOP = frozenset((DATA_DIR / "nltk_data" / "corpora" / "stopwords" / "english").read_text().split())
-    return _STOP
 
 
 def keywords(doc) -> list[str]:
     """Content words of a question (the retrieval query and the features' keywords)."""
-    stop = _stopwords()
+    stop = english_stopwords()
     return [t.lower_ for t in doc if not t.is_punct and t.lower_ not in stop and t.lower_ not in
             ("name", "many", "much", "long", "far")]
 
@@ -106,7 +98,6 @@ class ClusterModel:
     type_probs: dict
     svm: object = None
     confidence: float = 0.0          # MRR of the strategy on its own training questions
-    stats: dict = field(default_factory=dict)
     expansions: list = field(default_factory=list)      # query-content model (4.2)
 
 
@@ -219,6 +210,7 @@ class InstanceQA:
     # ------------------------------------------------------------------ training
     def fit(self, questions: list[dict], docs, index, progress=None, uiuc: list | None = None) -> "InstanceQA":
         """``uiuc``: each question's UIUC coarse-class distribution (a feature of the extraction model)."""
+        self.uses_uiuc_ = uiuc is not None
         from joblib import Parallel, delayed
         self.clusters_ = FrameClusters(self.min_cluster).fit(docs, [q["qid"] for q in questions]).clusters_
         blocks, q_types, qc_data = {}, {}, {}
@@ -229,7 +221,7 @@ class InstanceQA:
             if self.query_content:
                 from .query_content import sentence_features
                 ok = _Matcher(q["patterns"])
-                qc_data[q["qid"]] = (kws, [(sentence_features(s.tokens, set(kws), _stopwords()),
+                qc_data[q["qid"]] = (kws, [(sentence_features(s.tokens, set(kws), english_stopwords()),
                                             ok(" ".join(s.tokens))) for s in retrieved], ok)
             blocks[q["qid"]] = _Block(self, set(kws), data, uiuc[i] if uiuc else None)
             q_types[q["qid"]] = [c.type for _, c, y in data if y]
@@ -300,11 +292,3 @@ class InstanceQA:
             del a["_best"]
         type_dist = {t: round(v / total_w, 4) for t, v in type_mix.items()} if total_w else {}
         return {"answers": ranked, "answer_type": type_dist, "clusters": [m.frame for m in models]}
-
-
-def candidates_json(doc) -> tuple[list, list]:
-    return [t.text for t in doc], [[c.text, c.start, c.end, c.type] for c in sentence_candidates(doc)]
-
-
-def decode_candidates(tokens_json: str, cands_json: str) -> tuple[list, list]:
-    return json.loads(tokens_json), [Candidate(*c) for c in json.loads(cands_json)]

@@ -10,9 +10,9 @@ from models.icd9.bayes_ridge import (log_marginal_likelihood, optimal_sigma2, op
                                      posterior_mean, predictive_variance)
 from models.icd9.coder import ICD9Coder, _phi_select, best_f1_threshold
 from models.icd9.records import read_cmc_xml
-from textqa.paths import DATA_DIR
+from textqa.paths import DATA_DIR, english_stopwords
 
-STOP = frozenset((DATA_DIR / "nltk_data" / "corpora" / "stopwords" / "english").read_text().split())
+STOP = english_stopwords()
 
 
 def _data(n=40, k=8, seed=0):

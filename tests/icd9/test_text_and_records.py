@@ -7,10 +7,10 @@ import pytest
 from models.icd9.records import (MAX_CHARS, RecordError, load_descriptions, read_cmc_xml, read_jsonl,
                                  read_records)
 from models.icd9.text import NUMBER_TOKEN, PRONOUN_TOKEN, TextOptions, dedupe_paragraphs, record_features
-from textqa.paths import DATA_DIR
+from textqa.paths import DATA_DIR, english_stopwords
 
 CMC = DATA_DIR / "icd9" / "cmc2007_train_dev80.xml.gz"
-STOP = frozenset((DATA_DIR / "nltk_data" / "corpora" / "stopwords" / "english").read_text().split())
+STOP = english_stopwords()
 
 
 def feats(text, **kw):
