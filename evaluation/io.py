@@ -6,18 +6,28 @@ class EvalInputError(ValueError):
     """An input file is unreadable or malformed; the message names the file (and line)."""
 
 
-def read_lines(path) -> list[str]:
-    """Lines of a UTF-8 text file; an ``EvalInputError`` for a missing file or bad bytes."""
+def read_bytes(path) -> bytes:
+    """A file's bytes (``.gz`` decompressed); an ``EvalInputError`` naming the file when it cannot be read."""
+    import gzip
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise EvalInputError(f"{path}: {e.strerror}") from None
+        with (gzip.open if str(path).endswith(".gz") else open)(path, "rb") as f:
+            return f.read()
+    except (OSError, EOFError) as e:
+        raise EvalInputError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
+
+
+def decode(data: bytes, name) -> str:
+    """UTF-8 text; bad bytes raise an ``EvalInputError`` naming ``name`` and the line."""
     try:
-        return data.decode("utf-8").splitlines()
+        return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data[:e.start].count(b"\n") + 1
-        raise EvalInputError(f"{path}:{line}: not valid UTF-8 (byte offset {e.start})") from None
+        raise EvalInputError(f"{name}:{line}: not valid UTF-8 (byte offset {e.start})") from None
+
+
+def read_lines(path) -> list[str]:
+    """Lines of a UTF-8 text file (``.gz`` accepted); an ``EvalInputError`` for a missing file or bad bytes."""
+    return decode(read_bytes(path), path).splitlines()
 
 
 def tsv_rows(path, n_fields: int, what: str):

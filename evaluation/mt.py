@@ -9,11 +9,10 @@ averaged over pairs (not pooled: each pair has its own annotators and score scal
 """
 from __future__ import annotations
 
-import gzip
 import math
 from dataclasses import dataclass
 
-from .io import EvalInputError
+from .io import EvalInputError, decode, read_bytes
 from .stats import kendall_tau_b, pearson, spearman
 
 COLUMNS = ("lang_pair", "seg_id", "system", "source", "reference", "hypothesis", "human_score")
@@ -31,23 +30,6 @@ class MTRow:
     line: int
 
 
-def _open_lines(path):
-    try:
-        if str(path).endswith(".gz"):
-            with gzip.open(path, "rb") as f:
-                data = f.read()
-        else:
-            with open(path, "rb") as f:
-                data = f.read()
-    except (OSError, EOFError) as e:
-        raise EvalInputError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
-    try:
-        return data.decode("utf-8").split("\n")
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise EvalInputError(f"{path}:{line}: not valid UTF-8") from None
-
-
 def read_mt_tsv(path, allow_empty: bool = False, need_scores: bool = True) -> list[MTRow]:
     """Rows of an MT judgments TSV (``.gz`` accepted), validated: every error names file and line.
 
@@ -55,7 +37,7 @@ def read_mt_tsv(path, allow_empty: bool = False, need_scores: bool = True) -> li
     (then every metric scores it 0).  ``human_score`` must be a number (``NA`` allowed
     when not ``need_scores``).
     """
-    lines = _open_lines(path)
+    lines = decode(read_bytes(path), path).split("\n")     # TSV rows end at \n only
     if not lines or not lines[0].strip():
         raise EvalInputError(f"{path}:1: empty file (expected a header: {' '.join(COLUMNS)})")
     header = lines[0].rstrip("\r").split("\t")

@@ -11,10 +11,11 @@ Every problem raises ``RecordError`` naming the file, the line and the record.
 """
 from __future__ import annotations
 
-import gzip
 import json
 from dataclasses import dataclass, field
 from xml.etree import ElementTree as ET
+
+from ..textio import decode_lines, read_bytes
 
 GOLD_ORIGIN = "CMC_MAJORITY"
 SECTION_NAMES = {"CLINICAL_HISTORY": "history", "IMPRESSION": "impression"}
@@ -37,12 +38,7 @@ class Record:
 
 
 def _read_bytes(path) -> bytes:
-    try:
-        opener = gzip.open if str(path).endswith(".gz") else open
-        with opener(path, "rb") as f:
-            return f.read()
-    except (OSError, EOFError) as e:
-        raise RecordError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
+    return read_bytes(path, RecordError)
 
 
 def check_text(where: str, text) -> str:
@@ -110,12 +106,7 @@ def parse_jsonl_line(line: str, where: str, need_codes: bool = False) -> Record:
 def read_jsonl(path, need_codes: bool = False, lines=None) -> list[Record]:
     """Records of a JSONL file (or of ``lines`` read elsewhere, e.g. stdin, named ``path``)."""
     if lines is None:
-        data = _read_bytes(path)
-        try:
-            lines = data.decode("utf-8").splitlines()
-        except UnicodeDecodeError as e:
-            line = data[:e.start].count(b"\n") + 1
-            raise RecordError(f"{path}:{line}: not valid UTF-8 (byte offset {e.start})") from None
+        lines = decode_lines(_read_bytes(path), path, RecordError)
     records, seen = [], set()
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():

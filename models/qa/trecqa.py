@@ -9,9 +9,10 @@ the correct candidates come first, so any evaluation must not reward file order 
 """
 from __future__ import annotations
 
-import gzip
 import re
 from dataclasses import dataclass, field
+
+from ..textio import read_lines
 
 
 class TrecQAError(ValueError):
@@ -54,21 +55,8 @@ _OPEN = re.compile(r"<QApairs\s+id=['\"]([^'\"]+)['\"]\s*>")
 _PARTS = ("question", "positive", "negative")
 
 
-def _lines(path) -> list[str]:
-    try:
-        opener = gzip.open if str(path).endswith(".gz") else open
-        with opener(path, "rb") as f:
-            data = f.read()
-    except (OSError, EOFError) as e:
-        raise TrecQAError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
-    try:
-        return data.decode("utf-8").splitlines()
-    except UnicodeDecodeError as e:
-        raise TrecQAError(f"{path}:{data[:e.start].count(10) + 1}: not valid UTF-8") from None
-
-
 def read_trecqa(path) -> list[QAPair]:
-    lines = _lines(path)
+    lines = read_lines(path, TrecQAError)
     pairs: list[QAPair] = []
     current: QAPair | None = None
     i = 0
@@ -122,4 +110,4 @@ def read_trecqa(path) -> list[QAPair]:
 
 
 def read_qids(path) -> set[str]:
-    return {l.strip() for l in _lines(path) if l.strip()}
+    return {l.strip() for l in read_lines(path, TrecQAError) if l.strip()}
