@@ -23,7 +23,7 @@ import numpy as np
 from evaluation.io import EvalInputError
 from evaluation.mt import SENTENCE_BASELINES, read_mt_tsv
 from models.blanc.batch import PairBatch
-from models.blanc.metric import BLANC, BLANCParams, combine_sizes, f_measure
+from models.blanc.metric import BLANC, BLANCParams, stats_f
 from models.blanc.store import save_blanc
 from textqa.paths import DATA_DIR, artifacts_dir
 
@@ -107,14 +107,12 @@ def correlations(data: JudgedPairs, stats: np.ndarray, weights, beta_f: float, l
                  method: str = "pearson") -> dict:
     """Per group correlation of BLANC with the human scores, and their average."""
     if level == "segment":
-        scores = f_measure(combine_sizes(stats[:, 0], stats[:, 1], weights),
-                           combine_sizes(stats[:, 0], stats[:, 2], weights), beta_f)
+        scores = stats_f(stats, weights, beta_f)
         out = {g: _corr(scores[idx], data.human[idx], method) for g, idx in data.groups.items()}
     else:
         total = np.zeros((len(data.system_keys),) + stats.shape[1:])
         np.add.at(total, data.system_of, stats)
-        scores = f_measure(combine_sizes(total[:, 0], total[:, 1], weights),
-                           combine_sizes(total[:, 0], total[:, 2], weights), beta_f)
+        scores = stats_f(total, weights, beta_f)
         out = {g: _corr(scores[idx], data.system_human[idx], method) for g, idx in data.system_groups.items()}
     valid = [v for v in out.values() if not math.isnan(v)]
     out["average"] = sum(valid) / len(valid) if valid else math.nan

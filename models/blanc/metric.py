@@ -118,6 +118,13 @@ def combine_sizes(common: np.ndarray, own: np.ndarray, size_weights) -> np.ndarr
     return np.divide((ratio * w).sum(-1), wsum, out=np.zeros_like(wsum, dtype=float), where=wsum > 0)
 
 
+def stats_f(stats: np.ndarray, size_weights, beta_f: float) -> np.ndarray:
+    """F of each [3, K] statistics block in ``stats`` [N, 3, K] (common, hypothesis-own, reference-own)."""
+    p = combine_sizes(stats[:, 0, :], stats[:, 1, :], size_weights)
+    r = combine_sizes(stats[:, 0, :], stats[:, 2, :], size_weights)
+    return f_measure(p, r, beta_f)
+
+
 class BLANC:
     """``BLANC(params).sentence_score(hyp, refs)`` / ``corpus_score(hyps, refs_lists)``."""
 
@@ -218,11 +225,8 @@ class BLANC:
 
     def scores_from_stats(self, stats: np.ndarray, size_weights=None, beta_f=None) -> np.ndarray:
         """Sentence F for a batch of single-reference stats [N, 3, K] (training re-weights these)."""
-        w = self.params.size_weights if size_weights is None else size_weights
-        bf = self.params.beta_f if beta_f is None else beta_f
-        p = combine_sizes(stats[:, 0, :], stats[:, 1, :], w)
-        r = combine_sizes(stats[:, 0, :], stats[:, 2, :], w)
-        return f_measure(p, r, bf)
+        return stats_f(stats, self.params.size_weights if size_weights is None else size_weights,
+                       self.params.beta_f if beta_f is None else beta_f)
 
     # ------------------------------------------------------------ signature
     def signature(self) -> str:
