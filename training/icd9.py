@@ -67,8 +67,9 @@ def cross_validate(records, args, classifiers, say=None) -> dict:
     for f, (tr, te) in enumerate(KFold(args.folds, shuffle=True, random_state=args.seed).split(records), start=1):
         coder = make_coder(args, classifiers).fit([records[i] for i in tr])
         test = [records[i] for i in te]
+        X = coder.matrix(test)                 # features once, for every classifier
         for clf in classifiers:
-            S, T = coder.scores(test, clf)
+            S, T = coder.scores(test, clf, X)
             decided = coder.decide(S, T)
             for row, i in enumerate(te):
                 predicted[clf][ids[i]] = {coder.codes_[j] for j in decided[row]}

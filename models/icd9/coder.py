@@ -140,7 +140,8 @@ class ICD9Coder:
         opts = self.text_options
         return [record_features(r.sections, opts) for r in records]
 
-    def _matrix(self, records: list[Record]) -> sparse.csr_matrix:
+    def matrix(self, records: list[Record]) -> sparse.csr_matrix:
+        """Binary feature matrix of ``records`` over the training vocabulary (reusable across classifiers)."""
         rows, cols = [], []
         for i, feats in enumerate(self.features(records)):
             for j in {self.vocabulary_[f] for f in feats if f in self.vocabulary_}:
@@ -158,7 +159,7 @@ class ICD9Coder:
         feats = self.features(records)
         df = Counter(f for fs in feats for f in set(fs))
         self.vocabulary_ = {f: i for i, f in enumerate(sorted(f for f, c in df.items() if c >= self.min_df))}
-        X = self._matrix(records)
+        X = self.matrix(records)
         counts = Counter(c for r in records for c in r.codes)
         self.codes_ = sorted(c for c, n in counts.items() if n >= self.min_positives)
         self.unpredicted_codes_ = {c: n for c, n in sorted(counts.items()) if n < self.min_positives}
@@ -176,12 +177,13 @@ class ICD9Coder:
         return self
 
     # ---------------------------------------------------------------- prediction
-    def scores(self, records: list[Record], classifier: str) -> tuple[np.ndarray, np.ndarray]:
-        """(scores [docs x codes], thresholds [codes]) of one classifier."""
+    def scores(self, records: list[Record], classifier: str, X=None) -> tuple[np.ndarray, np.ndarray]:
+        """(scores [docs x codes], thresholds [codes]) of one classifier; ``X``: ``matrix(records)``."""
         if classifier not in self.models_:
             raise ValueError(f"classifier {classifier!r} is not in this model (it has "
                              f"{', '.join(self.models_)})")
-        X = self._matrix(records)
+        if X is None:
+            X = self.matrix(records)
         S = np.zeros((len(records), len(self.codes_)))
         T = np.zeros(len(self.codes_))
         for j, code in enumerate(self.codes_):
