@@ -5,8 +5,7 @@ import sys
 from pathlib import Path
 
 from evaluation.io import EvalInputError, read_lines
-from textqa.paths import artifacts_dir
-from textqa.stdin import stdin_lines
+from textqa.common import add_model_arguments, load_model, stdin_lines
 
 HELP = "score MT output with the trained BLANC metric"
 DESCRIPTION = ("Score hypotheses (stdin, or --hyps FILE; one segment a line) against one or more reference "
@@ -15,9 +14,7 @@ DESCRIPTION = ("Score hypotheses (stdin, or --hyps FILE; one segment a line) aga
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--model", type=Path, default=None, help="BLANC artifact (default: <artifacts>/blanc)")
-    p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: $TEXTQA_ARTIFACTS "
-                                                                "or ./artifacts)")
+    add_model_arguments(p, "blanc", "BLANC")
     p.add_argument("--refs", type=Path, nargs="+", required=True, metavar="FILE", help="reference file(s)")
     p.add_argument("--hyps", type=Path, default=None, help="hypotheses (default: stdin)")
     p.add_argument("--corpus", action="store_true", help="one system-level score instead of one per line")
@@ -26,13 +23,9 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from models.artifact import ArtifactError
     from models.blanc.store import load_blanc
 
-    try:
-        metric = load_blanc(args.model or artifacts_dir(args.artifacts) / "blanc")
-    except ArtifactError as e:
-        raise EvalInputError(str(e)) from e
+    metric = load_model(args, "blanc", load_blanc)
     hyp_name = str(args.hyps) if args.hyps else "<stdin>"
     hyps = read_lines(args.hyps) if args.hyps else stdin_lines()
     refs = [read_lines(f) for f in args.refs]

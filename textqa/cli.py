@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from textqa import __version__
+from textqa.common import add_model_arguments, load_model
 from textqa.paths import artifacts_dir
 
 
@@ -77,14 +78,9 @@ def _read_stdin_lines():
 
 
 def cmd_truecase(args) -> int:
-    from models.artifact import ArtifactError
     from models.truecaser.service_api import TruecaserService
 
-    model_dir = args.model or artifacts_dir(args.artifacts) / "truecaser"
-    try:
-        service = TruecaserService.load(model_dir)
-    except ArtifactError as e:
-        raise CLIError(str(e)) from e
+    service = load_model(args, "truecaser", TruecaserService.load)
     out = sys.stdout.buffer
     batch: list[str] = []
 
@@ -145,9 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     tc = sub.add_parser("truecase", help="truecase stdin to stdout, one sentence/line at a time",
                         description="Read text from stdin, write it truecased to stdout, line by line "
                                     "(an MT/ASR post-processing filter). Only the case of letters changes.")
-    tc.add_argument("--model", type=Path, default=None, help="truecaser artifact (default: <artifacts>/truecaser)")
-    tc.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: $TEXTQA_ARTIFACTS "
-                                                                 "or ./artifacts)")
+    add_model_arguments(tc, "truecaser", "truecaser")
     tc.add_argument("--tokenized", action="store_true",
                     help="input is already tokenized (whitespace-separated, PTB style); otherwise raw text "
                          "is tokenized internally")
@@ -161,21 +155,17 @@ def build_parser() -> argparse.ArgumentParser:
     from evaluation.commands import register
     register(evs, extra={"correlate": "training.blanc_report", "icd9": "training.icd9_report"})
 
-    from textqa import blanc_cmd
-    bl = sub.add_parser("blanc", help="use the trained BLANC MT metric",
-                        description="Use the trained BLANC metric (Lita, Rogati & Lavie 2005).")
-    bls = bl.add_subparsers(dest="action", required=True, metavar="ACTION")
-    bsc = bls.add_parser("score", help=blanc_cmd.HELP, description=blanc_cmd.DESCRIPTION)
-    blanc_cmd.add_arguments(bsc)
-    bsc.set_defaults(func=blanc_cmd.run)
-
-    from textqa import icd9_cmd
-    ic = sub.add_parser("icd9", help="use the trained ICD-9 coders",
-                        description="Use the trained ICD-9-CM coders (Lita et al. 2008).")
-    ics = ic.add_subparsers(dest="action", required=True, metavar="ACTION")
-    icc = ics.add_parser("code", help=icd9_cmd.HELP, description=icd9_cmd.DESCRIPTION)
-    icd9_cmd.add_arguments(icc)
-    icc.set_defaults(func=icd9_cmd.run)
+    from textqa import blanc_cmd, icd9_cmd
+    for name, action, module, help_, description in (
+            ("blanc", "score", blanc_cmd, "use the trained BLANC MT metric",
+             "Use the trained BLANC metric (Lita, Rogati & Lavie 2005)."),
+            ("icd9", "code", icd9_cmd, "use the trained ICD-9 coders",
+             "Use the trained ICD-9-CM coders (Lita et al. 2008).")):
+        actions = sub.add_parser(name, help=help_, description=description).add_subparsers(
+            dest="action", required=True, metavar="ACTION")
+        ap = actions.add_parser(action, help=module.HELP, description=module.DESCRIPTION)
+        module.add_arguments(ap)
+        ap.set_defaults(func=module.run)
 
     from textqa import qa_cmd
     qa_cmd.register(sub)

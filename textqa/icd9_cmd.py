@@ -6,8 +6,7 @@ import sys
 from pathlib import Path
 
 from evaluation.io import EvalInputError
-from textqa.paths import artifacts_dir
-from textqa.stdin import stdin_lines
+from textqa.common import add_model_arguments, load_model, stdin_lines
 
 HELP = "assign ICD-9-CM codes to clinical records (JSONL out)"
 DESCRIPTION = ("Code records with the trained ICD-9 coder. Input: --cmc-xml FILE (CMC 2007 challenge XML), "
@@ -18,9 +17,7 @@ DESCRIPTION = ("Code records with the trained ICD-9 coder. Input: --cmc-xml FILE
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--model", type=Path, default=None, help="ICD-9 artifact (default: <artifacts>/icd9)")
-    p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: $TEXTQA_ARTIFACTS "
-                                                                "or ./artifacts)")
+    add_model_arguments(p, "icd9", "ICD-9")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--cmc-xml", type=Path, help="CMC 2007 challenge XML file")
     src.add_argument("--jsonl", type=Path, help="JSONL records (default: stdin)")
@@ -30,14 +27,10 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from models.artifact import ArtifactError
     from models.icd9.records import RecordError, read_cmc_xml, read_jsonl
     from models.icd9.store import load_coder
 
-    try:
-        coder = load_coder(args.model or artifacts_dir(args.artifacts) / "icd9")
-    except ArtifactError as e:
-        raise EvalInputError(str(e)) from e
+    coder = load_model(args, "icd9", load_coder)
     if args.classifier not in coder.models_:
         raise EvalInputError(f"unknown classifier {args.classifier!r}; this model has {', '.join(coder.models_)}")
     try:

@@ -5,24 +5,17 @@ import sys
 from pathlib import Path
 
 from evaluation.io import EvalInputError
-from textqa.paths import artifacts_dir
-from textqa.stdin import stdin_lines
+from textqa.common import add_model_arguments, load_model, stdin_lines
 
 
 
 def add_common(p) -> None:
-    p.add_argument("--model", type=Path, default=None, help="QA artifact (default: <artifacts>/qa)")
-    p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: $TEXTQA_ARTIFACTS "
-                                                                "or ./artifacts)")
+    add_model_arguments(p, "qa", "QA")
 
 
 def _load(args):
-    from models.artifact import ArtifactError
     from models.qa.store import load_qa
-    try:
-        return load_qa(args.model or artifacts_dir(args.artifacts) / "qa")
-    except ArtifactError as e:
-        raise EvalInputError(str(e)) from e
+    return load_model(args, "qa", load_qa)
 
 
 def check_question(where: str, q: str) -> str:

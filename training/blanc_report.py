@@ -15,6 +15,7 @@ from evaluation.commands import print_json
 from evaluation.io import EvalInputError
 from evaluation.mt import (CORPUS_BASELINES, SENTENCE_BASELINES, average_pearson_ci, per_pair_correlation,
                            read_mt_tsv, system_level)
+from textqa.common import add_model_arguments
 from textqa.paths import artifacts_dir
 
 HELP = "correlation of BLANC, sentence BLEU, chrF and ROUGE-L with human MT judgments"
@@ -29,9 +30,7 @@ METRICS = ("blanc", "sentbleu", "chrf", "rougeL")
 
 def add_arguments(p) -> None:
     p.add_argument("--tsv", type=Path, required=True, help="human judgments with hypotheses and references")
-    p.add_argument("--model", type=Path, default=None, help="BLANC artifact (default: <artifacts>/blanc)")
-    p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: $TEXTQA_ARTIFACTS "
-                                                                "or ./artifacts)")
+    add_model_arguments(p, "blanc", "BLANC")
     p.add_argument("--lowercase", action="store_true", help="lowercase hypotheses and references first")
     p.add_argument("--system-level", action="store_true", help="also correlate at system level")
     p.add_argument("--metrics", nargs="+", choices=METRICS, default=list(METRICS), help="metrics to compare")
