@@ -27,10 +27,6 @@ from textqa.common import add_model_arguments, load_model
 from textqa.paths import artifacts_dir
 
 
-class CLIError(Exception):
-    """A user error: printed as ``textqa: error: ...`` with exit status 2."""
-
-
 # ---------------------------------------------------------------- train
 TRAINERS = {"truecaser": "training.truecaser", "blanc": "training.blanc", "icd9": "training.icd9",
             "qa": "training.qa"}
@@ -189,7 +185,7 @@ def main(argv=None) -> int:
     from evaluation.io import EvalInputError
     try:
         return args.func(args)
-    except (CLIError, EvalInputError) as e:     # user errors: file, line and problem, no traceback
+    except EvalInputError as e:     # user errors (file, line and problem): no traceback, exit status 2
         print(f"textqa: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
