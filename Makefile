@@ -56,7 +56,7 @@ run: train
 	$(VENV)/bin/textqa serve --host $(HOST) --port $(PORT) --workers $(WORKERS) --artifacts $(ARTIFACTS)
 
 test: venv
-	$(PY) -m pytest -q
+	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -q -p no:cacheprovider
 
 bench: train
 	$(PY) -m bench.truecaser --artifacts $(ARTIFACTS)

@@ -1,11 +1,21 @@
-"""Shared fixtures: a truecaser trained on a small slice of the bundled real Wikipedia text."""
+"""Shared fixtures: models trained on small slices of the bundled real data, and test isolation.
+
+Isolation: every test (and every session fixture) sees ``TEXTQA_ARTIFACTS`` and ``TEXTQA_CACHE``
+pointing at temporary folders, so nothing a test runs, in process or as a subprocess, reads or
+writes the repository's ``artifacts/`` or ``.cache/``.  Session fixtures are read-only: a test that
+changes a model or trains into an artifacts root works on its own copy (``copy_root``,
+``truecaser_copy``).
+"""
 from __future__ import annotations
 
 import itertools
+import os
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -13,6 +23,44 @@ sys.path.insert(0, str(ROOT))
 from textqa.paths import DATA_DIR, PUNKT_DIR  # noqa: E402
 
 N_PARAGRAPHS = 4000
+
+# Hypothesis: a fixed, derandomized profile under CI (the same examples every run); locally the
+# default profile explores new examples.  Select with HYPOTHESIS_PROFILE=ci|dev.
+hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None)
+hypothesis_settings.register_profile("dev", deadline=None)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_isolation(tmp_path_factory):
+    """Session fixtures train with the cache and the default artifacts root in temporary folders."""
+    cache = tmp_path_factory.mktemp("textqa-cache")
+    saved = {k: os.environ.get(k) for k in ("TEXTQA_ARTIFACTS", "TEXTQA_CACHE")}
+    os.environ["TEXTQA_ARTIFACTS"] = str(tmp_path_factory.mktemp("textqa-default-artifacts"))
+    os.environ["TEXTQA_CACHE"] = str(cache)
+    yield cache
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@pytest.fixture(autouse=True)
+def _test_isolation(_session_isolation, tmp_path_factory, monkeypatch):
+    """Each test: an empty default artifacts root of its own; the session's temporary cache."""
+    monkeypatch.setenv("TEXTQA_ARTIFACTS", str(tmp_path_factory.mktemp("artifacts-default")))
+    monkeypatch.setenv("TEXTQA_CACHE", str(_session_isolation))
+
+
+@pytest.fixture
+def copy_root(tmp_path):
+    """``copy_root(root)``: a private copy of an artifacts root, for tests that write into it."""
+    def copy(root: Path) -> Path:
+        dest = tmp_path / ("copy-" + root.name)
+        shutil.copytree(root, dest, symlinks=True)
+        return dest
+    return copy
 
 
 @pytest.fixture(scope="session")
@@ -66,19 +114,33 @@ def qa_artifact(tmp_path_factory):
     return root
 
 
+@pytest.fixture
+def truecaser_copy(truecaser_artifact):
+    """A private, freshly loaded copy of the small truecaser, for tests that change its settings."""
+    from models.truecaser.model import load_truecaser
+    return load_truecaser(truecaser_artifact / "truecaser")
+
+
 @pytest.fixture(scope="session")
-def truecaser_artifact(small_truecaser, icd9_artifact, qa_artifact, tmp_path_factory):
+def truecaser_artifact(small_truecaser, tmp_path_factory):
     """An artifacts root holding a saved small truecaser (and an untrained BLANC)."""
     from models.truecaser.model import save_truecaser
     root = tmp_path_factory.mktemp("artifacts")
     save_truecaser(small_truecaser, root / "truecaser", punkt_dir=PUNKT_DIR, metrics={"note": "test model"})
-    # every model the service knows must be present for /readyz: BLANC with its untrained defaults
     from models.blanc.metric import BLANCParams
     from models.blanc.store import save_blanc
     save_blanc(BLANCParams(), root / "blanc", metrics={"note": "untrained test model"})
-    import shutil
-    shutil.copytree(icd9_artifact / "icd9", root / "icd9")
-    shutil.copytree(qa_artifact / "qa", root / "qa")
+    return root
+
+
+@pytest.fixture(scope="session")
+def service_artifacts(truecaser_artifact, icd9_artifact, qa_artifact, tmp_path_factory):
+    """An artifacts root holding every model the service knows (so /readyz is 200): the small
+    truecaser, an untrained BLANC, the small ICD-9 coders and the small QA model."""
+    root = tmp_path_factory.mktemp("service-artifacts")
+    for source, name in ((truecaser_artifact, "truecaser"), (truecaser_artifact, "blanc"),
+                         (icd9_artifact, "icd9"), (qa_artifact, "qa")):
+        shutil.copytree(source / name, root / name)
     return root
 
 

@@ -75,14 +75,16 @@ def test_eval_errors_name_file_and_line(tmp_path):
     assert r.returncode == 2 and b"No such file" in r.stderr
 
 
-def test_failed_training_keeps_previous_artifact(truecaser_artifact, tmp_path):
-    before = (truecaser_artifact / "truecaser" / "manifest.json").read_bytes()
+def test_failed_training_keeps_previous_artifact(truecaser_artifact, copy_root, tmp_path):
+    root = copy_root(truecaser_artifact)
+    before = {p.name: p.read_bytes() for p in (root / "truecaser").iterdir() if p.is_file()}
     empty = tmp_path / "empty.txt"
     empty.write_text("\n\n")
     r = textqa("train", "truecaser", "--data", str(empty), "--pretokenized", "--no-cache",
-               "--artifacts", str(truecaser_artifact))
+               "--artifacts", str(root))
     assert r.returncode != 0 and b"no training sentences" in r.stderr
-    assert (truecaser_artifact / "truecaser" / "manifest.json").read_bytes() == before
+    assert {p.name: p.read_bytes() for p in (root / "truecaser").iterdir() if p.is_file()} == before
+    assert sorted(p.name for p in root.iterdir()) == ["blanc", "truecaser"]      # no work folder left behind
     r = textqa("train", "truecaser", "--data", str(tmp_path / "missing.txt"))
     assert r.returncode != 0 and b"missing.txt: no such file" in r.stderr
 
@@ -151,5 +153,74 @@ def test_eval_nuggets_compare_and_plot(tmp_path):
     png = tmp_path / "fig5.png"
     r = textqa(*base, "--compare-with", str(judged), "--plot", str(png), "--json")
     out = json.loads(r.stdout)
-    assert out["comparison"]["runs"] == 2 and 0 <= out["comparison"]["reference_outside_ci95"] <= 2
+    judged_f = {run: v["f"] for run, v in json.loads(judged.read_text())["runs"].items()}
+    expected = sum(not lo <= judged_f[run] <= hi for run, (lo, hi) in
+                   ((run, v["ci95"]) for run, v in out["runs"].items()))
+    assert out["comparison"]["runs"] == 2 and out["comparison"]["reference_outside_ci95"] == expected
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+    # a reference placed by hand: runA far above its interval, runB at its own estimate -> exactly 1 outside
+    ref = {"runs": {"runA": {"f": out["runs"]["runA"]["ci95"][1] + 0.5}, "runB": {"f": out["runs"]["runB"]["f"]}}}
+    placed = tmp_path / "placed.json"
+    placed.write_text(json.dumps(ref))
+    out = json.loads(textqa(*base, "--compare-with", str(placed), "--plot", str(png), "--json").stdout)
+    assert out["comparison"] == {"runs": 2, "reference_outside_ci95": 1, "plot": str(png)}
+
+
+class _FakeTrainer:
+    """Stands in for a training module in ``train all`` tests: records the arguments it runs with."""
+
+    def __init__(self, name, calls, data):
+        self.name, self.calls, self.DEFAULT_DATA = name, calls, data
+
+    def add_arguments(self, p):
+        p.add_argument("--artifacts", type=Path)
+
+    def run(self, args):
+        self.calls.append((self.name, args.artifacts))
+        (args.artifacts / self.name).mkdir(parents=True, exist_ok=True)
+        (args.artifacts / self.name / "manifest.json").write_text("{}")
+        return 0
+
+
+def test_train_all_skips_existing_artifacts_unless_forced(tmp_path, monkeypatch, capsys):
+    import textqa.cli as cli
+    calls = []
+    data = tmp_path / "data.txt"
+    data.write_text("x\n")
+    fakes = {name: _FakeTrainer(name, calls, [data]) for name in cli.TRAINERS}
+    fakes["icd9"].DEFAULT_DATA = [tmp_path / "absent.xml"]            # training data missing: skipped, said so
+    monkeypatch.setattr(cli, "_trainer", lambda name: fakes[name])
+    root = tmp_path / "root"
+    (root / "blanc").mkdir(parents=True)
+    (root / "blanc" / "manifest.json").write_text('{"kept": true}')
+    assert cli.main(["train", "all", "--artifacts", str(root)]) == 0
+    assert calls == [("truecaser", root), ("qa", root)]
+    err = capsys.readouterr().err
+    assert f"blanc: artifact exists at {root / 'blanc'} (use --force to retrain)" in err
+    assert f"icd9: skipped, training data not present: {tmp_path / 'absent.xml'}" in err
+    assert (root / "blanc" / "manifest.json").read_text() == '{"kept": true}'
+    calls.clear()
+    assert cli.main(["train", "all", "--artifacts", str(root)]) == 0      # everything present now: nothing runs
+    assert calls == []
+    assert cli.main(["train", "all", "--artifacts", str(root), "--force"]) == 0
+    assert calls == [("truecaser", root), ("blanc", root), ("qa", root)]
+    assert (root / "blanc" / "manifest.json").read_text() == "{}"
+
+
+def test_truecase_baseline_and_batches(truecaser_artifact, small_truecaser):
+    model = str(truecaser_artifact / "truecaser")
+    lines = ["the united states -LRB- u.s. -RRB- .", "", "paris is a city in france .", "he met bill in new york .",
+             "the district of london .", "zorblaxian mr. quixotl ."]
+    data = ("\r\n".join(lines[:3]) + "\r\n" + "\n".join(lines[3:]) + "\n").encode()
+    outs = {}
+    for size in ("1", "2", "1000"):
+        r = textqa("truecase", "--model", model, "--tokenized", "--batch-size", size, stdin=data)
+        assert r.returncode == 0, r.stderr
+        outs[size] = r.stdout
+    assert outs["1"] == outs["2"] == outs["1000"]                 # batching never changes the output
+    expected = small_truecaser.predict(lines)
+    assert outs["1"] == ("\r\n".join(expected[:3]) + "\r\n" + "\n".join(expected[3:]) + "\n").encode()
+    r = textqa("truecase", "--model", model, "--tokenized", "--baseline", "--batch-size", "2", stdin=data)
+    base = small_truecaser.baseline_.predict(lines)
+    assert r.returncode == 0 and r.stdout == ("\r\n".join(base[:3]) + "\r\n" + "\n".join(base[3:]) + "\n").encode()
+    assert base != expected                                        # the two decoders do differ on these lines

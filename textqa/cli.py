@@ -169,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     sv = sub.add_parser("serve", help="serve the models over HTTP with gunicorn",
                         description="Run the Flask service under gunicorn (production WSGI server).")
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    sv.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    sv.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free port, printed by gunicorn)")
     sv.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
     sv.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: $TEXTQA_ARTIFACTS "
                                                                  "or ./artifacts)")

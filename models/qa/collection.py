@@ -27,12 +27,23 @@ def analyse(texts, n_process: int = 1, progress=None) -> list[tuple[str, list, l
     return out
 
 
+ANALYSIS_VERSION = "1"        # bump when analyse() or the candidate extraction changes: invalidates caches
+
+
+def cache_path(texts: list[str], cache: Path) -> Path:
+    """The cache file of ``texts`` analysed by this spaCy model (text, model and analysis version)."""
+    from .nlp import model_version
+    h = hashlib.sha256(f"{model_version()}|analysis-{ANALYSIS_VERSION}\n".encode("utf-8"))
+    h.update("\n".join(texts).encode("utf-8"))
+    return Path(cache) / f"qa-collection-{h.hexdigest()[:16]}.jsonl.gz"
+
+
 def analysed_cached(texts: list[str], cache: Path | None, n_process: int = 1, progress=None):
-    """``analyse`` with a cache file keyed by the texts' sha256 (``.cache/``; safe to delete)."""
+    """``analyse`` with a cache file keyed by the texts, the spaCy model and its version (``.cache/``;
+    safe to delete)."""
     if cache is None:
         return analyse(texts, n_process, progress)
-    key = hashlib.sha256("\n".join(texts).encode("utf-8")).hexdigest()[:16]
-    path = Path(cache) / f"qa-collection-{key}.jsonl.gz"
+    path = cache_path(texts, cache)
     if path.exists():
         with gzip.open(path, "rt", encoding="utf-8") as f:
             return [tuple(json.loads(line)) for line in f]

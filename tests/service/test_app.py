@@ -8,7 +8,8 @@ from service import create_app
 
 @pytest.fixture(scope="module")
 def client(truecaser_artifact):
-    app = create_app(truecaser_artifact, {"TEXTQA_MAX_BATCH_ITEMS": 50, "MAX_CONTENT_LENGTH": 200_000})
+    app = create_app(truecaser_artifact, {"TEXTQA_MAX_BATCH_ITEMS": 50, "MAX_CONTENT_LENGTH": 200_000,
+                                          "TEXTQA_MODELS": ["truecaser", "blanc"]})
     return app.test_client()
 
 
@@ -106,3 +107,23 @@ def test_missing_model_is_503(empty_client):
     r = empty_client.get("/readyz")
     assert r.status_code == 503 and r.get_json()["ready"] is False
     assert empty_client.get("/healthz").status_code == 200
+
+
+@pytest.mark.parametrize("damage", ["payload", "manifest"])
+def test_broken_artifact_is_503_not_a_crash(truecaser_artifact, tmp_path, damage):
+    """An artifact that exists but is broken: the service starts, the model answers 503, /readyz says why."""
+    import shutil
+    root = tmp_path / "root"
+    shutil.copytree(truecaser_artifact / "truecaser", root / "truecaser")
+    if damage == "payload":             # bytes changed after the manifest was written: checksum mismatch
+        casing = root / "truecaser" / "casing.json"
+        casing.write_bytes(casing.read_bytes()[:-10])
+    else:                               # the manifest itself is not JSON
+        (root / "truecaser" / "manifest.json").write_text("{not json")
+    client = create_app(root, {"TEXTQA_MODELS": ["truecaser"]}).test_client()
+    err = error_of(client.post("/v1/truecase", json={"text": "hello"}), 503, "model_unavailable")
+    assert "truecaser" in err["message"]
+    r = client.get("/readyz")
+    assert r.status_code == 503 and r.get_json()["models"] == {"truecaser": False}
+    assert str(root / "truecaser") in r.get_json()["errors"]["truecaser"]
+    assert client.get("/healthz").status_code == 200

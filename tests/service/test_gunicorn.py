@@ -1,44 +1,61 @@
-"""Start the real service (gunicorn on a free port) and truecase over HTTP."""
-import os
-import socket
+"""Start the real service (``textqa serve``: gunicorn) and truecase over HTTP.
+
+Robust on a busy machine without checking less: gunicorn binds port 0 itself (no window in
+which another process can take a port we picked), its output goes to a file (no pipe to fill
+and block the server), and the readiness wait is long but ends at once if the server exits.
+"""
+import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import requests
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = Path(__file__).resolve().parents[2]
+READY_DEADLINE = 240          # seconds: one worker loads four models; generous for a loaded 2-core machine
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _listening_port(log: Path, proc: subprocess.Popen, deadline: float) -> int:
+    while True:
+        m = re.search(r"Listening at: http://127\.0\.0\.1:(\d+)", log.read_text(errors="replace"))
+        if m:
+            return int(m.group(1))
+        assert proc.poll() is None, "textqa serve exited:\n" + log.read_text(errors="replace")
+        assert time.time() < deadline, "gunicorn did not bind:\n" + log.read_text(errors="replace")
+        time.sleep(0.1)
 
 
-def test_gunicorn_serves_truecase(truecaser_artifact):
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "textqa.cli", "serve", "--port", str(port), "--workers", "1",
-                             "--artifacts", str(truecaser_artifact)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
+def test_gunicorn_serves_truecase(service_artifacts, tmp_path):
+    log = tmp_path / "serve.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "textqa.cli", "serve", "--port", "0", "--workers", "1",
+                                 "--artifacts", str(service_artifacts)], cwd=ROOT, stdout=out,
+                                stderr=subprocess.STDOUT)
     try:
-        deadline = time.time() + 60
+        deadline = time.time() + READY_DEADLINE
+        base = f"http://127.0.0.1:{_listening_port(log, proc, deadline)}"
         while True:
             try:
-                if requests.get(base + "/readyz", timeout=2).status_code == 200:
+                r = requests.get(base + "/readyz", timeout=5)
+                if r.status_code == 200:
                     break
             except (requests.ConnectionError, requests.Timeout):     # worker still loading the models
                 pass
-            assert proc.poll() is None, proc.stdout.read().decode()
-            assert time.time() < deadline, "service did not become ready"
+            assert proc.poll() is None, "textqa serve exited:\n" + log.read_text(errors="replace")
+            assert time.time() < deadline, "service did not become ready:\n" + log.read_text(errors="replace")
             time.sleep(0.3)
-        r = requests.post(base + "/v1/truecase", json={"text": "the united states and new york."}, timeout=10)
+        assert r.json()["models"] == {"truecaser": True, "blanc": True, "icd9": True, "qa": True}
+        r = requests.post(base + "/v1/truecase", json={"text": "the united states and new york."}, timeout=30)
         assert r.status_code == 200
         assert r.json()["text"] == "The United States and New York."
         r = requests.post(base + "/v1/truecase", data="{", headers={"Content-Type": "application/json"},
-                          timeout=10)
+                          timeout=30)
         assert r.status_code == 400 and r.json()["error"]["code"] == "malformed_json"
     finally:
         proc.terminate()
-        proc.wait(timeout=20)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)

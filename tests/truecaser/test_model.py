@@ -37,18 +37,14 @@ def path_score(model, tokens, forms, oov):
     "he played for the peru national football team and scored a goal against brazil .",
     "zorblaxian traders met mr. quixotl in the old city of a .",
 ])
-def test_viterbi_is_exact(small_truecaser, sentence):
-    model = small_truecaser
-    saved = (model.first_word, model.split_sentences)
+def test_viterbi_is_exact(truecaser_copy, sentence):
+    model = truecaser_copy
     model.first_word, model.split_sentences = "lm", False
-    try:
-        tokens = sentence.split()
-        oov = model._oov_scores([tokens])
-        forms = model._viterbi(tokens, oov)
-        brute_forms, brute_score = brute_force_best(model, tokens, oov)
-        assert path_score(model, tokens, forms, oov) == pytest.approx(brute_score, abs=1e-4)
-    finally:
-        model.first_word, model.split_sentences = saved
+    tokens = sentence.split()
+    oov = model._oov_scores([tokens])
+    forms = model._viterbi(tokens, oov)
+    brute_forms, brute_score = brute_force_best(model, tokens, oov)
+    assert path_score(model, tokens, forms, oov) == pytest.approx(brute_score, abs=1e-4)
 
 
 def test_lm_beats_baseline_on_dev(small_truecaser, dev_sentences):
@@ -116,13 +112,9 @@ def test_paper_figure_1_delay_example(tmp_path):
     assert tc.predict(["senator tom delay said no ."]) == ["Senator Tom DeLay said no ."]
 
 
-def test_set_params_refreshes_candidates(small_truecaser):
-    model = small_truecaser
-    before = model.get_params()["n_casings"]
-    try:
-        model.predict(["the city"])
-        assert len(model._candidates("the")) > 1
-        model.set_params(n_casings=1)
-        assert len(model._candidates("the")) == 1
-    finally:
-        model.set_params(n_casings=before)
+def test_set_params_refreshes_candidates(truecaser_copy):
+    model = truecaser_copy
+    model.predict(["the city"])
+    assert len(model._candidates("the")) > 1
+    model.set_params(n_casings=1)
+    assert len(model._candidates("the")) == 1
