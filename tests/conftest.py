@@ -145,15 +145,27 @@ def service_artifacts(truecaser_artifact, icd9_artifact, qa_artifact, tmp_path_f
 
 
 @pytest.fixture(scope="session")
-def blanc_artifact(tmp_path_factory):
-    """An artifacts root holding BLANC trained briefly on the real COLING-16 DA judgments (780 segments)."""
+def blanc_heldout(tmp_path_factory):
+    """Held-out judgments for the BLANC fixture: every WMT22 liv-en DA row (real data, 2,070 segments,
+    5 systems), a language pair and a year the fixture never trains on."""
+    import gzip
+    path = tmp_path_factory.mktemp("blanc-heldout") / "wmt22_liv-en.tsv"
+    lines = gzip.open(DATA_DIR / "mt" / "wmt22_toen_da_seg.tsv.gz", "rt", encoding="utf-8").read().splitlines()
+    path.write_text("\n".join([lines[0]] + [l for l in lines[1:] if l.startswith("liv-en\t")]) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def blanc_artifact(blanc_heldout, tmp_path_factory):
+    """An artifacts root holding BLANC trained briefly on the real COLING-16 DA judgments (780 segments),
+    tested (with the sentence BLEU and chrF baselines) on ``blanc_heldout``."""
     from training.blanc import add_arguments, run
     import argparse
     root = tmp_path_factory.mktemp("blanc-artifacts")
     p = argparse.ArgumentParser()
     add_arguments(p)
-    args = p.parse_args(["--train", str(DATA_DIR / "mt" / "coling16_toen_da_seg.tsv.gz"), "--test",
-                         "--restarts", "2", "--jobs", "1", "--max-steps", "8", "--no-baselines",
-                         "--artifacts", str(root)])
+    args = p.parse_args(["--train", str(DATA_DIR / "mt" / "coling16_toen_da_seg.tsv.gz"), "--test", str(blanc_heldout),
+                         "--restarts", "2", "--jobs", "1", "--max-steps", "8", "--artifacts", str(root)])
     assert run(args) == 0
     return root

@@ -69,15 +69,39 @@ def test_blanc_score_non_utf8_and_missing_model(blanc_artifact, tmp_path, capsys
     assert "not a model artifact" in capsys.readouterr().err
 
 
-def test_correlate_json_has_exactly_the_documented_shape(blanc_artifact, small_tsv, capsys):
+def _independent_scores(metric, rows):
+    """Each metric computed here by its own library (BLANC through its per-sentence path)."""
+    from rouge_score import rouge_scorer
+    from sacrebleu.metrics import BLEU, CHRF
+    bleu, chrf = BLEU(effective_order=True), CHRF()
+    rouge = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+    return {"blanc": [metric.sentence_score(h, [r]).score for h, r in rows],
+            "sentbleu": [bleu.sentence_score(h, [r]).score for h, r in rows],
+            "chrf": [chrf.sentence_score(h, [r]).score for h, r in rows],
+            "rougeL": [rouge.score(r, h)["rougeL"].fmeasure for h, r in rows]}
+
+
+def test_correlate_equals_scipy_on_independently_computed_scores(blanc_artifact, small_tsv, capsys):
+    from scipy.stats import pearsonr
+
+    from models.blanc.store import load_blanc
     assert main(["eval", "correlate", "--tsv", str(small_tsv), "--model", str(blanc_artifact / "blanc"),
                  "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert list(out) == ["segment"]
     assert set(out["segment"]) == {"cs-en", "de-en", "average"}
-    for row in out["segment"].values():
-        assert set(row) == {"blanc", "sentbleu", "chrf", "rougeL"}
-        assert all(-1 <= v <= 1 for v in row.values())
+    rows = [l.split("\t") for l in small_tsv.read_text(encoding="utf-8").splitlines()[1:]]
+    metric = load_blanc(blanc_artifact / "blanc")
+    for lp in ("cs-en", "de-en"):
+        mine = [r for r in rows if r[0] == lp]
+        human = [float(r[6]) for r in mine]
+        scores = _independent_scores(metric, [(r[5], r[4]) for r in mine])
+        assert set(out["segment"][lp]) == set(scores)
+        for name, values in scores.items():
+            assert out["segment"][lp][name] == pytest.approx(pearsonr(values, human).statistic, abs=1e-9), (lp, name)
+    for name in scores:
+        assert out["segment"]["average"][name] == pytest.approx(
+            (out["segment"]["cs-en"][name] + out["segment"]["de-en"][name]) / 2, abs=1e-12)
 
 
 def test_correlate_system_level_and_plot(blanc_artifact, small_tsv, tmp_path, capsys):
@@ -87,6 +111,24 @@ def test_correlate_system_level_and_plot(blanc_artifact, small_tsv, tmp_path, ca
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"segment", "system"} and "average" in out["system"]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # system level: each system's corpus score (sacrebleu / BLANC.corpus_score) against its mean human score
+    from scipy.stats import pearsonr
+    from sacrebleu.metrics import BLEU, CHRF
+
+    from models.blanc.store import load_blanc
+    rows = [l.split("\t") for l in small_tsv.read_text(encoding="utf-8").splitlines()[1:]]
+    metric = load_blanc(blanc_artifact / "blanc")
+    corpus = {"blanc": lambda h, r: metric.corpus_score(h, [[x] for x in r]).score,
+              "sentbleu": lambda h, r: BLEU().corpus_score(h, [r]).score,
+              "chrf": lambda h, r: CHRF().corpus_score(h, [r]).score}
+    for lp in ("cs-en", "de-en"):
+        systems = sorted({r[2] for r in rows if r[0] == lp})
+        assert len(systems) >= 3
+        groups = [[r for r in rows if r[0] == lp and r[2] == s] for s in systems]
+        human = [sum(float(r[6]) for r in g) / len(g) for g in groups]
+        for name, f in corpus.items():
+            values = [f([r[5] for r in g], [r[4] for r in g]) for g in groups]
+            assert out["system"][lp][name] == pytest.approx(pearsonr(values, human).statistic, abs=1e-9), (lp, name)
 
 
 @pytest.mark.parametrize("content, message", [

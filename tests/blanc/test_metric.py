@@ -70,13 +70,21 @@ def test_one_to_one_scores_lie_in_unit_interval(hyp, ref, alpha, beta):
 
 
 def test_corpus_score_pools_statistics():
-    b = BLANC()
-    hyps = ["the cat sat on the mat", "a dog"]
-    refs = [["the cat is on the mat"], ["a dog barked loudly"]]
+    # alpha = beta = 0, all-pairs matching, sizes 1-2, distinct words: counts by hand.
+    # pair 1: hyp "a b c" (3 words, 3 skip-bigrams), ref "a c b d" (4, 6); common: a b c; ab ac (bc: c before b in ref)
+    # pair 2: hyp "e f" (2, 1), ref "e f g" (3, 3); common: e f; ef
+    b = BLANC(BLANCParams(alpha=0, beta=0, size_weights=(0.25, 0.75), matching="all", partial_weight=0,
+                          tokenize="none", lowercase=False))
+    hyps = ["a b c", "e f"]
+    refs = [["a c b d"], ["e f g"]]
     c = b.corpus_score(hyps, refs)
-    total = sum(b.sentence_score(h, r).stats["per_reference"][0] for h, r in zip(hyps, refs))
-    w = np.array(b.params.size_weights)
-    assert c.precision == pytest.approx(float((w * total[0] / total[1]).sum() / w.sum()))
+    # pooled: unigrams 5/5 (P), 5/7 (R); skip-bigrams 3/4 (P), 3/9 (R)
+    p, r = 0.25 * 5 / 5 + 0.75 * 3 / 4, 0.25 * 5 / 7 + 0.75 * 3 / 9
+    assert c.precision == pytest.approx(p) and c.recall == pytest.approx(r)
+    assert c.score == pytest.approx(2 * p * r / (p + r))
+    # pooling is not averaging: the mean of the two sentence precisions differs
+    mean_p = sum(b.sentence_score(h, rr).precision for h, rr in zip(hyps, refs)) / 2
+    assert mean_p == pytest.approx((0.25 + 0.75 * 2 / 3 + 0.25 + 0.75) / 2) and mean_p != pytest.approx(p)
     with pytest.raises(ValueError, match="2 hypotheses but 1"):
         b.corpus_score(hyps, refs[:1])
 
