@@ -47,7 +47,8 @@ def save_qa(answer_types, selector, dest, *, instance=None, index=None, metrics=
     import joblib
     hyper = {"answer_type_C": answer_types.C, "selection_C": selector.C}
     if instance is not None:
-        hyper.update(min_cluster=instance.min_cluster, retrieve_k=instance.retrieve_k, extraction_C=instance.C)
+        hyper.update(min_cluster=instance.min_cluster, retrieve_k=instance.retrieve_k, extraction_C=instance.C,
+                     query_content=instance.query_content)
     with write_artifact(dest, ARTIFACT_NAME, FORMAT_VERSION, hyper_parameters=hyper, metrics=metrics,
                         data_fingerprint=data_fingerprint, extra=extra) as tmp:
         joblib.dump(answer_types, tmp / "answer_types.joblib", compress=3)

@@ -147,3 +147,29 @@ def test_correlate_bad_tsv_names_file_and_line(tmp_path, capsys, content, messag
     path.write_text(content, encoding="utf-8")
     assert main(["eval", "correlate", "--tsv", str(path), "--metrics", "sentbleu"]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_blanc_score_allow_empty_and_details(blanc_artifact, tmp_path, capsys, monkeypatch):
+    from models.blanc.store import load_blanc
+    model = str(blanc_artifact / "blanc")
+    ref = tmp_path / "ref.txt"
+    ref.write_text("The cat sat on the mat.\nA dog barked.\nIt rained all day.\n", encoding="utf-8")
+    hyps = "The cat sat on a mat today.\n\nIt was raining all day.\n"
+    assert _score(["blanc", "score", "--model", model, "--refs", str(ref), "--allow-empty", "--details"],
+                  hyps.encode(), monkeypatch=monkeypatch) == 0
+    lines = [[float(x) for x in l.split()] for l in capsys.readouterr().out.splitlines()]
+    metric = load_blanc(blanc_artifact / "blanc")
+    refs = ref.read_text(encoding="utf-8").splitlines()
+    assert lines[1] == [0.0, 0.0, 0.0]                                   # the empty hypothesis scores 0
+    for i in (0, 2):
+        s = metric.sentence_score(hyps.splitlines()[i], [refs[i]])
+        assert lines[i] == pytest.approx([s.score, s.precision, s.recall], abs=1e-6)
+        assert 0 < s.score < 1 and s.precision != s.recall
+    assert _score(["blanc", "score", "--model", model, "--refs", str(ref), "--allow-empty", "--details", "--corpus"],
+                  hyps.encode(), monkeypatch=monkeypatch) == 0
+    c = metric.corpus_score(hyps.splitlines(), [[r] for r in refs])
+    assert [float(x) for x in capsys.readouterr().out.split()] == pytest.approx([c.score, c.precision, c.recall],
+                                                                                abs=1e-6)
+    # without --allow-empty the same input is an error naming the line
+    assert _score(["blanc", "score", "--model", model, "--refs", str(ref)], hyps.encode(), monkeypatch=monkeypatch) == 2
+    assert "<stdin>:2: empty hypothesis" in capsys.readouterr().err

@@ -46,10 +46,25 @@ def test_real_answer_keys():
     assert len(read_answer_key(trec / "trec13answers_other.targets1-31")) == 30
     pyr = read_answer_key(trec / "trec15answers_other_pyramid")
     assert len(pyr) == 75 and pyr["141.8"]["nuggets"][2]["weight"] == 0.5 and pyr["141.8"]["nuggets"][2]["vital"] is None
-    for name in ("trec14answers_relationship", "trec15answers_ciqa", "trec15answers_ciqa_pyramid",
-                 "trec16answers_ciqa", "trec16answers_ciqa_pyramid", "trec16answers_other_pyramid",
-                 "trec15answers_other"):
-        assert read_answer_key(trec / name)
+    import re
+    for name in ("trec14answers_relationship", "trec15answers_ciqa", "trec16answers_ciqa", "trec15answers_other"):
+        # independent count of the file's lines: "Qid N: ..." headers and "qid n<TAB>vital|okay<TAB>text" nuggets
+        text = (trec / name).read_text(encoding="utf-8", errors="replace")
+        lines = re.findall(r"^(\S+) \d+\t(vital|okay)\t", text, flags=re.M)
+        key = read_answer_key(trec / name)
+        assert len(key) == len(re.findall(r"^Qid ", text, flags=re.M)) == len({q for q, _ in lines}), name
+        assert sum(len(q["nuggets"]) for q in key.values()) == len(lines), name
+        assert sum(n["vital"] is True for q in key.values() for n in q["nuggets"].values()) == \
+            sum(v == "vital" for _, v in lines), name
+    for name in ("trec15answers_ciqa_pyramid", "trec16answers_ciqa_pyramid", "trec16answers_other_pyramid"):
+        # pyramid keys: "qid<TAB>n<TAB>weight<TAB>text", no vital/okay labels
+        text = (trec / name).read_text(encoding="utf-8", errors="replace")
+        rows = re.findall(r"^(\S+)\t\d+\t([0-9.]+)\t", text, flags=re.M)
+        key = read_answer_key(trec / name)
+        assert len(key) == len({q for q, _ in rows}) and sum(len(q["nuggets"]) for q in key.values()) == len(rows)
+        assert all(n["vital"] is None for q in key.values() for n in q["nuggets"].values())
+        assert sorted(n["weight"] for q in key.values() for n in q["nuggets"].values()) == \
+            pytest.approx(sorted(float(w) for _, w in rows)), name
 
 
 def test_answer_key_errors(tmp_path):
