@@ -87,15 +87,34 @@ def small_truecaser(wiki_sentences, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def icd9_artifact(tmp_path_factory):
-    """An artifacts root holding ICD-9 coders trained on the real CMC data (2-fold CV report, both classifiers)."""
+def icd9_split(tmp_path_factory):
+    """The real CMC 2007 records split for honest measurement: every fourth record held out (196),
+    the rest (586) for training, as JSONL files with their gold codes."""
+    import json
+
+    from models.icd9.records import read_records
+    records = read_records(DATA_DIR / "icd9" / "cmc2007_train_dev80.xml.gz")
+    folder = tmp_path_factory.mktemp("icd9-split")
+    for name, part in (("train", [r for i, r in enumerate(records) if i % 4]),
+                       ("heldout", [r for i, r in enumerate(records) if not i % 4])):
+        with open(folder / f"{name}.jsonl", "w", encoding="utf-8") as f:
+            for r in part:
+                f.write(json.dumps({"id": r.id, "sections": r.sections, "codes": r.codes}) + "\n")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def icd9_artifact(icd9_split, tmp_path_factory):
+    """An artifacts root holding ICD-9 coders trained on ``icd9_split``'s training records (2-fold CV
+    report, both classifiers)."""
     import argparse
 
     from training.icd9 import add_arguments, run
     root = tmp_path_factory.mktemp("icd9-artifacts")
     p = argparse.ArgumentParser()
     add_arguments(p)
-    assert run(p.parse_args(["--folds", "2", "--jobs", "1", "--artifacts", str(root)])) == 0
+    assert run(p.parse_args(["--data", str(icd9_split / "train.jsonl"), "--folds", "2", "--jobs", "1",
+                             "--artifacts", str(root)])) == 0
     return root
 
 

@@ -128,7 +128,29 @@ def test_trec_input_agrees_with_trec_eval_counts():
                    collection_size=150_000)   # N_Total is not in the files: an assumed size, affects P_FA only
     assert sum(q["x1"] for q in r.queries.values()) == 38
     assert sum(q["x1"] + q["x2"] for q in r.queries.values()) == 663
-    assert len(r.queries) == 25 and r.best_qwv >= r.modified_aqwv
+    assert len(r.queries) == 25
+    best, best_t = _brute_force_best(read_qrels(d / "ref_out.txt"), read_run(d / "search_output_trec.txt"),
+                                     150_000)
+    assert r.best_qwv == pytest.approx(best, abs=1e-12) and r.best_threshold == best_t
+    assert r.best_qwv > r.modified_aqwv + 0.01       # returning all 100 documents is far from the best cut
+
+
+def _brute_force_best(qrels, run, n_total, beta=40.0):
+    """Best modified QWV over every cut of the run (plan eq. 3, written out here), and its threshold."""
+    import math
+    best = (None, None)
+    for t in sorted({s for q in qrels for s, _ in run.get(q, [])}) + [math.inf]:
+        p_miss, p_fa = [], []
+        for q, docs in qrels.items():
+            rel = {doc for doc, level in docs.items() if level > 0}
+            ret = {doc for s, doc in run.get(q, []) if s >= t}
+            if rel:
+                p_miss.append(len(rel - ret) / len(rel))
+            p_fa.append(len(ret - rel) / (n_total - len(rel)))
+        v = 1 - (sum(p_miss) / len(p_miss) + beta * sum(p_fa) / len(p_fa))
+        if best[0] is None or v > best[0]:
+            best = (v, t)
+    return best
 
 
 def test_cli_trec_input_json_keys(capsys):
@@ -142,8 +164,34 @@ def test_cli_trec_input_json_keys(capsys):
     out = json.loads(capsys.readouterr().out)
     assert {"aqwv", "modified_aqwv", "best_qwv", "best_threshold", "beta", "queries"} <= set(out)
     assert out["beta"] == 40 and len(out["queries"]) == 25
-    assert out["best_qwv"] >= out["modified_aqwv"]
+    from evaluation.rank import read_qrels, read_run
+    best, best_t = _brute_force_best(read_qrels(d / "ref_out.txt"), read_run(d / "search_output_trec.txt"), 127938)
+    assert out["best_qwv"] == pytest.approx(best, abs=1e-12) and out["best_threshold"] == best_t
     assert set(out["queries"]["55"]) >= {"p_miss", "p_fa", "qv"}
     # half the arguments of the TREC input is a clear error, not a traceback
     assert main(["eval", "aqwv", "--qrels", str(d / "ref_out.txt"), "--threshold", "1"]) == 2
     assert "--collection-size" in capsys.readouterr().err
+
+
+def test_cli_text_and_speech_modes(tmp_path, capsys):
+    import json
+
+    from textqa.cli import main
+    good = {q: [(d, v, "0.9" if v == "Y" else "0.1") for d, v in docs.items()] for q, docs in REF.items()}
+    half = {q: [(d, "Y" if d == "d1" else "N", "0.8" if d == "d1" else "0.2") for d in docs]
+            for q, docs in REF.items()}
+    ref, text = make(tmp_path, good, "text")
+    speech = write(tmp_path / "speech", half)
+    speech_only = score_folders(ref, speech)
+    # q1 finds d1 of d1, d2: P_miss 1/2; q2 misses d2 and returns d1: P_miss 1, P_fa 1/3; q3 returns d1: P_fa 1/4
+    assert speech_only.modified_aqwv == pytest.approx(1 - ((0.5 + 1) / 2 + 40 * (0 + 1 / 3 + 1 / 4) / 3))
+    assert main(["eval", "aqwv", "--ref", str(ref), "--sys", str(text), "--ref-speech", str(ref),
+                 "--sys-speech", str(speech), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["text"]["modified_aqwv"] == 1.0
+    assert out["speech"]["modified_aqwv"] == pytest.approx(speech_only.modified_aqwv)
+    assert out["average"]["modified_aqwv"] == pytest.approx((1.0 + speech_only.modified_aqwv) / 2)
+    assert main(["eval", "aqwv", "--ref-speech", str(ref), "--sys-speech", str(speech), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["modified_aqwv"] == pytest.approx(speech_only.modified_aqwv)
+    assert main(["eval", "aqwv", "--ref-speech", str(ref)]) == 2            # half a mode is an error
+    assert "--sys-speech" in capsys.readouterr().err

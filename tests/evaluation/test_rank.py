@@ -45,9 +45,35 @@ def test_hand_computed(tmp_path):
     # tie at 5.0 is broken by docno descending: y before x
     assert q2["recip_rank"] == 1.0 and q2["map"] == 1.0
     assert s.num_q == 2 and "q3" not in s.per_query            # q3 has no qrels
-    assert score_run(read_qrels(tmp_path / "q"), read_run(tmp_path / "r"), mrr_cutoff=1).per_query["q1"][
-        "recip_rank"] == 1.0
     assert trec_order([(1.0, "a"), (1.0, "b"), (2.0, "c")]) == ["c", "b", "a"]
+
+
+def test_mrr_cutoff_and_relevance_level(tmp_path):
+    # q4: the first relevant document is at rank 3; q5: a level-1 document at rank 1, a level-2 one at rank 2
+    (tmp_path / "q").write_text("q4 0 d1 0\nq4 0 d3 1\nq5 0 e1 1\nq5 0 e2 2\n")
+    (tmp_path / "r").write_text("q4 Q0 d1 1 3.0 t\nq4 Q0 d2 2 2.0 t\nq4 Q0 d3 3 1.0 t\n"
+                                "q5 Q0 e1 1 2.0 t\nq5 Q0 e2 2 1.0 t\n")
+    qrels, run = read_qrels(tmp_path / "q"), read_run(tmp_path / "r")
+    rr = lambda **kw: score_run(qrels, run, **kw).per_query["q4"]["recip_rank"]
+    assert rr() == pytest.approx(1 / 3) and rr(mrr_cutoff=3) == pytest.approx(1 / 3)
+    assert rr(mrr_cutoff=2) == 0.0 and rr(mrr_cutoff=1) == 0.0
+    assert score_run(qrels, run, mrr_cutoff=2).per_query["q4"]["map"] == pytest.approx(1 / 3)   # MAP is not cut
+    level1 = score_run(qrels, run, ks=(1,)).per_query["q5"]
+    level2 = score_run(qrels, run, ks=(1,), relevance_level=2).per_query["q5"]
+    assert (level1["map"], level1["recip_rank"], level1["num_rel"], level1["P_1"]) == (1.0, 1.0, 2, 1.0)
+    assert (level2["map"], level2["recip_rank"], level2["num_rel"], level2["P_1"]) == (0.5, 0.5, 1, 0.0)
+
+
+def test_relevance_level_cli(tmp_path, capsys):
+    import json
+
+    from textqa.cli import main
+    (tmp_path / "q").write_text("q5 0 e1 1\nq5 0 e2 2\n")
+    (tmp_path / "r").write_text("q5 Q0 e1 1 2.0 t\nq5 Q0 e2 2 1.0 t\n")
+    assert main(["eval", "rank", "--qrels", str(tmp_path / "q"), "--run", str(tmp_path / "r"),
+                 "--relevance-level", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["map"] == 0.5 and out["num_rel"] == 1
 
 
 def test_errors_name_file_and_line(tmp_path):
