@@ -101,3 +101,56 @@ def test_cli_task2_fixture_matches_hand_computation(capsys):
     assert out["verbs"]["crush"]["precision"] == pytest.approx(5 / 9)
     assert out["verbs"]["crush"]["f"] == pytest.approx(2 * (5 / 9) / (5 / 9 + 1))
     assert out["score"] == pytest.approx((11 / 15 + 10 / 14) / 2)
+
+
+def _write(path, rows):
+    path.write_text("".join("\t".join(r) + "\n" for r in rows))
+    return path
+
+
+def test_cli_task1_and_task3_files_and_official_mode(tmp_path, capsys):
+    """Synthetic files (made up for this test) in the task 1 and task 3 layouts, through the CLI;
+    the same cases as the hand computations above, plus a gold verb the run leaves out."""
+    import json
+
+    from textqa.cli import main
+    g1 = _write(tmp_path / "g1", [("v", "t1", "syntax", "subj"), ("v", "t2", "syntax", "obj"), ("v", "t3", "syntax", "obj"),
+                                  ("v", "t1", "semantics", "Human"), ("w", "t9", "syntax", "subj")])
+    r1 = _write(tmp_path / "r1", [("v", "t1", "syntax", "subj"), ("v", "t2", "syntax", "obj"), ("v", "t3", "syntax", "subj"),
+                                  ("v", "t1", "semantics", "Human")])
+    assert main(["eval", "cpa", "--task", "1", str(g1), str(r1), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["score"] == pytest.approx(5 / 6) and set(out["verbs"]) == {"v"}      # averaged over scored verbs
+    assert main(["eval", "cpa", "--task", "1", str(g1), str(r1), "--as-official", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    # official: t3's error booked to "obj" (syntax 3/4, verb (3/4 + 1)/2), averaged over both gold verbs
+    assert out["as_official"] is True and out["score"] == pytest.approx((0.75 + 1) / 2 / 2)
+
+    hier = _write(tmp_path / "types", [("Human", "Animate"), ("Animate", "Entity"), ("Dog", "Animate")])
+    g3 = _write(tmp_path / "g3", [("v", "p1", "subject", "Animate"), ("v", "p1", "object", "Human"),
+                                  ("v", "p1", "verb_complement", "Entity")])
+    r3 = _write(tmp_path / "r3", [("v", "p1", "subject", "Human"), ("v", "p1", "object", "Animate"),
+                                  ("v", "p1", "preposition_1", "Dog")])
+    assert main(["eval", "cpa", "--task", "3", str(g3), str(r3), "--hierarchy", str(hier), "--json"]) == 0
+    v = json.loads(capsys.readouterr().out)["verbs"]["v"]
+    assert (v["correct"], v["substitutions"], v["deletions"], v["insertions"]) == (0.75, 1.25, 1, 1)
+    assert main(["eval", "cpa", "--task", "3", str(g3), str(r3), "--json"]) == 0          # no hierarchy: no credit
+    assert json.loads(capsys.readouterr().out)["verbs"]["v"]["correct"] == 0
+    assert main(["eval", "cpa", "--task", "3", str(g3), str(r3), "--hierarchy", str(hier), "--as-official"]) == 0
+    assert "task 3 score 0.0000 (as the official scorer)" in capsys.readouterr().out
+
+
+def test_task3_and_hierarchy_readers(tmp_path):
+    from evaluation.cpa import read_hierarchy, read_task3
+    p = _write(tmp_path / "t3", [("v", "p1", "subject", "Human"), ("v", "p2", "subject", "Dog"),
+                                 ("w", "p1", "object", "Entity")])
+    assert read_task3(p) == {"v": {"p1": {"subject": "Human"}, "p2": {"subject": "Dog"}},
+                             "w": {"p1": {"object": "Entity"}}}
+    _write(p, [("v", "p1", "subject", "Human"), ("v", "p1", "subject", "Dog")])
+    with pytest.raises(EvalInputError, match=r"t3:2: slot 'subject' of pattern 'p1' filled twice"):
+        read_task3(p)
+    h = _write(tmp_path / "h", [("Human", "Animate"), ("Animate", "Entity")])
+    assert read_hierarchy(h) == {"Human": "Animate", "Animate": "Entity"}
+    _write(h, [("Human", "Animate"), ("Animate",)])
+    with pytest.raises(EvalInputError, match=r"h:2: expected 2 tab-separated fields"):
+        read_hierarchy(h)

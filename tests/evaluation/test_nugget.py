@@ -77,3 +77,23 @@ def test_answer_key_errors(tmp_path):
     bad.write_text("1.1 1 vital A\n")
     with pytest.raises(EvalInputError, match=r"key:1: not a nugget line"):
         read_answer_key(bad)
+
+
+def test_cli_pyramid_and_stemming(tmp_path, capsys):
+    """Synthetic pyramid key and responses (made up for this test): the response matches nugget 1 only
+    once words are Porter-stemmed; pyramid recall is the matched weight over the key's weight."""
+    import json
+
+    from textqa.cli import main
+    key = tmp_path / "key"
+    key.write_text("1.1\t1\t1.0\tFermi designed nuclear reactors\n1.1\t2\t0.5\tawarded the Nobel Prize\n")
+    responses = tmp_path / "responses.tsv"
+    responses.write_text("1.1\tr\t1\tFermi designing a nuclear reactor\n")
+    base = ["eval", "nuggets", "--key", str(key), "--responses", str(responses), "--pyramid", "--json"]
+    assert main(base) == 0
+    plain = json.loads(capsys.readouterr().out)["runs"]["r"]
+    assert plain["f"] == 0.0                         # "designing"/"reactor" do not match "designed"/"reactors"
+    assert main(base + ["--stem"]) == 0
+    stemmed = json.loads(capsys.readouterr().out)["runs"]["r"]
+    r, p = 1.0 / 1.5, 1.0                            # 33 characters, under the 100-character allowance
+    assert stemmed["f"] == pytest.approx((1 + 9) * p * r / (9 * p + r))
