@@ -10,11 +10,12 @@ PORT ?= 8000
 WORKERS ?= 2
 ARTIFACTS ?= artifacts
 
-.PHONY: run test bench train venv clean help
+.PHONY: run test mutants bench train venv clean help
 
 help:
 	@echo "make run    - install, train missing artifacts, serve on http://$(HOST):$(PORT)"
 	@echo "make test   - install if needed and run the test suite"
+	@echo "make mutants - break guarded code on purpose and check the tests go red (dev/mutants.py)"
 	@echo "make bench  - benchmarks (speed, memory, quality vs peers) -> bench/RESULTS.md"
 	@echo "make train  - train every missing default artifact"
 
@@ -57,6 +58,9 @@ run: train
 
 test: venv
 	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -q -p no:cacheprovider
+
+mutants: venv
+	$(PY) dev/mutants.py
 
 bench: train
 	$(PY) -m bench.truecaser --artifacts $(ARTIFACTS)

@@ -41,17 +41,17 @@ MUTANTS = [
     # truecaser training
     ("drop-overlap-keeps-all", "training/corpus.py",
      "    kept = [s for s in train if normalize_for_overlap(s) not in keys]", "    kept = list(train)",
-     ["tests/truecaser/test_training.py::test_drop_overlap_by_hand"]),
+     ["tests/truecaser/test_truecaser_training.py::test_drop_overlap_by_hand"]),
     ("drop-overlap-not-called", "training/truecaser.py", "        sentences, dropped = drop_overlap(sentences, dev)",
-     "        dropped = 0", ["tests/truecaser/test_training.py::test_planted_dev_sentences_are_dropped"]),
+     "        dropped = 0", ["tests/truecaser/test_truecaser_training.py::test_planted_dev_sentences_are_dropped"]),
     ("evaluate-reports-baseline", "training/truecaser.py", 'lm_scores = score_truecase(dev, pred, "dev", "prediction")',
      'lm_scores = score_truecase(dev, model.baseline_.predict(lower), "dev", "prediction")',
-     ["tests/truecaser/test_training.py::test_dev_report_is_reproduced_by_the_saved_model"]),
+     ["tests/truecaser/test_truecaser_training.py::test_dev_report_is_reproduced_by_the_saved_model"]),
     ("perplexity-lowercased", "training/truecaser.py", "[lm_token(t) for t in s.split()] for s in dev",
      "[lm_token(t) for t in s.lower().split()] for s in dev",
-     ["tests/truecaser/test_training.py::test_dev_perplexity_from_kenlm_full_scores"]),
+     ["tests/truecaser/test_truecaser_training.py::test_dev_perplexity_from_kenlm_full_scores"]),
     ("binarize-silently-skipped", "models/truecaser/lm.py", "    if exe is None:\n", "    if True:\n",
-     ["tests/truecaser/test_training.py::test_the_kenlm_binary_branch_ran"]),
+     ["tests/truecaser/test_truecaser_training.py::test_the_kenlm_binary_branch_ran"]),
     # CLI
     ("train-all-ignores-force", "textqa/cli.py", 'if (target / "manifest.json").exists() and not args.force:',
      'if (target / "manifest.json").exists():',
@@ -143,6 +143,11 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="textqa-mutants-") as tmp:
         work = Path(tmp) / "repo"
         copy_repo(work)
+        probe = subprocess.run([sys.executable, "-c", "import models, textqa; print(models.__file__, textqa.__file__)"],
+                               cwd=work, capture_output=True, text=True, check=True).stdout.split()
+        if not all(Path(f).resolve().is_relative_to(work.resolve()) for f in probe):
+            print(f"the copy's packages do not shadow the installed ones: {probe}", file=sys.stderr)
+            return 2
         for name, rel, old, new, tests in chosen:
             path = work / rel
             original = path.read_text(encoding="utf-8")

@@ -53,6 +53,25 @@ def _test_isolation(_session_isolation, tmp_path_factory, monkeypatch):
     monkeypatch.setenv("TEXTQA_CACHE", str(_session_isolation))
 
 
+def _digest(root: Path) -> dict:
+    import hashlib
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def read_only_root(request, root: Path) -> Path:
+    """Register ``root`` (a session fixture's artifacts) as read-only: at the end of the session its
+    files must be exactly as the fixture made them, or the suite errors naming what changed."""
+    before = _digest(root)
+
+    def check():
+        after = _digest(root)
+        changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+        assert not changed, f"a test changed the session fixture {root}: {changed[:5]} (use copy_root)"
+    request.addfinalizer(check)
+    return root
+
+
 @pytest.fixture
 def copy_root(tmp_path):
     """``copy_root(root)``: a private copy of an artifacts root, for tests that write into it."""
@@ -104,7 +123,7 @@ def icd9_split(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def icd9_artifact(icd9_split, tmp_path_factory):
+def icd9_artifact(icd9_split, tmp_path_factory, request):
     """An artifacts root holding ICD-9 coders trained on ``icd9_split``'s training records (2-fold CV
     report, both classifiers)."""
     import argparse
@@ -115,11 +134,11 @@ def icd9_artifact(icd9_split, tmp_path_factory):
     add_arguments(p)
     assert run(p.parse_args(["--data", str(icd9_split / "train.jsonl"), "--folds", "2", "--jobs", "1",
                              "--artifacts", str(root)])) == 0
-    return root
+    return read_only_root(request, root)
 
 
 @pytest.fixture(scope="session")
-def qa_artifact(qa_heldout, tmp_path_factory):
+def qa_artifact(qa_heldout, tmp_path_factory, request):
     """An artifacts root holding a small QA model trained on real data: all UIUC questions, TrecQA
     TRAIN, a collection of 1,500 TRAIN-ALL sentences plus TrecQA's, 300 TREC training questions; 2-fold
     answer-type cross-validation and exact answers on ``qa_heldout`` in its report."""
@@ -131,7 +150,7 @@ def qa_artifact(qa_heldout, tmp_path_factory):
     add_arguments(p)
     assert run(p.parse_args(["--folds", "2", "--collection-limit", "1500", "--max-questions", "300",
                              "--eval-questions", str(qa_heldout), "--artifacts", str(root)])) == 0
-    return root
+    return read_only_root(request, root)
 
 
 @pytest.fixture(scope="session")
@@ -155,7 +174,7 @@ def truecaser_copy(truecaser_artifact):
 
 
 @pytest.fixture(scope="session")
-def truecaser_artifact(small_truecaser, tmp_path_factory):
+def truecaser_artifact(small_truecaser, tmp_path_factory, request):
     """An artifacts root holding a saved small truecaser (and an untrained BLANC)."""
     from models.truecaser.model import save_truecaser
     root = tmp_path_factory.mktemp("artifacts")
@@ -163,18 +182,18 @@ def truecaser_artifact(small_truecaser, tmp_path_factory):
     from models.blanc.metric import BLANCParams
     from models.blanc.store import save_blanc
     save_blanc(BLANCParams(), root / "blanc", metrics={"note": "untrained test model"})
-    return root
+    return read_only_root(request, root)
 
 
 @pytest.fixture(scope="session")
-def service_artifacts(truecaser_artifact, icd9_artifact, qa_artifact, tmp_path_factory):
+def service_artifacts(truecaser_artifact, icd9_artifact, qa_artifact, tmp_path_factory, request):
     """An artifacts root holding every model the service knows (so /readyz is 200): the small
     truecaser, an untrained BLANC, the small ICD-9 coders and the small QA model."""
     root = tmp_path_factory.mktemp("service-artifacts")
     for source, name in ((truecaser_artifact, "truecaser"), (truecaser_artifact, "blanc"),
                          (icd9_artifact, "icd9"), (qa_artifact, "qa")):
         shutil.copytree(source / name, root / name)
-    return root
+    return read_only_root(request, root)
 
 
 @pytest.fixture(scope="session")
@@ -190,7 +209,7 @@ def blanc_heldout(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def blanc_artifact(blanc_heldout, tmp_path_factory):
+def blanc_artifact(blanc_heldout, tmp_path_factory, request):
     """An artifacts root holding BLANC trained briefly on the real COLING-16 DA judgments (780 segments),
     tested (with the sentence BLEU and chrF baselines) on ``blanc_heldout``."""
     from training.blanc import add_arguments, run
@@ -201,4 +220,4 @@ def blanc_artifact(blanc_heldout, tmp_path_factory):
     args = p.parse_args(["--train", str(DATA_DIR / "mt" / "coling16_toen_da_seg.tsv.gz"), "--test", str(blanc_heldout),
                          "--restarts", "2", "--jobs", "1", "--max-steps", "8", "--artifacts", str(root)])
     assert run(args) == 0
-    return root
+    return read_only_root(request, root)
