@@ -39,11 +39,11 @@ def main(argv=None) -> int:
     import numpy as np
     from sacrebleu.metrics import BLEU
 
-    from evaluation.mt import read_mt_tsv
-    from models.blanc.acs import common_skip_ngram_mass, exact_match_matrix
-    from models.blanc.store import load_blanc
+    from textqa.evaluation.mt import read_mt_tsv
+    from textqa.models.blanc.acs import common_skip_ngram_mass, exact_match_matrix
+    from textqa.models.blanc.store import load_blanc
     from textqa.paths import DATA_DIR, artifacts_dir
-    from training.blanc_report import blanc_scores
+    from textqa.training.blanc_report import blanc_scores
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: ./artifacts)")

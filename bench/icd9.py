@@ -21,9 +21,9 @@ def main(argv=None) -> int:
     from bench.report import timed
     import warnings
 
-    from models.icd9.records import read_cmc_xml
+    from textqa.models.icd9.records import read_cmc_xml
     from textqa.paths import DATA_DIR, artifacts_dir
-    from training.icd9 import add_arguments, make_coder
+    from textqa.training.icd9 import add_arguments, make_coder
 
     warnings.filterwarnings("ignore")
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

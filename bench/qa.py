@@ -23,9 +23,9 @@ sys.path.insert(0, str(ROOT))
 
 def main(argv=None) -> int:
     from bench.report import timed
-    from models.qa.store import load_qa
-    from models.qa.trecqa import read_trecqa
-    from training.qa import DEV
+    from textqa.models.qa.store import load_qa
+    from textqa.models.qa.trecqa import read_trecqa
+    from textqa.training.qa import DEV
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--repeat", type=int, default=2)
@@ -34,7 +34,7 @@ def main(argv=None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="bench-qa-"))
     try:
         t = time.perf_counter()
-        r = subprocess.run([sys.executable, "-W", "ignore", "-m", "training.qa", "--out", str(scratch / "qa")],
+        r = subprocess.run([sys.executable, "-W", "ignore", "-m", "textqa.training.qa", "--out", str(scratch / "qa")],
                            cwd=ROOT, capture_output=True, text=True)
         if r.returncode != 0:
             raise SystemExit("bench: QA training failed:\n" + r.stderr[-2000:])

@@ -37,8 +37,8 @@ def _worker(system: str, model_dir: str, dev_path: str, repeat: int) -> dict:
 
     Quality is also measured out of domain, on Wall Street Journal section 20 (CoNLL-2000 test).
     """
-    from evaluation.truecase import score_truecase
-    from training.corpus import conll_sentences, read_lines
+    from textqa.evaluation.truecase import score_truecase
+    from textqa.training.corpus import conll_sentences, read_lines
 
     gold = [l for l in read_lines(dev_path) if l.strip()]
     wsj = conll_sentences(WSJ, "conll2000/test.txt")
@@ -51,7 +51,7 @@ def _worker(system: str, model_dir: str, dev_path: str, repeat: int) -> dict:
         load = time.perf_counter() - t0
         run = lambda: [peer.get_true_case_from_tokens(t, out_of_vocabulary_token_option="lower") for t in lower]
     else:
-        from models.truecaser.service_api import TruecaserService
+        from textqa.models.truecaser.service_api import TruecaserService
         svc = TruecaserService.load(model_dir)
         load = time.perf_counter() - t0
         if system == "viterbi":
@@ -90,7 +90,7 @@ def dir_size_mb(path: Path) -> float:
 
 def main(argv=None) -> int:
     from textqa.paths import artifacts_dir
-    from training.truecaser import DEFAULT_DEV
+    from textqa.training.truecaser import DEFAULT_DEV
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: ./artifacts)")
@@ -116,7 +116,7 @@ def main(argv=None) -> int:
         scratch = Path(tempfile.mkdtemp(prefix="bench-truecaser-"))
         print("bench: training the default truecaser from data/ (a few minutes)...", file=sys.stderr, flush=True)
         t0 = time.perf_counter()
-        r = subprocess.run([sys.executable, "-m", "training.truecaser", "--no-cache", "--out",
+        r = subprocess.run([sys.executable, "-m", "textqa.training.truecaser", "--no-cache", "--out",
                             str(scratch / "truecaser")], cwd=ROOT)
         if r.returncode != 0:
             raise SystemExit("bench: training failed")

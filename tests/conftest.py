@@ -85,8 +85,8 @@ def copy_root(tmp_path):
 @pytest.fixture(scope="session")
 def wiki_sentences():
     """PTB-tokenized sentences of the first paragraphs of the bundled Wikipedia text (real data)."""
-    from models.truecaser.tokenize import PTBTokenizer
-    from training.corpus import paragraphs
+    from textqa.models.truecaser.tokenize import PTBTokenizer
+    from textqa.training.corpus import paragraphs
     tok = PTBTokenizer(PUNKT_DIR)
     lines = itertools.islice(paragraphs(DATA_DIR / "truecase" / "enwiki_prefix.txt.xz"), N_PARAGRAPHS)
     return [" ".join(t) for line in lines for t in tok.tokenize(line) if t]
@@ -94,13 +94,13 @@ def wiki_sentences():
 
 @pytest.fixture(scope="session")
 def dev_sentences():
-    from training.corpus import read_lines
+    from textqa.training.corpus import read_lines
     return [l for l in read_lines(DATA_DIR / "truecase" / "val_input.txt.gz") if l.strip()]
 
 
 @pytest.fixture(scope="session")
 def small_truecaser(wiki_sentences, tmp_path_factory):
-    from models.truecaser.model import Truecaser
+    from textqa.models.truecaser.model import Truecaser
     work = tmp_path_factory.mktemp("tc-work")
     return Truecaser(work_dir=str(work)).fit(wiki_sentences)
 
@@ -111,7 +111,7 @@ def icd9_split(tmp_path_factory):
     the rest (586) for training, as JSONL files with their gold codes."""
     import json
 
-    from models.icd9.records import read_records
+    from textqa.models.icd9.records import read_records
     records = read_records(DATA_DIR / "icd9" / "cmc2007_train_dev80.xml.gz")
     folder = tmp_path_factory.mktemp("icd9-split")
     for name, part in (("train", [r for i, r in enumerate(records) if i % 4]),
@@ -128,7 +128,7 @@ def icd9_artifact(icd9_split, tmp_path_factory, request):
     report, both classifiers)."""
     import argparse
 
-    from training.icd9 import add_arguments, run
+    from textqa.training.icd9 import add_arguments, run
     root = tmp_path_factory.mktemp("icd9-artifacts")
     p = argparse.ArgumentParser()
     add_arguments(p)
@@ -144,7 +144,7 @@ def qa_artifact(qa_heldout, tmp_path_factory, request):
     answer-type cross-validation and exact answers on ``qa_heldout`` in its report."""
     import argparse
 
-    from training.qa import add_arguments, run
+    from textqa.training.qa import add_arguments, run
     root = tmp_path_factory.mktemp("qa-artifacts")
     p = argparse.ArgumentParser()
     add_arguments(p)
@@ -169,18 +169,18 @@ def qa_heldout(tmp_path_factory):
 @pytest.fixture
 def truecaser_copy(truecaser_artifact):
     """A private, freshly loaded copy of the small truecaser, for tests that change its settings."""
-    from models.truecaser.model import load_truecaser
+    from textqa.models.truecaser.model import load_truecaser
     return load_truecaser(truecaser_artifact / "truecaser")
 
 
 @pytest.fixture(scope="session")
 def truecaser_artifact(small_truecaser, tmp_path_factory, request):
     """An artifacts root holding a saved small truecaser (and an untrained BLANC)."""
-    from models.truecaser.model import save_truecaser
+    from textqa.models.truecaser.model import save_truecaser
     root = tmp_path_factory.mktemp("artifacts")
     save_truecaser(small_truecaser, root / "truecaser", punkt_dir=PUNKT_DIR, metrics={"note": "test model"})
-    from models.blanc.metric import BLANCParams
-    from models.blanc.store import save_blanc
+    from textqa.models.blanc.metric import BLANCParams
+    from textqa.models.blanc.store import save_blanc
     save_blanc(BLANCParams(), root / "blanc", metrics={"note": "untrained test model"})
     return read_only_root(request, root)
 
@@ -212,7 +212,7 @@ def blanc_heldout(tmp_path_factory):
 def blanc_artifact(blanc_heldout, tmp_path_factory, request):
     """An artifacts root holding BLANC trained briefly on the real COLING-16 DA judgments (780 segments),
     tested (with the sentence BLEU and chrF baselines) on ``blanc_heldout``."""
-    from training.blanc import add_arguments, run
+    from textqa.training.blanc import add_arguments, run
     import argparse
     root = tmp_path_factory.mktemp("blanc-artifacts")
     p = argparse.ArgumentParser()

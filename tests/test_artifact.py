@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from models.artifact import ArtifactError, load_manifest, write_artifact
+from textqa.models.artifact import ArtifactError, load_manifest, write_artifact
 
 
 def make(dest, payload="v1", **kw):

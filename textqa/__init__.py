@@ -1,2 +1,24 @@
-"""textqa: classic NLP models (truecaser, BLANC, ICD-9 coders, instance-based QA) as versioned artifacts."""
+"""textqa: classic NLP models (truecaser, BLANC, ICD-9 coders, instance-based QA) as versioned artifacts.
+
+The public Python API is ``textqa.load`` (see the README, "Python API"); everything else in the
+package is reached through the ``textqa`` command, the HTTP service, or the objects ``load`` returns.
+"""
 __version__ = "0.1.0"
+__all__ = ["load", "__version__"]
+
+
+def load(model, artifacts=None):
+    """Load a trained model: ``"truecaser"``, ``"blanc"``, ``"icd9"`` or ``"qa"`` (a folder under the
+    artifacts root: ``artifacts``, else ``$TEXTQA_ARTIFACTS``, else ``./artifacts``), or the path of an
+    artifact folder.  Returns the object the HTTP service uses:
+
+    * truecaser: ``truecase(text)``, ``truecase_tokenized(lines)``;
+    * BLANC: ``score(hypothesis, references)``, ``corpus_score(hypotheses, references)``;
+    * ICD-9: ``code(documents)`` (strings, ``{"id", "text"}`` / ``{"id", "sections"}`` dicts);
+    * QA: ``answer(question, top_k=5)``.
+
+    Raises ``textqa.models.artifact.ArtifactError`` (a ``ValueError``) when the artifact is missing or
+    invalid.
+    """
+    from ._api import load as _load
+    return _load(model, artifacts)

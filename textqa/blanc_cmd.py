@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from evaluation.io import EvalInputError, read_lines
+from textqa.evaluation.io import EvalInputError, read_lines
 from textqa.common import add_model_arguments, load_model, stdin_lines
 
 HELP = "score MT output with the trained BLANC metric"
@@ -23,7 +23,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from models.blanc.store import load_blanc
+    from textqa.models.blanc.store import load_blanc
 
     metric = load_model(args, "blanc", load_blanc)
     hyp_name = str(args.hyps) if args.hyps else "<stdin>"

@@ -28,8 +28,8 @@ from textqa.paths import artifacts_dir
 
 
 # ---------------------------------------------------------------- train
-TRAINERS = {"truecaser": "training.truecaser", "blanc": "training.blanc", "icd9": "training.icd9",
-            "qa": "training.qa"}
+TRAINERS = {"truecaser": "textqa.training.truecaser", "blanc": "textqa.training.blanc", "icd9": "textqa.training.icd9",
+            "qa": "textqa.training.qa"}
 
 
 def _trainer(name):
@@ -74,7 +74,7 @@ def _read_stdin_lines():
 
 
 def cmd_truecase(args) -> int:
-    from models.truecaser.service_api import TruecaserService
+    from textqa.models.truecaser.service_api import TruecaserService
 
     service = load_model(args, "truecaser", TruecaserService.load)
     out = sys.stdout.buffer
@@ -104,7 +104,7 @@ def cmd_serve(args) -> int:
     root = artifacts_dir(args.artifacts).resolve()
     env = dict(os.environ, TEXTQA_ARTIFACTS=str(root))
     cmd = [sys.executable, "-m", "gunicorn", "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
-           "--timeout", str(args.timeout), "--access-logfile", "-", "service.wsgi:app"]
+           "--timeout", str(args.timeout), "--access-logfile", "-", "textqa.service.wsgi:app"]
     if args.preload:
         cmd.insert(-1, "--preload")
     print(f"textqa: serving {root} on http://{args.host}:{args.port} with {args.workers} gunicorn worker(s)",
@@ -148,8 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("eval", help="score system output against a reference",
                         description="Score system output files against reference files.")
     evs = ev.add_subparsers(dest="metric", required=True, metavar="METRIC")
-    from evaluation.commands import register
-    register(evs, extra={"correlate": "training.blanc_report", "icd9": "training.icd9_report"})
+    from textqa.evaluation.commands import register
+    register(evs, extra={"correlate": "textqa.training.blanc_report", "icd9": "textqa.training.icd9_report"})
 
     from textqa import blanc_cmd, icd9_cmd
     for name, action, module, help_, description in (
@@ -182,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    from evaluation.io import EvalInputError
+    from textqa.evaluation.io import EvalInputError
     try:
         return args.func(args)
     except EvalInputError as e:     # user errors (file, line and problem): no traceback, exit status 2

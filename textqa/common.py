@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from evaluation.io import EvalInputError, decode
+from textqa.evaluation.io import EvalInputError, decode
 from textqa.paths import artifacts_dir
 
 
@@ -17,7 +17,7 @@ def add_model_arguments(p, name: str, what: str) -> None:
 
 def load_model(args, name: str, loader):
     """``loader(folder)`` for ``--model`` or ``<artifacts>/name``; a bad artifact is a user error."""
-    from models.artifact import ArtifactError
+    from textqa.models.artifact import ArtifactError
     try:
         return loader(args.model or artifacts_dir(args.artifacts) / name)
     except ArtifactError as e:

@@ -5,7 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-from evaluation.io import EvalInputError
+from textqa.evaluation.io import EvalInputError
 from textqa.common import add_model_arguments, load_model, stdin_lines
 
 HELP = "assign ICD-9-CM codes to clinical records (JSONL out)"
@@ -27,8 +27,8 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from models.icd9.records import RecordError, read_cmc_xml, read_jsonl
-    from models.icd9.store import load_coder
+    from textqa.models.icd9.records import RecordError, read_cmc_xml, read_jsonl
+    from textqa.models.icd9.store import load_coder
 
     coder = load_model(args, "icd9", load_coder)
     if args.classifier not in coder.models_:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from evaluation.io import EvalInputError
+from textqa.evaluation.io import EvalInputError
 from textqa.common import add_model_arguments, load_model, stdin_lines
 
 
@@ -14,12 +14,12 @@ def add_common(p) -> None:
 
 
 def _load(args):
-    from models.qa.store import load_qa
+    from textqa.models.qa.store import load_qa
     return load_model(args, "qa", load_qa)
 
 
 def check_question(where: str, q: str) -> str:
-    from models.qa.store import MAX_QUESTION_WORDS
+    from textqa.models.qa.store import MAX_QUESTION_WORDS
     if not q.strip():
         raise EvalInputError(f"{where}: empty question")
     n = len(q.split())
@@ -29,7 +29,7 @@ def check_question(where: str, q: str) -> str:
 
 
 def run_answer_type(args) -> int:
-    from models.qa.nlp import parse
+    from textqa.models.qa.nlp import parse
     model = _load(args)
     questions = [check_question(f"<stdin>:{i}", l) for i, l in enumerate(stdin_lines(), start=1)]
     if not questions:
@@ -40,8 +40,8 @@ def run_answer_type(args) -> int:
 
 
 def run_select(args) -> int:
-    from models.qa.nlp import parse
-    from models.qa.trecqa import TrecQAError, read_trecqa
+    from textqa.models.qa.nlp import parse
+    from textqa.models.qa.trecqa import TrecQAError, read_trecqa
     model = _load(args)
     try:
         pairs = read_trecqa(args.trecqa)
@@ -76,14 +76,14 @@ def read_questions(lines: list[str], name: str = "<stdin>") -> list[tuple[str, s
 
 def corpus_items(path: Path) -> list:
     """Analysed sentences of a TrecQA XML file (its candidate sentences) or of plain text."""
-    from models.qa.collection import analyse, plain_text_sentences
-    from models.qa.trecqa import TrecQAError, read_trecqa
+    from textqa.models.qa.collection import analyse, plain_text_sentences
+    from textqa.models.qa.trecqa import TrecQAError, read_trecqa
     name = str(path).lower()
     try:
         if name.endswith(".xml") or name.endswith(".xml.gz"):
             texts = list(dict.fromkeys(c.text for p in read_trecqa(path) for _, c in p.candidates))
         else:
-            from evaluation.io import read_lines
+            from textqa.evaluation.io import read_lines
             texts = plain_text_sentences("\n".join(read_lines(path)))
     except TrecQAError as e:
         raise EvalInputError(str(e)) from e
@@ -95,7 +95,7 @@ def corpus_items(path: Path) -> list:
 def run_answer(args) -> int:
     import json
 
-    from models.artifact import ArtifactError
+    from textqa.models.artifact import ArtifactError
     model = _load(args)
     if args.add_corpus:
         if model.index is None:

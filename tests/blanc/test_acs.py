@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics.helpers import extract_all_word_ngrams
 
-from models.blanc.acs import (GAP_SIDES, common_skip_ngram_mass, exact_match_matrix, lcs_length,
+from textqa.models.blanc.acs import (GAP_SIDES, common_skip_ngram_mass, exact_match_matrix, lcs_length,
                               own_skip_ngram_mass)
 
 
@@ -139,7 +139,7 @@ def test_rouge_s_special_case(words, m, n):
     assert common2 == ref_common
     assert common2 / own_skip_ngram_mass(n, 0.0, 2)[1] == pytest.approx(ref_p)
     assert common2 / own_skip_ngram_mass(m, 0.0, 2)[1] == pytest.approx(ref_r)
-    from models.blanc.metric import rouge_s as acs_rouge_s
+    from textqa.models.blanc.metric import rouge_s as acs_rouge_s
     r = acs_rouge_s(Y, X)
     assert (r["skip2"], r["precision"], r["recall"]) == pytest.approx((ref_common, ref_p, ref_r))
 

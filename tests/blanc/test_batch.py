@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.blanc.batch import PairBatch
-from models.blanc.metric import BLANC, BLANCParams
+from textqa.models.blanc.batch import PairBatch
+from textqa.models.blanc.metric import BLANC, BLANCParams
 
 # words with exact repeats, shared 4-letter prefixes (translation/translated), Porter-stem matches
 # (evaluate/evaluating) and character look-alikes (colour/color), so every kind of match occurs

@@ -84,7 +84,7 @@ def _independent_scores(metric, rows):
 def test_correlate_equals_scipy_on_independently_computed_scores(blanc_artifact, small_tsv, capsys):
     from scipy.stats import pearsonr
 
-    from models.blanc.store import load_blanc
+    from textqa.models.blanc.store import load_blanc
     assert main(["eval", "correlate", "--tsv", str(small_tsv), "--model", str(blanc_artifact / "blanc"),
                  "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -115,7 +115,7 @@ def test_correlate_system_level_and_plot(blanc_artifact, small_tsv, tmp_path, ca
     from scipy.stats import pearsonr
     from sacrebleu.metrics import BLEU, CHRF
 
-    from models.blanc.store import load_blanc
+    from textqa.models.blanc.store import load_blanc
     rows = [l.split("\t") for l in small_tsv.read_text(encoding="utf-8").splitlines()[1:]]
     metric = load_blanc(blanc_artifact / "blanc")
     corpus = {"blanc": lambda h, r: metric.corpus_score(h, [[x] for x in r]).score,
@@ -150,7 +150,7 @@ def test_correlate_bad_tsv_names_file_and_line(tmp_path, capsys, content, messag
 
 
 def test_blanc_score_allow_empty_and_details(blanc_artifact, tmp_path, capsys, monkeypatch):
-    from models.blanc.store import load_blanc
+    from textqa.models.blanc.store import load_blanc
     model = str(blanc_artifact / "blanc")
     ref = tmp_path / "ref.txt"
     ref.write_text("The cat sat on the mat.\nA dog barked.\nIt rained all day.\n", encoding="utf-8")

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.blanc.matching import match_matrix
-from models.blanc.metric import BLANC, BLANCParams, combine_sizes
+from textqa.models.blanc.matching import match_matrix
+from textqa.models.blanc.metric import BLANC, BLANCParams, combine_sizes
 
 
 def test_identical_and_disjoint_sentences():

@@ -5,9 +5,9 @@ import json
 import numpy as np
 import pytest
 
-from models.blanc.store import load_blanc
+from textqa.models.blanc.store import load_blanc
 from textqa.paths import DATA_DIR
-from training.blanc import GRIDS, JudgedPairs, _Objective, _start, add_arguments, correlations, hill_climb, run
+from textqa.training.blanc import GRIDS, JudgedPairs, _Objective, _start, add_arguments, correlations, hill_climb, run
 
 COLING = DATA_DIR / "mt" / "coling16_toen_da_seg.tsv.gz"
 
@@ -34,7 +34,7 @@ def test_heldout_report_is_reproduced_by_the_saved_model_and_beats_sentence_bleu
     from scipy.stats import pearsonr
     from sacrebleu.metrics import BLEU, CHRF
 
-    from evaluation.mt import read_mt_tsv
+    from textqa.evaluation.mt import read_mt_tsv
     test = json.loads((blanc_artifact / "blanc" / "manifest.json").read_text())["metrics"]["test"]
     group = f"{blanc_heldout.name.split('_')[0]}:liv-en"
     assert set(test) == {"blanc", "sentbleu", "chrf"} and set(test["blanc"]) == {group, "average"}
@@ -54,7 +54,7 @@ def test_heldout_report_is_reproduced_by_the_saved_model_and_beats_sentence_bleu
 
 
 def test_hill_climbing_never_decreases_and_beats_its_start():
-    from models.blanc.metric import BLANCParams
+    from textqa.models.blanc.metric import BLANCParams
     data = JudgedPairs([COLING], BLANCParams(size_weights=[1.0] * 3))
     objective = _Objective(data, 3, "max", "segment", "pearson")
     start = _start(1, np.random.default_rng(0), 3, True)
@@ -69,8 +69,8 @@ def test_segment_and_system_correlations_equal_scipy_per_group():
     """Training's batched correlations against scipy on scores from BLANC's per-sentence and corpus paths."""
     from scipy.stats import pearsonr
 
-    from evaluation.mt import read_mt_tsv
-    from models.blanc.metric import BLANC, BLANCParams
+    from textqa.evaluation.mt import read_mt_tsv
+    from textqa.models.blanc.metric import BLANC, BLANCParams
     params = BLANCParams(alpha=0.0, beta=0.2, partial_weight=0.5, size_weights=(0.5, 0.5))
     data = JudgedPairs([COLING], params)
     stats = data.batch.stats(0.0, 0.2, 0.5, 2)

@@ -5,8 +5,8 @@ import pytest
 from nltk.metrics.agreement import AnnotationTask
 from nltk.metrics.distance import binary_distance, jaccard_distance, masi_distance
 
-from evaluation.agreement import DISTANCES, jaccard, krippendorff_alpha, masi, monotonicity, read_agreement_tsv
-from evaluation.io import EvalInputError
+from textqa.evaluation.agreement import DISTANCES, jaccard, krippendorff_alpha, masi, monotonicity, read_agreement_tsv
+from textqa.evaluation.io import EvalInputError
 from textqa.paths import DATA_DIR
 
 F = frozenset

@@ -4,9 +4,9 @@ All files here are synthetic fixtures written by the tests (labelled as such).
 """
 import pytest
 
-from evaluation.aqwv import (Counts, e2e_query_value, modified_query_weighted_value, query_value,
+from textqa.evaluation.aqwv import (Counts, e2e_query_value, modified_query_weighted_value, query_value,
                              query_weighted_value, score_folders, score_modes)
-from evaluation.io import EvalInputError
+from textqa.evaluation.io import EvalInputError
 
 REF = {"q1": {"d1": "Y", "d2": "Y", "d3": "N", "d4": "N"},
        "q2": {"d1": "N", "d2": "Y", "d3": "N", "d4": "N"},
@@ -107,7 +107,7 @@ def test_missing_documents_and_inconsistency(tmp_path):
 
 
 def test_trec_input_hand_computed():
-    from evaluation.aqwv import score_trec
+    from textqa.evaluation.aqwv import score_trec
     qrels = {"1": {"a": 1, "b": 1, "c": 0}, "2": {"x": 0}}
     run = {"1": [(3.0, "a"), (2.0, "z"), (1.0, "b")], "2": [(5.0, "x")]}
     r = score_trec(qrels, run, threshold=2.0, collection_size=10, beta=4)
@@ -120,8 +120,8 @@ def test_trec_input_hand_computed():
 
 def test_trec_input_agrees_with_trec_eval_counts():
     # Real TREC-9 CLIR run: returning all 100 documents per topic finds the 38 relevant ones trec_eval counts.
-    from evaluation.aqwv import score_trec
-    from evaluation.rank import read_qrels, read_run
+    from textqa.evaluation.aqwv import score_trec
+    from textqa.evaluation.rank import read_qrels, read_run
     from textqa.paths import DATA_DIR
     d = DATA_DIR / "eval" / "rank" / "trec9_chinese_clir"
     r = score_trec(read_qrels(d / "ref_out.txt"), read_run(d / "search_output_trec.txt"), threshold=-1e9,
@@ -164,7 +164,7 @@ def test_cli_trec_input_json_keys(capsys):
     out = json.loads(capsys.readouterr().out)
     assert {"aqwv", "modified_aqwv", "best_qwv", "best_threshold", "beta", "queries"} <= set(out)
     assert out["beta"] == 40 and len(out["queries"]) == 25
-    from evaluation.rank import read_qrels, read_run
+    from textqa.evaluation.rank import read_qrels, read_run
     best, best_t = _brute_force_best(read_qrels(d / "ref_out.txt"), read_run(d / "search_output_trec.txt"), 127938)
     assert out["best_qwv"] == pytest.approx(best, abs=1e-12) and out["best_threshold"] == best_t
     assert set(out["queries"]["55"]) >= {"p_miss", "p_fa", "qv"}

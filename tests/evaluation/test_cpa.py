@@ -4,8 +4,8 @@ All inputs here are synthetic, made up for the tests.
 """
 import pytest
 
-from evaluation.cpa import (bcubed, f_measure, is_hypernym, read_task1, score_task1, score_task2, score_task3)
-from evaluation.io import EvalInputError
+from textqa.evaluation.cpa import (bcubed, f_measure, is_hypernym, read_task1, score_task1, score_task2, score_task3)
+from textqa.evaluation.io import EvalInputError
 
 
 def test_bcubed_hand_example():
@@ -141,7 +141,7 @@ def test_cli_task1_and_task3_files_and_official_mode(tmp_path, capsys):
 
 
 def test_task3_and_hierarchy_readers(tmp_path):
-    from evaluation.cpa import read_hierarchy, read_task3
+    from textqa.evaluation.cpa import read_hierarchy, read_task3
     p = _write(tmp_path / "t3", [("v", "p1", "subject", "Human"), ("v", "p2", "subject", "Dog"),
                                  ("w", "p1", "object", "Entity")])
     assert read_task3(p) == {"v": {"p1": {"subject": "Human"}, "p2": {"subject": "Dog"}},

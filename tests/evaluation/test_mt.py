@@ -1,9 +1,9 @@
-"""evaluation.mt: corpus BLEU/chrF by hand, system-level grouping, the bootstrap interval."""
+"""textqa.evaluation.mt: corpus BLEU/chrF by hand, system-level grouping, the bootstrap interval."""
 import numpy as np
 import pytest
 from scipy.stats import pearsonr
 
-from evaluation.mt import MTRow, average_pearson_ci, corpus_bleu, corpus_chrf, per_pair_correlation, read_mt_tsv, \
+from textqa.evaluation.mt import MTRow, average_pearson_ci, corpus_bleu, corpus_chrf, per_pair_correlation, read_mt_tsv, \
     system_level
 from textqa.paths import DATA_DIR
 

@@ -2,9 +2,9 @@
 import pytest
 import sacrebleu
 
-from evaluation.io import EvalInputError
-from evaluation.mt import per_pair_correlation, read_mt_tsv, sentence_bleu, sentence_chrf, sentence_rouge_l
-from evaluation.mteval import ascii_lowercase, nist_bleu, read_sgml, score_sgml
+from textqa.evaluation.io import EvalInputError
+from textqa.evaluation.mt import per_pair_correlation, read_mt_tsv, sentence_bleu, sentence_chrf, sentence_rouge_l
+from textqa.evaluation.mteval import ascii_lowercase, nist_bleu, read_sgml, score_sgml
 from textqa.paths import DATA_DIR
 
 D = DATA_DIR / "eval" / "bleu_nist" / "newstest2015-100sents-enru-"

@@ -1,7 +1,7 @@
 """Official nugget F (Marton & Radul 2006 figure 3): hand-computed cases on the figure-1 key."""
 import pytest
 
-from evaluation.nugget import f_beta, non_whitespace_length, official_f, pyramid_f
+from textqa.evaluation.nugget import f_beta, non_whitespace_length, official_f, pyramid_f
 
 
 def test_figure_1_key_hand_computed():
@@ -36,7 +36,7 @@ def test_length_ignores_whitespace():
 
 
 def test_real_answer_keys():
-    from evaluation.nugget import read_answer_key
+    from textqa.evaluation.nugget import read_answer_key
     from textqa.paths import DATA_DIR
     trec = DATA_DIR / "eval" / "nugget" / "trec"
     k05 = read_answer_key(trec / "trec14answers_other")
@@ -68,8 +68,8 @@ def test_real_answer_keys():
 
 
 def test_answer_key_errors(tmp_path):
-    from evaluation.io import EvalInputError
-    from evaluation.nugget import read_answer_key
+    from textqa.evaluation.io import EvalInputError
+    from textqa.evaluation.nugget import read_answer_key
     bad = tmp_path / "key"
     bad.write_text("Qid 1.1: q\n1.1 1\tvital\tA\n1.1 1\tokay\tB\n")
     with pytest.raises(EvalInputError, match=r"key:3: nugget 1 of question 1.1 defined twice"):

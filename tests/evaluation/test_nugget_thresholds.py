@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evaluation.io import EvalInputError
-from evaluation.nugget_thresholds import ERROR_RATES, THRESHOLDS, fill_thresholds, judged_pairs, select_thresholds
-from evaluation.nuggeteer import read_trec_other_judged
+from textqa.evaluation.io import EvalInputError
+from textqa.evaluation.nugget_thresholds import ERROR_RATES, THRESHOLDS, fill_thresholds, judged_pairs, select_thresholds
+from textqa.evaluation.nuggeteer import read_trec_other_judged
 from textqa.cli import main
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "nuggets"

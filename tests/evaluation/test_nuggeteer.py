@@ -4,8 +4,8 @@ The responses below are synthetic (written for this test); the nuggets are NIST'
 """
 import pytest
 
-from evaluation.nugget import read_answer_key
-from evaluation.nuggeteer import NuggetJudge, assign_nuggets, idf_table, normalize_response
+from textqa.evaluation.nugget import read_answer_key
+from textqa.evaluation.nuggeteer import NuggetJudge, assign_nuggets, idf_table, normalize_response
 from textqa.paths import DATA_DIR
 
 RESPONSES = [
@@ -71,8 +71,8 @@ FIXTURE = DATA_DIR.parent / "tests" / "fixtures" / "nuggets"     # synthetic, se
 
 
 def test_score_runs_on_fixture():
-    from evaluation.nugget import official_f
-    from evaluation.nuggeteer import read_judgements, read_responses, score_runs
+    from textqa.evaluation.nugget import official_f
+    from textqa.evaluation.nuggeteer import read_judgements, read_responses, score_runs
     key = read_answer_key(DATA_DIR / "eval" / "nugget" / "trec" / "trec14answers_other")
     key = {q: key[q] for q in ("87.8", "66.8")}
     out = score_runs(key, read_responses(FIXTURE / "responses.tsv"), read_judgements(FIXTURE / "judgements.tsv"),
@@ -98,7 +98,7 @@ def test_score_runs_on_fixture():
 
 
 def test_score_runs_pyramid_and_missing_answers():
-    from evaluation.nuggeteer import score_runs
+    from textqa.evaluation.nuggeteer import score_runs
     key = {"q": {"question": None, "nuggets": {
         1: {"vital": None, "weight": 1.0, "description": "Norway provides rescue assistance"},
         2: {"vital": None, "weight": 0.5, "description": "divers confirm flooding of the submarine"}}}}
@@ -109,8 +109,8 @@ def test_score_runs_pyramid_and_missing_answers():
 
 
 def test_file_errors(tmp_path):
-    from evaluation.io import EvalInputError
-    from evaluation.nuggeteer import read_judgements, read_responses
+    from textqa.evaluation.io import EvalInputError
+    from textqa.evaluation.nuggeteer import read_judgements, read_responses
     p = tmp_path / "r.tsv"
     p.write_text("q\trun\tx\ttext\n")
     with pytest.raises(EvalInputError, match=r"r.tsv:1: response number 'x'"):

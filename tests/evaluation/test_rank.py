@@ -1,7 +1,7 @@
 """Ranking metrics against real trec_eval 9.0 outputs and hand-computed cases."""
 import pytest
 
-from evaluation.rank import RankInputError, read_qrels, read_run, score_run, trec_order
+from textqa.evaluation.rank import RankInputError, read_qrels, read_run, score_run, trec_order
 from textqa.paths import DATA_DIR
 
 RANK = DATA_DIR / "eval" / "rank"

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from evaluation.stats import bootstrap_ci, kendall_tau_b, pearson, rmse, spearman
+from textqa.evaluation.stats import bootstrap_ci, kendall_tau_b, pearson, rmse, spearman
 
 
 def test_hand_computed():

@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from evaluation.icd9 import score_codes
-from service import create_app
+from textqa.evaluation.icd9 import score_codes
+from textqa.service import create_app
 from textqa.cli import main
 from textqa.paths import DATA_DIR
 
@@ -40,7 +40,7 @@ def test_code_and_eval_commands_on_heldout_records(icd9_artifact, icd9_split, tm
     import numpy as np
     from sklearn.metrics import roc_auc_score
 
-    from models.icd9.records import read_jsonl
+    from textqa.models.icd9.records import read_jsonl
     model = str(icd9_artifact / "icd9")
     heldout = icd9_split / "heldout.jsonl"
     assert main(["icd9", "code", "--model", model, "--jsonl", str(heldout), "--all-scores"]) == 0

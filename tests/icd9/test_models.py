@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
 
-from models.icd9.bayes_ridge import (log_marginal_likelihood, optimal_sigma2, optimal_sigma2_tau2,
+from textqa.models.icd9.bayes_ridge import (log_marginal_likelihood, optimal_sigma2, optimal_sigma2_tau2,
                                      posterior_mean, predictive_variance)
-from models.icd9.coder import ICD9Coder, _phi_select, best_f1_threshold
-from models.icd9.records import read_cmc_xml
+from textqa.models.icd9.coder import ICD9Coder, _phi_select, best_f1_threshold
+from textqa.models.icd9.records import read_cmc_xml
 from textqa.paths import DATA_DIR, english_stopwords
 
 STOP = english_stopwords()

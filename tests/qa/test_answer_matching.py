@@ -1,7 +1,7 @@
 """Answer matching: NIST patterns decide QA training labels and the reported MRR@5."""
 import pytest
 
-from models.qa.system import normalise_answer, pattern_match
+from textqa.models.qa.system import normalise_answer, pattern_match
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -1,9 +1,9 @@
 """Answer types from answers themselves and candidate phrases (Lita & Carbonell 2004, 4.1, 4.3)."""
 import pytest
 
-from models.qa.candidates import (ANSWER_TYPES, answer_type, cluster_distribution, knn_distribution,
+from textqa.models.qa.candidates import (ANSWER_TYPES, answer_type, cluster_distribution, knn_distribution,
                                   sentence_candidates, type_distribution)
-from models.qa.nlp import parse
+from textqa.models.qa.nlp import parse
 
 
 @pytest.mark.parametrize("text, label, expected", [

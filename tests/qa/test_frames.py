@@ -1,6 +1,6 @@
 """Question frames and clusters (Lita & Carbonell 2004, section 5, figure 1)."""
-from models.qa.frames import FrameClusters, question_frames
-from models.qa.nlp import parse
+from textqa.models.qa.frames import FrameClusters, question_frames
+from textqa.models.qa.nlp import parse
 
 
 def test_paper_example_frames():

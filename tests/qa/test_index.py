@@ -1,5 +1,5 @@
 """SQLite FTS5 sentence index (BM25)."""
-from models.qa.index import SentenceIndex, fts5_available
+from textqa.models.qa.index import SentenceIndex, fts5_available
 
 
 def test_fts5_bm25_search_save_and_reopen(tmp_path):
@@ -24,8 +24,8 @@ def test_collection_cache_is_keyed_by_texts_and_spacy_model(tmp_path, monkeypatc
     import gzip
     import json
 
-    import models.qa.collection as collection
-    import models.qa.nlp as nlp
+    import textqa.models.qa.collection as collection
+    import textqa.models.qa.nlp as nlp
     texts = ["Hugo Young wrote a biography .", "Cats sleep ."]
     path = collection.cache_path(texts, tmp_path)
     assert path == collection.cache_path(list(texts), tmp_path)                  # same texts, same model

@@ -5,13 +5,13 @@ import sys
 import numpy as np
 import pytest
 
-from models.qa.answer_type import AnswerTypeClassifier, read_uiuc
-from models.qa.nlp import parse
-from models.qa.selection import SentenceSelector, ner_coarse
-from models.qa.trecqa import Sentence, TrecQAError, read_trecqa
+from textqa.models.qa.answer_type import AnswerTypeClassifier, read_uiuc
+from textqa.models.qa.nlp import parse
+from textqa.models.qa.selection import SentenceSelector, ner_coarse
+from textqa.models.qa.trecqa import Sentence, TrecQAError, read_trecqa
 from textqa.cli import main
 from textqa.paths import DATA_DIR
-from training.qa import ranking_scores
+from textqa.training.qa import ranking_scores
 
 QA = DATA_DIR / "qa"
 TRAIN = QA / "trecqa" / "train-less-than-40.manual-edit.xml.gz"
@@ -58,7 +58,7 @@ def test_answer_types_on_held_out_uiuc_questions(answer_types):
 
 
 def test_ranking_scores_break_ties_against_the_system():
-    from models.qa.trecqa import QAPair
+    from textqa.models.qa.trecqa import QAPair
     p = QAPair("1", Sentence(["q"]), [(1, Sentence(["a"])), (0, Sentence(["b"])), (0, Sentence(["c"]))])
     r = ranking_scores([p], [np.array([0.5, 0.5, 0.1])])           # correct tied with a wrong one
     assert r["map"] == pytest.approx(0.5) and r["mrr"] == pytest.approx(0.5)
@@ -72,7 +72,7 @@ def test_selection_beats_overlap_baseline_on_dev(answer_types):
     qt_dv = answer_types.distribution(parse([p.question.text for p in dev]))
     sel = SentenceSelector(C=1.0).fit(train, qt_tr, [c for p in train + dev for _, c in p.candidates])
     scores = [sel.scores(p.question, [c for _, c in p.candidates], qt) for p, qt in zip(dev, qt_dv)]
-    from models.qa.trecqa import read_qids
+    from textqa.models.qa.trecqa import read_qids
     clean = read_qids(QA / "trecqa" / "clean-dev.qids")
     ours = ranking_scores(dev, scores, clean)
     overlap = ranking_scores(dev, [np.array([len({t.lower() for t in c.tokens} & {t.lower() for t in p.question.tokens})

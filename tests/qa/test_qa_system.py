@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from service import create_app
+from textqa.service import create_app
 from textqa.cli import main
 from textqa.paths import DATA_DIR
 
@@ -97,8 +97,8 @@ def test_answer_bad_corpus_and_model_path(qa_artifact, tmp_path, capsys, monkeyp
 
 def test_select_writes_every_candidate(qa_artifact, capsys):
     """The saved selector scores DEV as training did: MAP and MRR of the CLI's scores equal the report's."""
-    from models.qa.trecqa import read_trecqa
-    from training.qa import ranking_scores
+    from textqa.models.qa.trecqa import read_trecqa
+    from textqa.training.qa import ranking_scores
     assert main(["qa", "select", "--model", str(qa_artifact / "qa"), "--trecqa", str(DEV)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 1148
@@ -154,8 +154,8 @@ def test_training_with_query_content(tmp_path, capsys):
     """--query-content: the artifact says so, clusters carry learned expansions, and answering uses them."""
     import argparse
 
-    from models.qa.store import load_qa
-    from training.qa import add_arguments, run
+    from textqa.models.qa.store import load_qa
+    from textqa.training.qa import add_arguments, run
     p = argparse.ArgumentParser()
     add_arguments(p)
     assert run(p.parse_args(["--folds", "0", "--collection-limit", "1500", "--max-questions", "60", "--query-content",

@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from models.qa.query_content import average_mutual_information, learn, query_words, sentence_features
+from textqa.models.qa.query_content import average_mutual_information, learn, query_words, sentence_features
 
 STOP = frozenset({"the", "in", "was", "of", "a"})
 

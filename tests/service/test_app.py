@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from service import create_app
+from textqa.service import create_app
 
 
 @pytest.fixture(scope="module")

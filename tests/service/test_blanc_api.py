@@ -1,7 +1,7 @@
 """POST /v1/blanc/score."""
 import pytest
 
-from service import create_app
+from textqa.service import create_app
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
-from models.truecaser.casing import CA, LC, MC, NONE, UC, apply_class, capitalize_first, case_class, transfer_case
-from models.truecaser.tokenize import split_at_sentence_final
+from textqa.models.truecaser.casing import CA, LC, MC, NONE, UC, apply_class, capitalize_first, case_class, transfer_case
+from textqa.models.truecaser.tokenize import split_at_sentence_final
 
 
 def test_paper_classes():

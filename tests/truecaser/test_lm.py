@@ -5,7 +5,7 @@ import kenlm
 import numpy as np
 import pytest
 
-from models.truecaser import lm as lmmod
+from textqa.models.truecaser import lm as lmmod
 
 # A small synthetic corpus (labelled as such: made up for this unit test).
 SYNTHETIC = ["the cat sat", "the cat ran", "a dog sat", "the dog sat down", "a cat sat down", "the bird sang"]

@@ -4,8 +4,8 @@ import itertools
 import pytest
 from sklearn.base import clone
 
-from evaluation.truecase import score_truecase
-from models.truecaser.model import Truecaser, UnigramTruecaser, capitalize_first_word
+from textqa.evaluation.truecase import score_truecase
+from textqa.models.truecaser.model import Truecaser, UnigramTruecaser, capitalize_first_word
 
 
 def brute_force_best(model, tokens, oov):

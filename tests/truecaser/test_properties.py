@@ -2,8 +2,8 @@
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from models.truecaser.service_api import TruecaserService
-from models.truecaser.tokenize import PTBTokenizer
+from textqa.models.truecaser.service_api import TruecaserService
+from textqa.models.truecaser.tokenize import PTBTokenizer
 from textqa.paths import PUNKT_DIR
 
 WORDS = st.sampled_from(["the", "new", "york", "u.s.", "(", ")", '"', "''", "``", "'s", "n't", ".", "?", "!",

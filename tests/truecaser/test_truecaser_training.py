@@ -6,10 +6,10 @@ import math
 
 import pytest
 
-from evaluation.truecase import score_truecase
-from models.truecaser import lm as lmmod
-from models.truecaser.model import load_truecaser
-from training.corpus import drop_overlap, normalize_for_overlap
+from textqa.evaluation.truecase import score_truecase
+from textqa.models.truecaser import lm as lmmod
+from textqa.models.truecaser.model import load_truecaser
+from textqa.training.corpus import drop_overlap, normalize_for_overlap
 
 
 def test_drop_overlap_by_hand():
@@ -27,7 +27,7 @@ def test_drop_overlap_by_hand():
 @pytest.fixture(scope="module")
 def trained(wiki_sentences, dev_sentences, tmp_path_factory):
     """Train on 3,000 real Wikipedia sentences plus 40 planted dev sentences; dev = 300 real dev sentences."""
-    from training.truecaser import add_arguments, run
+    from textqa.training.truecaser import add_arguments, run
     folder = tmp_path_factory.mktemp("tc-train")
     dev = dev_sentences[:300]
     planted = dev[:40]
@@ -67,8 +67,8 @@ def test_dev_report_is_reproduced_by_the_saved_model(trained):
 
 def test_dev_perplexity_from_kenlm_full_scores(trained):
     """Perplexity = 10^(-sum log10 P / (tokens + </s>)), words the model does not know as their UNKNOWN class token."""
-    from models.truecaser.casing import NONE, UNKNOWN_TOKENS, case_class
-    from models.truecaser.model import UNKNOWN_NONE
+    from textqa.models.truecaser.casing import NONE, UNKNOWN_TOKENS, case_class
+    from textqa.models.truecaser.model import UNKNOWN_NONE
     path, dev = trained
     model = load_truecaser(path)
     known = {f for forms in model.casing_.forms.values() for f, _ in forms}
@@ -95,7 +95,7 @@ def test_the_kenlm_binary_branch_ran(trained):
 
 
 def test_arpa_fallback_is_reported(wiki_sentences, tmp_path, monkeypatch, caplog):
-    from models.truecaser.model import Truecaser
+    from textqa.models.truecaser.model import Truecaser
     monkeypatch.setattr(lmmod, "find_build_binary", lambda: None)
     with caplog.at_level("WARNING"):
         tc = Truecaser(oov_model="none", work_dir=str(tmp_path)).fit(wiki_sentences[:500])

@@ -1,0 +1,22 @@
+"""The README's Python API examples run as doctests against the suite's small models."""
+import doctest
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_readme_python_api_examples(service_artifacts, monkeypatch):
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = re.search(r"^## Python API\n(.*?)^## ", text, flags=re.M | re.S).group(1)
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    assert blocks, "no ```python block in the README's Python API section"
+    monkeypatch.setenv("TEXTQA_ARTIFACTS", str(service_artifacts))
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for i, block in enumerate(blocks):
+        test = parser.get_doctest(block, {}, f"README.md python block {i + 1}", "README.md", 0)
+        assert test.examples
+        runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0 and result.attempted >= 10, result

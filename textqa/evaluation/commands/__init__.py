@@ -1,0 +1,53 @@
+"""``textqa eval NAME`` subcommands, one module per scorer.
+
+Each module defines ``HELP`` (one line for ``textqa eval --help``), ``DESCRIPTION`` (the
+formats, for ``textqa eval NAME --help``), ``add_arguments(parser)`` and ``run(args) -> int``.
+User errors are raised as ``EvalInputError``; ``textqa``'s ``main`` prints them without a
+traceback.  Later scorers add themselves to ``COMMANDS``.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import textwrap
+
+COMMANDS = {
+    "truecase": "textqa.evaluation.commands.truecase",
+    "rank": "textqa.evaluation.commands.rank",
+    "agreement": "textqa.evaluation.commands.agreement",
+    "aqwv": "textqa.evaluation.commands.aqwv",
+    "cpa": "textqa.evaluation.commands.cpa",
+    "nuggets": "textqa.evaluation.commands.nuggets",
+}
+
+
+def register(subparsers, extra: dict | None = None) -> None:
+    """Add every scorer's subcommand to ``textqa eval``; ``extra`` adds commands that live
+    elsewhere (the MT correlation report needs a trained model, so it lives in training/)."""
+    for name, module in {**COMMANDS, **(extra or {})}.items():
+        mod = importlib.import_module(module)
+        p = subparsers.add_parser(name, help=mod.HELP, description=wrap(mod.DESCRIPTION),
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+        mod.add_arguments(p)
+        p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+        p.set_defaults(func=mod.run)
+
+
+def wrap(text: str, width: int = 100) -> str:
+    """Wrap each line of ``text`` on its own, keeping line breaks and indentation (for argparse)."""
+    out = []
+    for line in text.splitlines():
+        indent = " " * (len(line) - len(line.lstrip()))
+        out.append(textwrap.fill(line, width, subsequent_indent=indent + "  ") if line.strip() else "")
+    return "\n".join(out)
+
+
+def print_json(result) -> None:
+    print(json.dumps(result, indent=2))
+
+
+def print_pairs(result: dict, width: int = 22, digits: int = 6) -> None:
+    """``key value`` lines, floats with ``digits`` decimals."""
+    for k, v in result.items():
+        print(f"{k:<{width}}{v:.{digits}f}" if isinstance(v, float) else f"{k:<{width}}{v}")

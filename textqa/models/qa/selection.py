@@ -1,0 +1,103 @@
+"""Answer sentence selection: rank candidate sentences for a question (TrecQA task).
+
+A logistic-regression ranker over features of a (question, sentence) pair:
+
+* lexical overlap: shared content words, their idf sum (idf from the sentence pool), that sum
+  over the question's, shared Porter stems, shared word bigrams;
+* answer-type match: the question's coarse answer-type distribution (the UIUC classifier,
+  :mod:`textqa.models.qa.answer_type`) against the types of the sentence's named entities that are not
+  question words (BBN types mapped to the UIUC coarse classes), and how close the nearest such
+  entity is to a question word (Lita & Carbonell 2004 use keyword distance to the candidate);
+* the sentence's length.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+
+from textqa.paths import english_stopwords
+
+from ..porter import stem
+from .trecqa import Sentence
+
+NER_COARSE = {
+    "PERSON": "HUM", "PER_DESC": "HUM", "ORGANIZATION": "HUM", "ORG_DESC": "HUM", "NORP": "HUM",
+    "GPE": "LOC", "GPE_DESC": "LOC", "LOCATION": "LOC", "LOC": "LOC", "FAC": "LOC", "FAC_DESC": "LOC",
+    "DATE": "NUM", "TIME": "NUM", "CARDINAL": "NUM", "MONEY": "NUM", "PERCENT": "NUM", "QUANTITY": "NUM",
+    "ORDINAL": "NUM",
+}
+COARSE = ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM")
+FEATURES = ("overlap", "idf_overlap", "idf_overlap_norm", "stem_overlap_norm", "bigram_overlap",
+            "type_match", "type_near", "length")
+
+
+def ner_coarse(label: str) -> str:
+    return NER_COARSE.get(label, "ENTY")
+
+
+def idf_table(sentences) -> dict:
+    df = Counter(w for s in sentences for w in {t.lower() for t in s.tokens})
+    n = max(len(sentences), 1)
+    return {w: math.log(n / c) for w, c in df.items()}
+
+
+def content(tokens) -> list[str]:
+    stop = english_stopwords()
+    return [t.lower() for t in tokens if t.lower() not in stop and any(ch.isalnum() for ch in t)]
+
+
+def pair_features(q: Sentence, c: Sentence, qtype: dict, idf: dict, default_idf: float) -> list[float]:
+    qw, cw = set(content(q.tokens)), set(content(c.tokens))
+    shared = qw & cw
+    w = lambda t: idf.get(t, default_idf)
+    q_idf = sum(w(t) for t in qw) or 1.0
+    qs, cs = {stem(t) for t in qw}, {stem(t) for t in cw}
+    ql, cl = [t.lower() for t in q.tokens], [t.lower() for t in c.tokens]
+    qb, cb = set(zip(ql, ql[1:])), set(zip(cl, cl[1:]))
+    # entities of the candidate that are not question words, typed like the question
+    match, near = 0.0, 0.0
+    positions = [i for i, t in enumerate(cl) if t in shared]
+    for start, end, kind in c.entities():
+        if any(t in qw for t in cl[start:end]):
+            continue
+        p = qtype.get(ner_coarse(kind), 0.0)
+        if p > match:
+            match = p
+        if positions and p > 0:
+            d = min(min(abs(i - start), abs(i - (end - 1))) for i in positions)
+            near = max(near, p * math.exp(-d / 5))
+    return [len(shared), sum(w(t) for t in shared), sum(w(t) for t in shared) / q_idf,
+            len(qs & cs) / max(len(qs), 1), len(qb & cb), match, near, len(c.tokens) / 50]
+
+
+class SentenceSelector:
+    """``fit(pairs, qtypes)`` on labelled TrecQA pairs; ``scores(question, candidates, qtype)``."""
+
+    def __init__(self, C: float = 1.0):
+        self.C = C
+
+    def _matrix(self, pairs, qtypes) -> tuple[np.ndarray, np.ndarray]:
+        rows, labels = [], []
+        for p, qt in zip(pairs, qtypes):
+            for label, c in p.candidates:
+                rows.append(pair_features(p.question, c, qt, self.idf_, self.default_idf_))
+                labels.append(label)
+        return np.array(rows), np.array(labels)
+
+    def fit(self, pairs, qtypes, pool=None) -> "SentenceSelector":
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.preprocessing import StandardScaler
+        self.idf_ = idf_table(pool if pool is not None else [c for p in pairs for _, c in p.candidates])
+        self.default_idf_ = max(self.idf_.values()) if self.idf_ else 1.0
+        X, y = self._matrix(pairs, qtypes)
+        self.scaler_ = StandardScaler().fit(X)
+        self.model_ = LogisticRegression(C=self.C, max_iter=2000).fit(self.scaler_.transform(X), y)
+        return self
+
+    def scores(self, question: Sentence, candidates: list[Sentence], qtype: dict) -> np.ndarray:
+        if not candidates:
+            return np.zeros(0)
+        X = np.array([pair_features(question, c, qtype, self.idf_, self.default_idf_) for c in candidates])
+        return self.model_.decision_function(self.scaler_.transform(X))

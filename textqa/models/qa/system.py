@@ -1,0 +1,294 @@
+"""The instance-based QA system (Lita & Carbonell 2004, sections 3-4; 2008 for the merging).
+
+Training questions (TREC questions with NIST answer patterns) are clustered by their frames
+(:mod:`textqa.models.qa.frames`).  For every question a keyword query retrieves sentences from the
+collection (:mod:`textqa.models.qa.index`); the phrases of those sentences are answer candidates,
+labelled correct when a NIST pattern matches them.  Per cluster:
+
+* answer model (4.1): the distribution of the types of its questions' correct answers
+  (:mod:`textqa.models.qa.candidates`; sparse clusters lean on the nearest questions, eq. 1);
+* extraction model (4.3): a linear SVM over candidate features: the cluster's probability of
+  the candidate's answer type, keyword distance and density, retrieval rank, overlap with the
+  question, candidate and sentence length, the words around the candidate (hashed);
+* a confidence: the MRR its strategy reaches on its own training questions.
+
+A new question is answered by every cluster whose frame matches it (and a global model
+trained on all questions); answers (normalised strings) are merged across clusters, each
+cluster's scores weighted by its confidence and damped for small clusters (the paper's figure 7
+finding that small clusters are unstable).
+
+Not built (yet): the query-content model (4.2: n-gram/paraphrase query expansion learned per
+cluster); the retrieval query is the question's content words.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from textqa.paths import english_stopwords
+
+from .candidates import ANSWER_TYPES, Candidate, cluster_distribution, type_distribution
+from .frames import FrameClusters
+
+_NORM = re.compile(r"[^a-z0-9 ]+")
+
+
+def keywords(doc) -> list[str]:
+    """Content words of a question (the retrieval query and the features' keywords)."""
+    stop = english_stopwords()
+    return [t.lower_ for t in doc if not t.is_punct and t.lower_ not in stop and t.lower_ not in
+            ("name", "many", "much", "long", "far")]
+
+
+def normalise_answer(text: str) -> str:
+    t = _NORM.sub(" ", text.lower())
+    t = re.sub(r"^(the|a|an) ", "", " ".join(t.split()))
+    return t
+
+
+def pattern_match(patterns, text: str) -> bool:
+    for p in patterns:
+        try:
+            if re.search(p, text, flags=re.IGNORECASE):
+                return True
+        except re.error:
+            if p.lower() in text.lower():
+                return True
+    return False
+
+
+@dataclass
+class Retrieved:
+    rowid: int
+    tokens: list
+    candidates: list            # [Candidate]
+    rank: int
+    score: float
+
+
+def candidate_features(q_keywords: set, sent: Retrieved, cand: Candidate, type_probs: dict) -> tuple[list, list]:
+    """(dense features, hashed context strings) of one candidate."""
+    toks = [t.lower() for t in sent.tokens]
+    kw_pos = [i for i, t in enumerate(toks) if t in q_keywords]
+    cand_toks = toks[cand.start:cand.end]
+    in_q = sum(t in q_keywords for t in cand_toks) / max(len(cand_toks), 1)
+    if kw_pos:
+        d = min(min(abs(i - cand.start), abs(i - (cand.end - 1))) for i in kw_pos
+                if not cand.start <= i < cand.end) if any(not cand.start <= i < cand.end for i in kw_pos) else 0
+    else:
+        d = len(toks)
+    density = len({toks[i] for i in kw_pos}) / max(len(q_keywords), 1)
+    p_type = type_probs.get(cand.type, 0.0)
+    dense = [p_type, math.log(p_type + 1e-3), math.exp(-d / 4), density, 1.0 / (1 + sent.rank), in_q,
+             min(len(cand_toks), 8) / 8, min(len(toks), 60) / 60, float(in_q == 0)]
+    dense += [float(cand.type == t) for t in ANSWER_TYPES]
+    before = toks[cand.start - 1] if cand.start > 0 else "<s>"
+    after = toks[cand.end] if cand.end < len(toks) else "</s>"
+    context = [f"b={before}", f"a={after}", f"b_t={before}_{cand.type}", f"t_a={cand.type}_{after}"]
+    return dense, context
+
+
+@dataclass
+class ClusterModel:
+    frame: str
+    members: list
+    type_probs: dict
+    svm: object = None
+    confidence: float = 0.0          # MRR of the strategy on its own training questions
+    expansions: list = field(default_factory=list)      # query-content model (4.2)
+
+
+class _Matcher:
+    """Picklable 'does a NIST pattern match this text' for one question."""
+
+    def __init__(self, patterns):
+        self.patterns = patterns
+
+    def __call__(self, text: str) -> bool:
+        return pattern_match(self.patterns, text)
+
+
+UIUC_TYPES = {"HUM": {"person", "organization"}, "LOC": {"location"},
+              "NUM": {"year", "decade", "date", "number", "quantity"}, "ENTY": {"entity", "phrase"},
+              "DESC": {"phrase"}, "ABBR": {"phrase", "entity"}}
+
+
+def uiuc_match(uiuc: dict | None, cand_type: str) -> float:
+    """P(the question's UIUC coarse class admits the candidate's answer type)."""
+    if not uiuc:
+        return 0.0
+    return sum(p for coarse, p in uiuc.items() if cand_type in UIUC_TYPES.get(coarse, ()))
+
+
+class _Block:
+    """Feature rows of one question's candidates; the answer-type columns are filled per cluster."""
+
+    def __init__(self, qa: "InstanceQA", kws: set, data, uiuc: dict | None = None):
+        rows = [candidate_features(kws, s, c, {}) for s, c, *_ in data]
+        rows = [(r[0] + [uiuc_match(uiuc, c.type)], r[1]) for r, (_s, c, *_) in zip(rows, data)]
+        self.dense = np.array([r[0] for r in rows]) if rows else np.zeros((0, N_DENSE))
+        from scipy import sparse
+        self.hashed = qa._hash([r[1] for r in rows]) if rows else sparse.csr_matrix((0, qa.n_hash))
+        self.types = [c.type for _, c, *_ in data]
+        self.keys = [normalise_answer(c.text) for _, c, *_ in data]
+        self.labels = np.array([int(d[2]) for d in data]) if data and len(data[0]) > 2 else np.zeros(len(data))
+
+
+N_DENSE = 10 + len(ANSWER_TYPES)
+
+
+def _with_types(blocks, probs):
+    from scipy import sparse
+    dense = np.vstack([b.dense for b in blocks]) if blocks else np.zeros((0, N_DENSE))
+    types = [t for b in blocks for t in b.types]
+    p = np.array([probs.get(t, 0.0) for t in types])
+    if len(p):
+        dense = dense.copy()
+        dense[:, 0], dense[:, 1] = p, np.log(p + 1e-3)
+    hashed = sparse.vstack([b.hashed for b in blocks]) if blocks else sparse.csr_matrix((0, 1))
+    return sparse.hstack([sparse.csr_matrix(dense), hashed]).tocsr()
+
+
+def _top_answers(keys, scores) -> list[tuple[str, float]]:
+    best: dict = {}
+    for key, sc in zip(keys, scores):
+        if key and (key not in best or sc > best[key]):
+            best[key] = sc
+    return sorted(best.items(), key=lambda kv: -kv[1])
+
+
+def _train_cluster(frame, members, blocks, q_type_dist, q_types, C):
+    from sklearn.svm import LinearSVC
+    types = [t for m in members for t in q_types.get(m, [])]
+    probs = cluster_distribution(types, [(1.0, q_type_dist[m]) for m in members])
+    model = ClusterModel(frame, list(members), probs)
+    bl = [blocks[m] for m in members]
+    labels = np.concatenate([b.labels for b in bl]) if bl else np.zeros(0)
+    if len(set(labels.tolist())) < 2:
+        return model
+    X = _with_types(bl, probs)
+    model.svm = LinearSVC(C=C, class_weight="balanced", max_iter=5000).fit(X, labels)
+    scores = model.svm.decision_function(X)
+    rr, start = [], 0
+    for b in bl:                     # the strategy's MRR@5 on its own training questions
+        n = len(b.keys)
+        ranked = _top_answers(b.keys, scores[start:start + n])
+        correct = {k for k, y in zip(b.keys, b.labels) if y}
+        rr.append(next((1.0 / (i + 1) for i, (a, _) in enumerate(ranked[:5]) if a in correct), 0.0))
+        start += n
+    model.confidence = float(np.mean(rr))
+    return model
+
+
+class InstanceQA:
+    """``fit(questions, docs, index)`` then ``answer(doc, index)``; questions are dicts with ``qid``,
+    ``question`` and ``patterns``."""
+
+    def __init__(self, min_cluster: int = 3, retrieve_k: int = 20, C: float = 0.1, n_hash: int = 2 ** 12,
+                 max_clusters: int = 8, n_jobs: int = 1, query_content: bool = False):
+        self.min_cluster, self.retrieve_k, self.C, self.n_hash = min_cluster, retrieve_k, C, n_hash
+        self.max_clusters, self.n_jobs, self.query_content = max_clusters, n_jobs, query_content
+
+    # ------------------------------------------------------------------ retrieval
+    def retrieve(self, index, words: list[str]) -> list[Retrieved]:
+        out = []
+        for rank, (rowid, _text, score) in enumerate(index.search(words, self.retrieve_k)):
+            info = index.info(rowid)
+            if info is None:
+                continue
+            tokens, cands = info
+            out.append(Retrieved(rowid, tokens, cands, rank, score))
+        return out
+
+    def _hash(self, contexts):
+        from sklearn.feature_extraction import FeatureHasher
+        return FeatureHasher(self.n_hash, input_type="string", alternate_sign=False).transform(contexts)
+
+    # ------------------------------------------------------------------ training
+    def fit(self, questions: list[dict], docs, index, progress=None, uiuc: list | None = None) -> "InstanceQA":
+        """``uiuc``: each question's UIUC coarse-class distribution (a feature of the extraction model)."""
+        self.uses_uiuc_ = uiuc is not None
+        from joblib import Parallel, delayed
+        self.clusters_ = FrameClusters(self.min_cluster).fit(docs, [q["qid"] for q in questions]).clusters_
+        blocks, q_types, qc_data = {}, {}, {}
+        for i, (q, doc) in enumerate(zip(questions, docs)):
+            kws = keywords(doc)
+            retrieved = self.retrieve(index, kws)
+            data = [(s, c, pattern_match(q["patterns"], c.text)) for s in retrieved for c in s.candidates]
+            if self.query_content:
+                from .query_content import sentence_features
+                ok = _Matcher(q["patterns"])
+                qc_data[q["qid"]] = (kws, [(sentence_features(s.tokens, set(kws), english_stopwords()),
+                                            ok(" ".join(s.tokens))) for s in retrieved], ok)
+            blocks[q["qid"]] = _Block(self, set(kws), data, uiuc[i] if uiuc else None)
+            q_types[q["qid"]] = [c.type for _, c, y in data if y]
+            if progress and (i + 1) % 250 == 0:
+                progress(f"retrieved for {i + 1}/{len(questions)} training questions")
+        self.q_type_dist_ = {qid: type_distribution(t) for qid, t in q_types.items()}
+        self.global_ = _train_cluster("<global>", list(blocks), blocks, self.q_type_dist_, q_types, self.C)
+        if progress:
+            progress(f"training {len(self.clusters_)} cluster models on {self.n_jobs} process(es)")
+        items = sorted(self.clusters_.items())
+        models = Parallel(n_jobs=self.n_jobs)(
+            delayed(_train_cluster)(f, m, {x: blocks[x] for x in m}, self.q_type_dist_, q_types, self.C)
+            for f, m in items)
+        self.cluster_models_ = {m.frame: m for m in models}
+        if self.query_content:
+            from .query_content import learn
+            if progress:
+                progress("learning query-content models")
+            for m in self.cluster_models_.values():
+                if m.svm is not None:
+                    m.expansions = learn([qc_data[x] for x in m.members], index.search, k=self.retrieve_k)
+        return self
+
+    # ------------------------------------------------------------------ answering
+    def answer(self, doc, index, top_k: int = 5, uiuc: dict | None = None) -> dict:
+        kws = keywords(doc)
+        frames = [f for f in FrameClusters.frames_of(doc) if f in self.cluster_models_]
+        models = [self.cluster_models_[f] for f in frames if self.cluster_models_[f].svm is not None]
+        models = sorted(models, key=lambda m: (-m.confidence, len(m.members)))[: self.max_clusters]
+        models.append(self.global_)
+        sents = self.retrieve(index, kws)
+        if self.query_content:                      # the matched clusters' expanded queries (4.2)
+            seen = {s.rowid for s in sents}
+            for m in models:
+                for f in getattr(m, "expansions", []):
+                    from .query_content import query_words
+                    for s in self.retrieve(index, kws + query_words(f)):
+                        if s.rowid not in seen:
+                            seen.add(s.rowid)
+                            sents.append(s)
+        data = [(s, c) for s in sents for c in s.candidates]
+        block = _Block(self, set(kws), data, uiuc)
+        answers: dict = {}
+        type_mix = {t: 0.0 for t in ANSWER_TYPES}
+        total_w = 0.0
+        for m in models:
+            if m.svm is None or not data:
+                continue
+            scores = 1 / (1 + np.exp(-m.svm.decision_function(_with_types([block], m.type_probs))))
+            weight = max(m.confidence, 0.05) * (1 - math.exp(-len(m.members) / 5))
+            total_w += weight
+            for t, p in m.type_probs.items():
+                type_mix[t] += weight * p
+            best: dict = {}
+            for (s, c), key, sc in zip(data, block.keys, scores):
+                if key and (key not in best or sc > best[key][0]):
+                    best[key] = (sc, c.text, s)
+            for key, (sc, text, s) in best.items():
+                a = answers.setdefault(key, {"answer": text, "score": 0.0, "sentence": " ".join(s.tokens),
+                                             "clusters": [], "_best": sc})
+                a["score"] += weight * sc
+                a["clusters"].append(m.frame)
+                if sc > a["_best"]:
+                    a["_best"], a["answer"], a["sentence"] = sc, text, " ".join(s.tokens)
+        ranked = sorted(answers.values(), key=lambda a: -a["score"])[:top_k]
+        for a in ranked:
+            a["score"] = round(float(a["score"] / total_w), 6) if total_w else 0.0
+            del a["_best"]
+        type_dist = {t: round(v / total_w, 4) for t, v in type_mix.items()} if total_w else {}
+        return {"answers": ranked, "answer_type": type_dist, "clusters": [m.frame for m in models]}

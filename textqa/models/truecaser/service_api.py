@@ -1,0 +1,71 @@
+"""A loaded truecaser with its tokenizer: what the CLI and the HTTP service call."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+from .casing import transfer_case
+from .model import Truecaser, load_truecaser
+from .tokenize import PTBTokenizer
+
+_TOKEN = re.compile(r"\S+")
+
+
+class TruecaserService:
+    """Truecase tokenized sentences or raw text with the LM truecaser or the unigram baseline."""
+
+    def __init__(self, model: Truecaser, tokenizer: PTBTokenizer, manifest: dict | None = None):
+        self.model = model
+        self.tokenizer = tokenizer
+        self.manifest = manifest or {}
+        files = self.manifest.get("files", {})
+        digest = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:12]
+        self.version = {"name": self.manifest.get("name", "truecaser"),
+                        "created_at": self.manifest.get("created_at"), "id": digest}
+
+    @classmethod
+    def load(cls, path: str | Path) -> "TruecaserService":
+        path = Path(path)
+        model = load_truecaser(path)
+        return cls(model, PTBTokenizer(path / "punkt"), model.manifest_)
+
+    def _predict(self, token_lists: list[list[str]], baseline: bool) -> list[list[str]]:
+        if baseline:
+            return [self.model.baseline_.predict_tokens(t) for t in token_lists]
+        return self.model.predict_tokens(token_lists)
+
+    def _recase(self, texts: list[str], sentence_spans: list, baseline: bool) -> list[str]:
+        """Decode every sentence of every text in one batch and change only the case of the
+        characters inside each token's span.  ``sentence_spans[i]`` lists the sentences of
+        ``texts[i]``, each a list of ``(start, end, token)``."""
+        flat = [sentence for sentences in sentence_spans for sentence in sentences]
+        cased = iter(self._predict([[tok for _, _, tok in sentence] for sentence in flat], baseline))
+        out = []
+        for text, sentences in zip(texts, sentence_spans):
+            chars = list(text)
+            for sentence in sentences:
+                for (a, b, _), tok in zip(sentence, next(cased)):
+                    chars[a:b] = list(transfer_case(text[a:b], tok))   # same length: spans stay valid
+            out.append("".join(chars))
+        return out
+
+    def truecase_tokenized(self, sentences: list[str], baseline: bool = False) -> list[str]:
+        """Whitespace-tokenized sentences in, the same characters out with only their case changed.
+
+        Each string is one sentence (or line); its whitespace is kept as it was.
+        """
+        spans = [[[(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(s)]] for s in sentences]
+        return self._recase(sentences, spans, baseline)
+
+    def truecase_texts(self, texts: list[str], baseline: bool = False) -> list[str]:
+        """Raw texts in; the same texts out with only the case of their letters changed."""
+        return self._recase(texts, [self.tokenizer.spans(t) if t.strip() else [] for t in texts], baseline)
+
+    def truecase_text(self, text: str, baseline: bool = False) -> str:
+        return self.truecase_texts([text], baseline)[0]
+
+    def truecase(self, text: str, baseline: bool = False) -> str:
+        """Raw text in, the same text out with only the case of its letters changed."""
+        return self.truecase_text(text, baseline)

@@ -1,0 +1,48 @@
+"""``POST /v1/icd9/code``: ICD-9-CM codes for clinical documents."""
+from __future__ import annotations
+
+import json
+
+from flask import Blueprint, current_app, jsonify
+
+from .errors import invalid
+from .validation import check_fields, get_batch, get_bool, json_body
+
+bp = Blueprint("icd9", __name__)
+
+
+@bp.post("/v1/icd9/code")
+def code():
+    from textqa.models.icd9.records import RecordError, parse_jsonl_line
+
+    from . import get_model
+
+    body = json_body()
+    check_fields(body, ("documents", "classifier", "all_scores"))
+    docs = get_batch(body, "documents", "{\"id\": ..., \"text\": ...} objects")
+    classifier = body.get("classifier", "svm")
+    all_scores = get_bool(body, "all_scores", default=False)
+    coder = get_model("icd9")
+    if classifier not in getattr(coder, "models_", {}):
+        raise invalid("classifier", f"unknown classifier {classifier!r}; this model has {', '.join(coder.models_)}")
+    records, seen = [], set()
+    max_tokens = current_app.config["TEXTQA_MAX_TOKENS_PER_ITEM"]
+    for i, d in enumerate(docs):
+        where = f"documents[{i}]"
+        if not isinstance(d, dict):
+            raise invalid(where, "must be an object with 'id' and 'text' (or 'sections')")
+        check_fields(d, ("id", "text", "sections", "codes"), where)
+        try:
+            r = parse_jsonl_line(json.dumps(d), where)
+        except RecordError as e:
+            raise invalid(where, str(e).split(": ", 1)[-1]) from e
+        if r.id in seen:
+            raise invalid(f"{where}.id", f"id {r.id!r} given twice")
+        seen.add(r.id)
+        n = len(r.text.split())
+        if n > max_tokens:
+            raise invalid(where, f"has {n} tokens; the limit is {max_tokens} per document")
+        records.append(r)
+    manifest = getattr(coder, "manifest", {})
+    return jsonify({"documents": coder.code(records, classifier, all_scores), "classifier": classifier,
+                    "model": {"name": manifest.get("name", "icd9"), "created_at": manifest.get("created_at")}})

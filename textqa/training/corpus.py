@@ -1,0 +1,182 @@
+"""Reading and tokenizing training text (shared by the training scripts)."""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import lzma
+import os
+import re
+import unicodedata
+from multiprocessing import get_context
+from pathlib import Path
+
+from tqdm import tqdm
+
+TOKENIZER_VERSION = "ptb-1"          # bump when tokenization changes: invalidates caches
+
+
+def open_text(path: str | os.PathLike, encoding: str = "utf-8"):
+    """Open a plain, .gz or .xz text file for reading, replacing undecodable bytes."""
+    path = Path(path)
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding=encoding, errors="replace")
+    if path.suffix == ".xz":
+        return lzma.open(path, "rt", encoding=encoding, errors="replace")
+    return open(path, encoding=encoding, errors="replace")
+
+
+def read_lines(path: str | os.PathLike) -> list[str]:
+    with open_text(path) as f:
+        return [line.rstrip("\n") for line in f]
+
+
+_REUTERS_BODY = re.compile(r"<BODY>(.*?)</BODY>", re.S)
+_REUTERS_PARAGRAPH = re.compile(r"\n(?:    |\t)")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def reuters_paragraphs(path: str | os.PathLike, min_tokens: int = 5):
+    """Body paragraphs of a Reuters-21578 SGML file (``reut2-NNN.sgm[.gz]``, Latin-1).
+
+    Headlines are all capitals and some bodies too (NOTES.md): paragraphs in which
+    fewer than half of the words have a lowercase letter are skipped, as are the
+    sign-off ``Reuter`` and tables.  Wrapped lines are joined.
+    """
+    import html
+    with open_text(path, encoding="latin-1") as f:
+        text = f.read()
+    for body in _REUTERS_BODY.findall(text):
+        body = _CONTROL.sub("", html.unescape(body))
+        body = re.sub(r"\s*Reuter\s*$", "", body)
+        for para in _REUTERS_PARAGRAPH.split(body):
+            words = para.split()
+            if len(words) < min_tokens:
+                continue
+            if sum(any(c.islower() for c in w) for w in words) < 0.5 * len(words):
+                continue
+            yield " ".join(words)
+
+
+def paragraphs(path: str | os.PathLike, min_tokens: int = 5):
+    """Text lines of a WikiExtractor dump or a plain text file (Reuters SGML by file name).
+
+    Drops markup lines (starting with ``<``), empty lines and lines of fewer than
+    ``min_tokens`` words: article titles and section headings, whose casing is
+    not that of running text.
+    """
+    if ".sgm" in Path(path).name:
+        yield from reuters_paragraphs(path, min_tokens)
+        return
+    with open_text(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("<") or len(line.split()) < min_tokens:
+                continue
+            yield line
+
+
+def file_fingerprint(paths) -> str:
+    """sha256 over the bytes of the given files (the training-data fingerprint)."""
+    h = hashlib.sha256()
+    for p in paths:
+        with open(p, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+_tokenizer = None
+
+
+def _init_worker(punkt_dir):
+    global _tokenizer
+    from textqa.models.truecaser.tokenize import PTBTokenizer
+    _tokenizer = PTBTokenizer(punkt_dir)
+
+
+def _tokenize_chunk(lines):
+    return [" ".join(toks) for line in lines for toks in _tokenizer.tokenize(line) if toks]
+
+
+def tokenize_lines(lines: list[str], punkt_dir, n_jobs: int = 2, chunk: int = 2000, desc="tokenizing"):
+    """PTB-tokenize paragraphs into sentences (strings of space-separated tokens), in parallel."""
+    from textqa.models.truecaser.tokenize import PTBTokenizer
+    PTBTokenizer(punkt_dir)          # fail here, loudly, rather than in pool workers that respawn forever
+    chunks = [lines[i:i + chunk] for i in range(0, len(lines), chunk)]
+    out = []
+    with tqdm(total=len(lines), desc=desc, unit="line", mininterval=2) as bar:
+        if n_jobs <= 1:
+            _init_worker(punkt_dir)
+            for c in chunks:
+                out.extend(_tokenize_chunk(c))
+                bar.update(len(c))
+        else:
+            with get_context("fork").Pool(n_jobs, initializer=_init_worker, initargs=(str(punkt_dir),)) as pool:
+                for c, res in zip(chunks, pool.imap(_tokenize_chunk, chunks)):
+                    out.extend(res)
+                    bar.update(len(c))
+    return out
+
+
+def tokenized_corpus(paths, punkt_dir, cache: Path | None, n_jobs: int = 2, pretokenized: bool = False):
+    """Sentences (space-separated PTB tokens) of the given files, cached by content fingerprint."""
+    paths = [Path(p) for p in paths]
+    if pretokenized:
+        return [line.strip() for p in paths for line in read_lines(p) if line.strip()]
+    key = hashlib.sha256((file_fingerprint(paths) + TOKENIZER_VERSION).encode()).hexdigest()[:16]
+    cached = cache / f"tokenized-{key}.txt.gz" if cache else None
+    if cached and cached.exists():
+        return read_lines(cached)
+    lines = [line for p in paths for line in paragraphs(p)]
+    sents = tokenize_lines(lines, punkt_dir, n_jobs=n_jobs)
+    if cached:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(".tmp")
+        with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=1) as f:
+            f.write("\n".join(sents))
+            f.write("\n")
+        tmp.replace(cached)
+    return sents
+
+
+_NON_ALNUM = re.compile(r"[^a-z0-9]")
+_PTB_BRACKET = re.compile(r"-[LR][RSC]B-")
+
+
+def normalize_for_overlap(sentence: str) -> str:
+    """NFKD, ASCII only, lowercase, letters and digits only (data/truecase/SOURCES.md)."""
+    s = _PTB_BRACKET.sub("", sentence)
+    s = unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode().lower()
+    return _NON_ALNUM.sub("", s)
+
+
+def drop_overlap(train: list[str], heldout: list[str], min_chars: int = 30):
+    """Remove training sentences that equal (after normalisation) a held-out sentence."""
+    keys = {k for k in map(normalize_for_overlap, heldout) if len(k) >= min_chars}
+    kept = [s for s in train if normalize_for_overlap(s) not in keys]
+    return kept, len(train) - len(kept)
+
+
+_CONLL_PTB = {"(": "-LRB-", ")": "-RRB-", "{": "-LCB-", "}": "-RCB-", "[": "-LSB-", "]": "-RSB-"}
+
+
+def conll_sentences(zip_path, member: str) -> list[str]:
+    """Sentences (space-separated tokens) of a CoNLL column file inside a zip (first column = word).
+
+    Brackets are mapped to PTB's ``-LRB-`` etc., the convention of the truecasing data.
+    """
+    import zipfile
+    with zipfile.ZipFile(zip_path) as z:
+        text = z.read(member).decode("latin-1")
+    out, cur = [], []
+    for line in text.splitlines():
+        if not line.strip():
+            if cur:
+                out.append(" ".join(cur))
+                cur = []
+            continue
+        word = line.split()[0]
+        cur.append(_CONLL_PTB.get(word, word))
+    if cur:
+        out.append(" ".join(cur))
+    return out

@@ -1,0 +1,278 @@
+"""Train the QA components (Lita & Carbonell 2004, 2008) that exist so far, with their evaluations.
+
+1. Answer types: the UIUC coarse:fine classifier on ``train_5500.label`` (5-fold cross-validated
+   coarse and fine accuracy, then a model on all of it).
+2. Answer sentence selection: the ranker of :mod:`textqa.models.qa.selection` trained on TrecQA TRAIN
+   (C chosen by question-grouped cross-validation on TRAIN), scored on the clean DEV questions
+   (MAP and MRR, ties broken against the system, with 95% bootstrap intervals).
+
+3. Exact answers: the instance-based system (:mod:`textqa.models.qa.system`) trained on the TREC 8, 9
+   and 2002 questions with NIST patterns over the sentence collection, scored on the TrecQA DEV
+   questions with the TREC 2004 patterns (MRR of the top 5 answers and accuracy at 1).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from textqa.paths import DATA_DIR, artifacts_dir
+
+QA = DATA_DIR / "qa"
+UIUC = QA / "uiuc_qc" / "train_5500.label.gz"
+TRAIN = QA / "trecqa" / "train-less-than-40.manual-edit.xml.gz"
+DEV = QA / "trecqa" / "dev-less-than-40.manual-edit.xml.gz"
+CLEAN = QA / "trecqa" / "clean-dev.qids"
+TRAIN_ALL = [QA / "trecqa" / "train-all" / f"Train1-2393.{k}.POSInput.trec8-9-11.gz" for k in ("Positive-M", "Negative-M")]
+TREC_QUESTIONS = [QA / "trec_qa" / "derived" / n for n in ("trec8.jsonl", "trec9.jsonl.gz", "trec11.jsonl.gz")]
+DEV_PATTERNS = QA / "trecqa" / "trec13factpats.dev.txt"
+DEFAULT_DATA = [UIUC, TRAIN, DEV, CLEAN, *TRAIN_ALL, *TREC_QUESTIONS, DEV_PATTERNS]
+C_GRID = (0.01, 0.1, 1.0, 10.0)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--uiuc", type=Path, default=UIUC, help="UIUC question-classification training file")
+    p.add_argument("--train", type=Path, default=TRAIN, help="TrecQA TRAIN (labelled candidates)")
+    p.add_argument("--dev", type=Path, default=DEV, help="TrecQA DEV, for reporting")
+    p.add_argument("--clean-qids", type=Path, default=CLEAN, help="DEV questions with correct and incorrect candidates")
+    p.add_argument("--folds", type=int, default=5, help="cross-validation folds for the answer-type classifier")
+    p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--questions", type=Path, nargs="+", default=TREC_QUESTIONS,
+                   help="training questions with NIST patterns (JSONL: qid, question, patterns)")
+    p.add_argument("--dev-patterns", type=Path, default=DEV_PATTERNS, help="'qid pattern' lines for DEV answers")
+    p.add_argument("--collection-limit", type=int, default=0,
+                   help="use only the first N TRAIN-ALL sentences (plus TrecQA's) in the collection (0: all)")
+    p.add_argument("--eval-questions", type=Path, nargs="+", default=[],
+                   help="held-out questions with NIST patterns (JSONL) to score exact answers on as well")
+    p.add_argument("--max-questions", type=int, default=0, help="train on the first N questions only (0: all)")
+    p.add_argument("--retrieve-k", type=int, default=20, help="sentences retrieved per question (default 20)")
+    p.add_argument("--query-content", action="store_true",
+                   help="learn per-cluster query expansions (paper 4.2); lowered dev MRR@5 here, so off by default")
+    p.add_argument("--no-instance", action="store_true", help="skip the instance-based answering system")
+    p.add_argument("--jobs", type=int, default=2, help="spaCy processes for the collection")
+    p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/qa)")
+    p.add_argument("--artifacts", type=Path, default=None,
+                   help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
+
+
+def _mean(values) -> float:
+    return float(np.mean(values)) if len(values) else 0.0
+
+
+def _ci95(values) -> list:
+    """95% bootstrap interval of the mean (a single value's interval is itself)."""
+    from textqa.evaluation.stats import bootstrap_ci
+    return list(bootstrap_ci(_mean, values)) if len(values) >= 2 else [_mean(values)] * 2
+
+
+def ranking_scores(pairs, scores_per_pair, qids=None) -> dict:
+    """MAP and MRR with ties broken against the system (incorrect candidates first among equal
+    scores), over questions with at least one correct candidate (``qids`` restricts further)."""
+    aps, rrs = [], []
+    for p, s in zip(pairs, scores_per_pair):
+        if qids is not None and p.qid not in qids:
+            continue
+        labels = np.array([l for l, _ in p.candidates])
+        if not labels.any():
+            continue
+        rel = labels[np.lexsort((labels, -np.asarray(s)))]
+        prec = np.cumsum(rel) / np.arange(1, len(rel) + 1)
+        aps.append(float((prec * rel).sum() / rel.sum()))
+        rrs.append(1.0 / (int(np.argmax(rel)) + 1))
+    return {"map": _mean(aps), "mrr": _mean(rrs), "questions": len(aps), "map_ci95": _ci95(aps),
+            "mrr_ci95": _ci95(rrs)}
+
+
+def answer_type_cv(docs, labels, folds: int, seed: int) -> dict:
+    from sklearn.model_selection import KFold
+
+    from textqa.models.qa.answer_type import AnswerTypeClassifier
+    labels = np.array(labels)
+    coarse_ok = fine_ok = 0
+    for tr, te in KFold(folds, shuffle=True, random_state=seed).split(docs):
+        pred = AnswerTypeClassifier().fit([docs[i] for i in tr], list(labels[tr])).predict([docs[i] for i in te])
+        coarse_ok += sum(p.split(":")[0] == g.split(":")[0] for p, g in zip(pred, labels[te]))
+        fine_ok += sum(p == g for p, g in zip(pred, labels[te]))
+    return {"folds": folds, "seed": seed, "coarse_accuracy": coarse_ok / len(docs),
+            "fine_accuracy": fine_ok / len(docs), "questions": len(docs)}
+
+
+def choose_c(train, qtypes, pool, folds: int, seed: int) -> tuple[float, dict]:
+    """C of the selection ranker by question-grouped cross-validation on TRAIN (MAP)."""
+    from textqa.models.qa.selection import SentenceSelector
+    rng = np.random.default_rng(seed)
+    fold = rng.permutation(len(train)) % folds
+    results = {}
+    for C in C_GRID:
+        maps = []
+        for f in range(folds):
+            tr = [i for i in range(len(train)) if fold[i] != f]
+            te = [i for i in range(len(train)) if fold[i] == f]
+            sel = SentenceSelector(C).fit([train[i] for i in tr], [qtypes[i] for i in tr], pool)
+            scores = [sel.scores(train[i].question, [c for _, c in train[i].candidates], qtypes[i]) for i in te]
+            maps.append(ranking_scores([train[i] for i in te], scores)["map"])
+        results[C] = float(np.mean(maps))
+    return max(results, key=results.get), results
+
+
+def run(args: argparse.Namespace) -> int:
+    from textqa.models.qa.answer_type import AnswerTypeClassifier, read_uiuc
+    from textqa.models.qa.nlp import parse
+    from textqa.models.qa.selection import SentenceSelector
+    from textqa.models.qa.store import save_qa
+    from textqa.models.qa.trecqa import read_qids, read_trecqa
+    from textqa.training.corpus import file_fingerprint
+
+    t0 = time.perf_counter()
+    say = lambda msg: print(f"[qa {time.perf_counter() - t0:6.1f}s] {msg}", file=sys.stderr, flush=True)
+    try:
+        uiuc = read_uiuc(args.uiuc)
+        train, dev = read_trecqa(args.train), read_trecqa(args.dev)
+        clean = read_qids(args.clean_qids)
+    except (ValueError, OSError) as e:
+        raise SystemExit(f"error: {e}") from e
+    out = args.out or artifacts_dir(args.artifacts) / "qa"
+    say(f"parsing {len(uiuc)} UIUC questions with spaCy")
+    docs = parse([q.question for q in uiuc])
+    labels = [q.label for q in uiuc]
+    metrics = {}
+    if args.folds > 1:
+        say(f"answer types: {args.folds}-fold cross-validation")
+        metrics["answer_type_cv"] = answer_type_cv(docs, labels, args.folds, args.seed)
+    answer_types = AnswerTypeClassifier().fit(docs, labels)
+    say("answer sentence selection: choosing C on TRAIN")
+    qt_train = answer_types.distribution(parse([p.question.text for p in train]))
+    qt_dev = answer_types.distribution(parse([p.question.text for p in dev]))
+    pool = [c for p in train + dev for _, c in p.candidates]
+    C, by_c = choose_c(train, qt_train, pool, 5, args.seed)
+    selector = SentenceSelector(C).fit(train, qt_train, pool)
+    dev_scores = [selector.scores(p.question, [c for _, c in p.candidates], qt) for p, qt in zip(dev, qt_dev)]
+    metrics["selection"] = {"C": C, "train_cv_map_by_C": {str(k): v for k, v in by_c.items()},
+                            "dev_clean": ranking_scores(dev, dev_scores, clean),
+                            "dev_all": ranking_scores(dev, dev_scores)}
+    instance = index = None
+    if not args.no_instance:
+        instance, index = train_instance(args, train, dev, metrics, say, answer_types)
+    metrics["training_seconds"] = round(time.perf_counter() - t0, 1)
+    save_qa(answer_types, selector, out, instance=instance, index=index, metrics=metrics,
+            data_fingerprint=file_fingerprint([args.uiuc, args.train, args.dev]),
+            extra={"training_data": [str(args.uiuc), str(args.train)], "dev_data": str(args.dev)})
+    say(f"wrote {out}")
+    if "answer_type_cv" in metrics:
+        a = metrics["answer_type_cv"]
+        print(f"answer types ({a['folds']}-fold CV on {a['questions']} UIUC questions): coarse accuracy "
+              f"{a['coarse_accuracy']:.4f}, fine {a['fine_accuracy']:.4f}")
+    d = metrics["selection"]["dev_clean"]
+    print(f"answer sentence selection (C={C}), TrecQA clean dev ({d['questions']} questions): MAP {d['map']:.4f} "
+          f"[{d['map_ci95'][0]:.3f}, {d['map_ci95'][1]:.3f}]  MRR {d['mrr']:.4f} "
+          f"[{d['mrr_ci95'][0]:.3f}, {d['mrr_ci95'][1]:.3f}]")
+    if "exact_answers" in metrics:
+        e = metrics["exact_answers"]
+        print(f"exact answers, TrecQA dev ({e['questions']} questions with TREC 2004 patterns): MRR@5 "
+              f"{e['mrr5']:.4f} [{e['mrr5_ci95'][0]:.3f}, {e['mrr5_ci95'][1]:.3f}]  accuracy@1 {e['acc1']:.4f}; "
+              f"{e['clusters']} clusters from {e['training_questions']} training questions")
+    if "exact_answers_heldout" in metrics:
+        h = metrics["exact_answers_heldout"]
+        print(f"exact answers, held-out questions ({h['questions']}): MRR@5 {h['mrr5']:.4f} "
+              f"[{h['mrr5_ci95'][0]:.3f}, {h['mrr5_ci95'][1]:.3f}]  accuracy@1 {h['acc1']:.4f}")
+    return 0
+
+
+def read_questions(paths) -> list[dict]:
+    import gzip
+    import json
+    out = []
+    for p in paths:
+        opener = gzip.open if str(p).endswith(".gz") else open
+        with opener(p, "rt", encoding="utf-8") as f:
+            for lineno, line in enumerate(f, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    q = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise SystemExit(f"error: {p}:{lineno}: malformed JSON ({e.msg})") from None
+                if q.get("patterns") and q.get("question"):
+                    out.append({"qid": str(q["qid"]), "question": q["question"], "patterns": q["patterns"]})
+    return out
+
+
+def read_patterns(path) -> dict:
+    out: dict = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        qid, _, pat = line.strip().partition(" ")
+        if qid and pat:
+            out.setdefault(qid, []).append(pat)
+    return out
+
+
+def exact_answer_scores(model_answer, dev, patterns) -> dict:
+    """MRR over the top 5 answers and accuracy at 1, judged by the NIST patterns (case-insensitive search)."""
+    from textqa.models.qa.system import pattern_match
+    rr = []
+    for p, res in zip(dev, model_answer):
+        if p.qid not in patterns:
+            continue
+        rr.append(next((1.0 / (i + 1) for i, a in enumerate(res["answers"][:5])
+                        if pattern_match(patterns[p.qid], a["answer"])), 0.0))
+    return {"mrr5": _mean(rr), "acc1": _mean([r == 1.0 for r in rr]), "questions": len(rr), "mrr5_ci95": _ci95(rr)}
+
+
+def train_instance(args, train, dev, metrics, say, answer_types):
+    from textqa.models.qa.collection import analysed_cached, build_index, trec_all_sentences
+    from textqa.models.qa.nlp import parse
+    from textqa.models.qa.system import InstanceQA
+    from textqa.paths import cache_dir
+    pool = trec_all_sentences(TRAIN_ALL)
+    if args.collection_limit:
+        pool = pool[:args.collection_limit]
+    pool += [c.text for p in train + dev for _, c in p.candidates]
+    pool = list(dict.fromkeys(pool))
+    say(f"collection: analysing {len(pool)} sentences with spaCy (cached in .cache/)")
+    index = build_index(analysed_cached(pool, cache_dir(), args.jobs, say))
+    questions = read_questions(args.questions)
+    if args.max_questions:
+        questions = questions[:args.max_questions]
+    say(f"instance-based QA: {len(questions)} training questions")
+    t = time.perf_counter()
+    qdocs = parse([q["question"] for q in questions])
+    instance = InstanceQA(retrieve_k=args.retrieve_k, n_jobs=min(args.jobs, 2), query_content=args.query_content)
+    instance.fit(questions, qdocs, index, progress=say, uiuc=answer_types.distribution(qdocs))
+    fit_seconds = time.perf_counter() - t
+
+    def answer_all(texts):
+        docs = parse(texts)
+        return [instance.answer(d, index, 5, u) for d, u in zip(docs, answer_types.distribution(docs))]
+
+    say("answering the TrecQA dev questions")
+    patterns = read_patterns(args.dev_patterns)
+    answers = answer_all([p.question.text for p in dev])
+    metrics["exact_answers"] = {**exact_answer_scores(answers, dev, patterns), "collection_sentences": len(pool),
+                                "training_questions": len(questions), "clusters": len(instance.cluster_models_),
+                                "fit_seconds": round(fit_seconds, 1)}
+    if args.eval_questions:
+        held = read_questions(args.eval_questions)
+        seen = {q["question"].strip().lower() for q in questions}
+        held = [q for q in held if q["question"].strip().lower() not in seen]
+        say(f"answering {len(held)} held-out questions")
+        res = answer_all([q["question"] for q in held])
+        from types import SimpleNamespace
+        metrics["exact_answers_heldout"] = {
+            **exact_answer_scores(res, [SimpleNamespace(qid=q["qid"]) for q in held],
+                                  {q["qid"]: q["patterns"] for q in held}),
+            "files": [str(f) for f in args.eval_questions]}
+    return instance, index
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m textqa.training.qa", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(p)
+    return run(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

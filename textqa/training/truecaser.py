@@ -1,0 +1,161 @@
+"""Train the truecaser (Lita et al. 2003) and its unigram baseline; write ``artifacts/truecaser``.
+
+    python -m textqa.training.truecaser [--data FILE ...] [--dev FILE] [--out DIR]
+    textqa train truecaser ...          (the same code)
+
+Training text: WikiExtractor output or plain text (one paragraph a line; .gz/.xz
+allowed) or Reuters-21578 SGML (``*.sgm[.gz]``), PTB-tokenized here with Punkt +
+the Treebank tokenizer; or
+``--pretokenized`` text, one sentence a line.  Sentences that also occur in the
+dev set are dropped from training so that dev numbers stay honest.  The dev set
+(one tokenized sentence a line, true case) is lowercased, truecased and scored.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from textqa.paths import DATA_DIR, PUNKT_DIR, artifacts_dir, cache_dir
+
+from textqa.evaluation.truecase import score_truecase
+from textqa.models.truecaser import lm as lmmod
+from textqa.models.truecaser.casing import NONE, UNKNOWN_TOKENS, case_class
+from textqa.models.truecaser.model import UNKNOWN_NONE, Truecaser, save_truecaser
+
+from .corpus import drop_overlap, file_fingerprint, read_lines, tokenized_corpus
+
+DEFAULT_DATA = [DATA_DIR / "truecase" / "enwiki_prefix.txt.xz", DATA_DIR / "truecase" / "enwiki_part2.txt.xz",
+                *[DATA_DIR / "truecase" / "reuters21578" / f"reut2-{i:03d}.sgm.gz" for i in range(22)]]
+DEFAULT_DEV = DATA_DIR / "truecase" / "val_input.txt.gz"
+
+log = logging.getLogger("textqa.train.truecaser")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data", nargs="+", type=Path, default=DEFAULT_DATA, metavar="FILE",
+                   help="training text: WikiExtractor dump or plain text, one paragraph a line (.gz/.xz ok), or "
+                        "Reuters-21578 .sgm files (default: the bundled Wikipedia text + Reuters-21578)")
+    p.add_argument("--pretokenized", action="store_true",
+                   help="--data is already PTB-tokenized, one sentence a line")
+    p.add_argument("--dev", type=Path, default=DEFAULT_DEV,
+                   help="dev set: tokenized, truecased sentences, one a line (default: bundled Wikipedia dev)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="artifact folder to write (default: <artifacts>/truecaser)")
+    p.add_argument("--artifacts", type=Path, default=None,
+                   help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
+    p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="tokenizer processes")
+    p.add_argument("--max-sentences", type=int, default=0, help="train on the first N sentences only (0: all)")
+    p.add_argument("--min-count", type=int, default=2, help="rarer cased forms become UNKNOWN_* tokens")
+    p.add_argument("--n-casings", type=int, default=4, help="candidate casings per word")
+    p.add_argument("--smoothing", choices=["kneser_ney", "deleted_interpolation"], default="kneser_ney",
+                   help="LM smoothing (paper eq. 1 is deleted interpolation; Kneser-Ney is better on dev)")
+    p.add_argument("--first-word", choices=["lm", "lm+upper", "mask", "mask+upper"], default="lm+upper",
+                   help="sentence-initial casing strategy (paper section 2.5)")
+    p.add_argument("--oov-model", choices=["char", "none"], default="char",
+                   help="character-level casing model for unseen words")
+    p.add_argument("--oov-weight", type=float, default=1.0, help="weight of the OOV model in the search")
+    p.add_argument("--no-split", action="store_true", help="decode dev lines whole, not sentence by sentence")
+    p.add_argument("--no-cache", action="store_true", help="do not reuse/store the tokenized corpus in .cache/")
+
+
+def check_inputs(paths: list[Path]) -> None:
+    for p in paths:
+        if not p.is_file():
+            raise SystemExit(f"error: {p}: no such file")
+
+
+def dev_perplexity(model: Truecaser, dev: list[str]) -> float:
+    """Perplexity of the dev sentences (true case) with rare/unseen words as UNKNOWN_* tokens."""
+    known = {f for forms in model.casing_.forms.values() for f, _ in forms}
+
+    def lm_token(t):
+        if t in known:
+            return t
+        c = case_class(t)
+        return UNKNOWN_NONE if c == NONE else UNKNOWN_TOKENS[c]
+
+    return lmmod.perplexity(model.lm_, ([lm_token(t) for t in s.split()] for s in dev))
+
+
+def evaluate(model: Truecaser, dev: list[str]) -> dict:
+    lower = [s.lower() for s in dev]
+    t0 = time.perf_counter()
+    pred = model.predict(lower)
+    dt = time.perf_counter() - t0
+    lm_scores = score_truecase(dev, pred, "dev", "prediction")
+    base_scores = score_truecase(dev, model.baseline_.predict(lower), "dev", "baseline")
+    n = lm_scores.tokens
+    return {"dev_sentences": len(dev), "dev_tokens": n,
+            "viterbi": {k: round(v, 2) for k, v in lm_scores.as_dict().items() if k in
+                        ("accuracy", "precision", "recall", "f1")},
+            "unigram_baseline": {k: round(v, 2) for k, v in base_scores.as_dict().items() if k in
+                                 ("accuracy", "precision", "recall", "f1")},
+            "dev_perplexity": round(dev_perplexity(model, dev), 2),
+            "decode_tokens_per_second": round(n / dt)}
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    data = list(args.data)
+    check_inputs(data + ([args.dev] if args.dev else []))
+    out = args.out or artifacts_dir(args.artifacts) / "truecaser"
+    t_start = time.perf_counter()
+    say = lambda msg: print(f"[truecaser {time.perf_counter() - t_start:6.1f}s] {msg}", file=sys.stderr, flush=True)
+
+    names = ", ".join(map(str, data[:3])) + (f" and {len(data) - 3} more" if len(data) > 3 else "")
+    say(f"reading {names}")
+    sentences = tokenized_corpus(data, PUNKT_DIR, None if args.no_cache else cache_dir(), n_jobs=args.jobs,
+                                 pretokenized=args.pretokenized)
+    dev = [l.strip() for l in read_lines(args.dev) if l.strip()] if args.dev else []
+    if dev:
+        sentences, dropped = drop_overlap(sentences, dev)
+        say(f"dropped {dropped} training sentences that also occur in the dev set")
+    else:
+        dropped = 0
+    if args.max_sentences:
+        sentences = sentences[:args.max_sentences]
+    if not sentences:
+        raise SystemExit("error: no training sentences in " + ", ".join(map(str, data)))
+
+    model = Truecaser(min_count=args.min_count, n_casings=args.n_casings, smoothing=args.smoothing,
+                      first_word=args.first_word, split_sentences=not args.no_split, oov_model=args.oov_model,
+                      oov_weight=args.oov_weight)
+    work = Path(tempfile.mkdtemp(prefix="truecaser-work-", dir=out.parent if out.parent.exists() else None))
+    try:
+        model.work_dir = str(work)
+        model.fit(sentences, progress=say)
+        model.work_dir = None
+        train_seconds = time.perf_counter() - t_start
+        metrics = {"training_sentences": len(sentences), "training_sentences_dropped_dev_overlap": dropped,
+                   "training_seconds": round(train_seconds, 1)}
+        if dev:
+            say(f"evaluating on {len(dev)} dev sentences")
+            metrics.update(evaluate(model, dev))
+        save_truecaser(model, out, punkt_dir=PUNKT_DIR, metrics=metrics, data_fingerprint=file_fingerprint(data),
+                       extra={"training_data": [str(p) for p in data], "dev_data": str(args.dev) if dev else None})
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    say(f"wrote {out}")
+    if dev:
+        v, b = metrics["viterbi"], metrics["unigram_baseline"]
+        print(f"dev: Viterbi LM  accuracy {v['accuracy']:.2f}  P {v['precision']:.2f}  R {v['recall']:.2f}  "
+              f"F1 {v['f1']:.2f}\n     unigram     accuracy {b['accuracy']:.2f}  P {b['precision']:.2f}  "
+              f"R {b['recall']:.2f}  F1 {b['f1']:.2f}\n     perplexity {metrics['dev_perplexity']}")
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m textqa.training.truecaser", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(p)
+    return run(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
