@@ -106,6 +106,9 @@ MUTANTS = [
      "denominator = len(per_verb)", ["tests/evaluation/test_cpa.py"]),
     ("nuggets-stem-ignored", "textqa/evaluation/commands/nuggets.py", '"stem": args.stem,', '"stem": False,',
      ["tests/evaluation/test_nugget.py::test_cli_pyramid_and_stemming"]),
+    # hostile input (issue 11, point 9)
+    ("oov-hashes-surrogates", "textqa/models/truecaser/oov.py", '    w = _SURROGATE.sub("\\ufffd", word.lower())',
+     "    w = word.lower()", ["tests/test_hostile_input.py::test_truecase"]),
     # isolation
     ("no-test-isolation", "tests/conftest.py",
      '    monkeypatch.setenv("TEXTQA_ARTIFACTS", str(tmp_path_factory.mktemp("artifacts-default")))\n',

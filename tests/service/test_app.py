@@ -64,6 +64,15 @@ def test_odd_text_never_crashes(client, text):
     assert r.get_json()["text"].lower() == text.lower()
 
 
+def test_lone_surrogates_in_json(client):
+    """JSON may escape unpaired surrogates (\\udXXX); they pass through like any other character."""
+    body = '{"text": "paris \\udc92 zorblaxian\\ud800qux is a city."}'
+    r = client.post("/v1/truecase", data=body, content_type="application/json")
+    assert r.status_code == 200
+    out = r.get_json()["text"]
+    assert out.startswith("Paris \udc92 ") and out.lower() == "paris \udc92 zorblaxian\ud800qux is a city."
+
+
 def test_long_sentence_over_http(client):
     text = " ".join(["the", "city", "of", "london"] * 2500)   # 10,000 tokens
     r = client.post("/v1/truecase", json={"text": text, "tokenized": True})

@@ -9,6 +9,7 @@ class into a posterior given the spelling too (Bayes' rule with a tunable weight
 """
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -20,9 +21,14 @@ from sklearn.linear_model import LogisticRegression
 from .casing import CASE_CLASSES
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def char_features(word: str) -> list[str]:
-    """Spelling features of a lowercased word."""
-    w = word.lower()
+    """Spelling features of a lowercased word.  Lone surrogates (undecodable input bytes that the CLI
+    passes through as surrogate escapes, or JSON's unpaired ``\\udXXX``) become U+FFFD here: they
+    cannot be hashed as UTF-8."""
+    w = _SURROGATE.sub("\ufffd", word.lower())
     feats = [f"len={min(len(w), 12)}"]
     for k in range(1, 5):
         if len(w) >= k:
