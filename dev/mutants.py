@@ -86,6 +86,10 @@ MUTANTS = [
     # ICD-9
     ("icd9-auc-negated", "textqa/evaluation/icd9.py", "[scores[d][code] for d in gold]", "[-scores[d][code] for d in gold]",
      ["tests/icd9/test_interfaces.py::test_code_and_eval_commands_on_heldout_records"]),
+    ("icd9-stacked-without-phi", "textqa/models/icd9/coder.py",
+     'wv.append(np.asarray(m["phi"], dtype=np.float64) * np.asarray(m["weights"], dtype=np.float64)',
+     'wv.append(np.asarray(m["weights"], dtype=np.float64)',
+     ["tests/icd9/test_interfaces.py::test_stacked_scoring_equals_the_per_code_models"]),
     # evaluation
     ("mrr-cutoff-ignored", "textqa/evaluation/rank.py", "(mrr_cutoff is None or i <= mrr_cutoff)", "True",
      ["tests/evaluation/test_rank.py"]),

@@ -112,9 +112,31 @@ def test_http_codes_documents(client):
     ({"documents": [{"text": "cough"}]}, "documents[0]"),
     ({"documents": [{"id": "1", "text": "a"}, {"id": "1", "text": "b"}]}, "documents[1].id"),
     ({"documents": [{"id": "1", "text": "a"}], "classifier": "knn"}, "classifier"),
+    ({"documents": [{"id": "1", "text": "a"}], "classifier": {}}, "classifier"),          # was a 500 (unhashable)
+    ({"documents": [{"id": "1", "text": "a"}], "classifier": ["svm"]}, "classifier"),
     ({"documents": [{"id": "1", "text": "a", "note": 1}]}, "documents[0].note"),
     ({"documents": [{"id": "1", "text": "w " * 20001}]}, "documents[0]"),
 ])
 def test_http_errors(client, body, field):
     r = client.post("/v1/icd9/code", json=body)
     assert r.status_code == 422 and r.get_json()["error"]["field"] == field
+
+
+def test_stacked_scoring_equals_the_per_code_models(icd9_artifact):
+    """All codes in two sparse products = each code's own normalize(X[:, f] * phi) @ w + b (training's form)."""
+    import numpy as np
+
+    from textqa.models.icd9.coder import _design
+    from textqa.models.icd9.records import read_cmc_xml
+    from textqa.models.icd9.store import load_coder
+    coder = load_coder(icd9_artifact / "icd9")
+    records = read_cmc_xml(CMC)[:300] + [read_cmc_xml(CMC)[0].__class__("empty", {"text": "zzzz qqqq"})]
+    X = coder.matrix(records)
+    for clf in ("svm", "brr"):
+        S, T = coder.scores(records, clf, X)
+        for j, code in enumerate(coder.codes_):
+            m = coder.models_[clf][code]
+            ref = _design(X, m["features"], m["phi"]) @ m["weights"] + m["bias"] if len(m["features"]) else m["bias"]
+            np.testing.assert_allclose(S[:, j], ref, rtol=0, atol=1e-12)
+            assert T[j] == m["threshold"]
+        assert S[-1].tolist() == [coder.models_[clf][c]["bias"] for c in coder.codes_]   # no known feature

@@ -23,7 +23,7 @@ def code():
     classifier = body.get("classifier", "svm")
     all_scores = get_bool(body, "all_scores", default=False)
     coder = get_model("icd9")
-    if classifier not in getattr(coder, "models_", {}):
+    if not isinstance(classifier, str) or classifier not in getattr(coder, "models_", {}):
         raise invalid("classifier", f"unknown classifier {classifier!r}; this model has {', '.join(coder.models_)}")
     records, seen = [], set()
     max_tokens = current_app.config["TEXTQA_MAX_TOKENS_PER_ITEM"]

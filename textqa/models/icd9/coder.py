@@ -184,16 +184,46 @@ class ICD9Coder:
                              f"{', '.join(self.models_)})")
         if X is None:
             X = self.matrix(records)
-        S = np.zeros((len(records), len(self.codes_)))
-        T = np.zeros(len(self.codes_))
-        for j, code in enumerate(self.codes_):
-            m = self.models_[classifier][code]
-            if len(m["features"]):
-                S[:, j] = _design(X, m["features"], m["phi"]) @ m["weights"] + m["bias"]
-            else:
-                S[:, j] = m["bias"]
-            T[j] = m["threshold"]
-        return S, T
+        num, sq, bias, T = self._stacked(classifier)
+        X = sparse.csr_matrix(X, dtype=np.float64)
+        X2 = X.copy()
+        X2.data **= 2
+        numerator = (X @ num).toarray()
+        norm = np.sqrt((X2 @ sq).toarray())
+        S = np.divide(numerator, norm, out=np.zeros_like(numerator), where=norm > 0) + bias
+        return S, T.copy()
+
+    def _stacked(self, classifier: str):
+        """All codes of one classifier as two sparse [vocabulary x codes] matrices, so that scoring is
+        two sparse products instead of a loop over codes (each through scikit-learn's validation).
+
+        Code j's score is ``normalize(X[:, f_j] * phi_j) @ w_j + b_j`` (L2 rows, as in training):
+        the numerator is ``X @ (phi_j * w_j)`` scattered over the vocabulary and the squared row norm
+        ``X**2 @ phi_j**2``.  Built once per classifier and kept."""
+        cache = self.__dict__.setdefault("_stack_cache", {})
+        if classifier not in cache:
+            V, C = len(self.vocabulary_), len(self.codes_)
+            rows, cols, wv, pv = [], [], [], []
+            bias, T = np.zeros(C), np.zeros(C)
+            for j, code in enumerate(self.codes_):
+                m = self.models_[classifier][code]
+                f = np.asarray(m["features"], dtype=np.int64)
+                rows.append(f)
+                cols.append(np.full(len(f), j, dtype=np.int64))
+                wv.append(np.asarray(m["phi"], dtype=np.float64) * np.asarray(m["weights"], dtype=np.float64)
+                          if len(f) else np.zeros(0))
+                pv.append(np.asarray(m["phi"], dtype=np.float64) ** 2 if len(f) else np.zeros(0))
+                bias[j], T[j] = m["bias"], m["threshold"]
+            r, c = np.concatenate(rows) if rows else np.zeros(0, int), np.concatenate(cols) if cols else np.zeros(0, int)
+            num = sparse.csc_matrix((np.concatenate(wv) if wv else np.zeros(0), (r, c)), shape=(V, C))
+            sq = sparse.csc_matrix((np.concatenate(pv) if pv else np.zeros(0), (r, c)), shape=(V, C))
+            cache[classifier] = (num, sq, bias, T)
+        return cache[classifier]
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_stack_cache", None)         # derived from models_; rebuilt on first use
+        return state
 
     def decide(self, S: np.ndarray, T: np.ndarray) -> list[list[int]]:
         """Code indices per document, best first: every score above its threshold, or (with
