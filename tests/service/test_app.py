@@ -108,7 +108,14 @@ def test_too_large(client):
 
 def test_404_405(client):
     error_of(client.get("/v1/nothing"), 404, "not_found")
-    error_of(client.get("/v1/truecase"), 405, "method_not_allowed")
+    r = client.get("/v1/truecase")
+    error_of(r, 405, "method_not_allowed")
+    assert set(r.headers["Allow"].replace(" ", "").split(",")) == {"POST", "OPTIONS"}       # RFC 9110: 405 has Allow
+    for path in ("/v1/blanc/score", "/v1/icd9/code", "/v1/qa/answer"):
+        r = client.delete(path)
+        assert r.status_code == 405 and "POST" in r.headers["Allow"]
+    r = client.post("/healthz")
+    assert r.status_code == 405 and "GET" in r.headers["Allow"]
 
 
 def test_missing_model_is_503(empty_client):

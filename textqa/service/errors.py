@@ -50,7 +50,11 @@ def register_error_handlers(app: Flask) -> None:
         if status == 413:
             limit = app.config.get("MAX_CONTENT_LENGTH")
             message = f"request body is larger than the limit of {limit} bytes"
-        return error_response(status, CODES.get(status, "http_error"), message)
+        resp = error_response(status, CODES.get(status, "http_error"), message)
+        for name, value in e.get_headers():          # e.g. Allow on 405 (RFC 9110 section 15.5.6)
+            if name.lower() not in ("content-type", "content-length"):
+                resp.headers[name] = value
+        return resp
 
     @app.errorhandler(Exception)
     def _unexpected(e: Exception):
