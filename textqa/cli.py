@@ -104,7 +104,7 @@ def cmd_serve(args) -> int:
     root = artifacts_dir(args.artifacts).resolve()
     env = dict(os.environ, TEXTQA_ARTIFACTS=str(root))
     cmd = [sys.executable, "-m", "gunicorn", "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
-           "--timeout", str(args.timeout), "--access-logfile", "-", "textqa.service.wsgi:app"]
+           "--timeout", str(args.timeout), "textqa.service.wsgi:app"]    # access log: the app's JSON lines
     if args.preload:
         cmd.insert(-1, "--preload")
     print(f"textqa: serving {root} on http://{args.host}:{args.port} with {args.workers} gunicorn worker(s)",

@@ -143,3 +143,26 @@ def test_broken_artifact_is_503_not_a_crash(truecaser_artifact, tmp_path, damage
     assert r.status_code == 503 and r.get_json()["models"] == {"truecaser": False}
     assert str(root / "truecaser") in r.get_json()["errors"]["truecaser"]
     assert client.get("/healthz").status_code == 200
+
+
+def test_request_ids_and_json_access_log(client):
+    import logging
+    records = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    access = logging.getLogger("textqa.access")
+    access.addHandler(handler)
+    try:
+        r = client.post("/v1/truecase", json={"text": "paris"}, headers={"X-Request-ID": "job-42.7"})
+        assert r.headers["X-Request-ID"] == "job-42.7"
+        generated = client.post("/v1/truecase", json={"text": 5}).headers["X-Request-ID"]      # errors too
+        assert len(generated) == 32 and int(generated, 16) >= 0
+        hostile = client.get("/healthz", headers={"X-Request-ID": "a b\"c" + "x" * 200}).headers["X-Request-ID"]
+        assert len(hostile) == 32 and " " not in hostile                                 # not echoed
+    finally:
+        access.removeHandler(handler)
+    lines = [json.loads(rec.getMessage()) for rec in records]
+    assert [(l["request_id"], l["path"], l["status"], l["method"]) for l in lines] == [
+        ("job-42.7", "/v1/truecase", 200, "POST"), (generated, "/v1/truecase", 422, "POST"),
+        (hostile, "/healthz", 200, "GET")]
+    assert lines[0]["endpoint"] == "truecaser.truecase" and lines[0]["duration_ms"] >= 0

@@ -46,9 +46,17 @@ def test_gunicorn_serves_truecase(service_artifacts, tmp_path):
             assert time.time() < deadline, "service did not become ready:\n" + log.read_text(errors="replace")
             time.sleep(0.3)
         assert r.json()["models"] == {"truecaser": True, "blanc": True, "icd9": True, "qa": True}
-        r = requests.post(base + "/v1/truecase", json={"text": "the united states and new york."}, timeout=30)
-        assert r.status_code == 200
+        r = requests.post(base + "/v1/truecase", json={"text": "the united states and new york."}, timeout=30,
+                          headers={"X-Request-ID": "gunicorn-test-1"})
+        assert r.status_code == 200 and r.headers["X-Request-ID"] == "gunicorn-test-1"
         assert r.json()["text"] == "The United States and New York."
+        import json
+        deadline_log = time.time() + 10
+        while '"gunicorn-test-1"' not in log.read_text(errors="replace") and time.time() < deadline_log:
+            time.sleep(0.1)
+        line = next(l for l in log.read_text(errors="replace").splitlines() if '"gunicorn-test-1"' in l)
+        entry = json.loads(line)                     # the access log: one JSON object per request
+        assert (entry["path"], entry["status"], entry["method"]) == ("/v1/truecase", 200, "POST")
         r = requests.post(base + "/v1/truecase", data="{", headers={"Content-Type": "application/json"},
                           timeout=30)
         assert r.status_code == 400 and r.json()["error"]["code"] == "malformed_json"

@@ -15,7 +15,48 @@ DEFAULT_CONFIG = {
     "TEXTQA_MAX_TOKENS_PER_ITEM": 20000,        # whitespace tokens per item (422 above)
     "TEXTQA_BLANC_MAX_TOKENS": 1000,            # tokens per hypothesis/reference for BLANC (ACS is |X| x |Y|)
     "TEXTQA_MODELS": None,                      # names to load (None: all known models)
+    "TEXTQA_ACCESS_LOG": True,                  # one JSON object per request on stderr (logger textqa.access)
 }
+
+_REQUEST_ID = __import__("re").compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
+
+
+def _install_request_ids_and_access_log(app: Flask) -> None:
+    """Every response carries ``X-Request-ID`` (the client's when it is a sane token, else a new
+    one); each request is logged as one JSON object: id, method, path, endpoint, status, duration."""
+    import json
+    import sys
+    import time
+    import uuid
+
+    from flask import g, request
+
+    access = logging.getLogger("textqa.access")
+    if app.config["TEXTQA_ACCESS_LOG"] and not access.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        access.addHandler(handler)
+        access.setLevel(logging.INFO)
+        access.propagate = False
+
+    @app.before_request
+    def _start():
+        given = request.headers.get("X-Request-ID", "")
+        g.request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def _finish(resp):
+        rid = getattr(g, "request_id", None) or uuid.uuid4().hex
+        resp.headers["X-Request-ID"] = rid
+        if app.config["TEXTQA_ACCESS_LOG"]:
+            started = getattr(g, "started", None)
+            access.info(json.dumps({
+                "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "request_id": rid, "method": request.method,
+                "path": request.path, "endpoint": request.endpoint, "status": resp.status_code,
+                "duration_ms": round((time.perf_counter() - started) * 1000, 3) if started else None,
+                "remote": request.remote_addr}))
+        return resp
 
 
 def create_app(artifacts_dir: str | Path | None = None, config: dict | None = None) -> Flask:
@@ -30,6 +71,7 @@ def create_app(artifacts_dir: str | Path | None = None, config: dict | None = No
     app.config["TEXTQA_ARTIFACTS"] = str(root)
     app.extensions["textqa_models"] = load_models(root, app.config["TEXTQA_MODELS"])
     register_error_handlers(app)
+    _install_request_ids_and_access_log(app)
 
     from .openapi import openapi_document
     from .blanc import bp as blanc_bp
