@@ -113,6 +113,11 @@ MUTANTS = [
     # hostile input (issue 11, point 9)
     ("oov-hashes-surrogates", "textqa/models/truecaser/oov.py", '    w = _SURROGATE.sub("\\ufffd", word.lower())',
      "    w = word.lower()", ["tests/test_hostile_input.py::test_truecase"]),
+    # artifacts carry data only (issue 11, point 4)
+    ("npz-allows-pickle", "textqa/models/artifact.py", "with np.load(path, allow_pickle=False) as z:",
+     "with np.load(path, allow_pickle=True) as z:", ["tests/test_artifact_safety.py::test_npz_with_a_pickled_object_is_refused"]),
+    ("pickle-payload-not-refused", "textqa/models/artifact.py", "    if pickles and min_format_version is not None:",
+     "    if False:", ["tests/test_artifact_safety.py::test_pickle_payloads_are_never_loaded"]),
     # isolation
     ("no-test-isolation", "tests/conftest.py",
      '    monkeypatch.setenv("TEXTQA_ARTIFACTS", str(tmp_path_factory.mktemp("artifacts-default")))\n',

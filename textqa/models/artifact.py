@@ -3,7 +3,8 @@
 The manifest records the model name, format version, package version, creation
 time, training-data fingerprint, hyper-parameters, held-out metrics and the
 sha256 of every payload file.  ``load_manifest``/``verify`` check every checksum
-*before* any payload is read (joblib payloads are pickles: unpickling runs code).
+*before* any payload is read.  Payloads carry data only (JSON, ``.npz`` read with
+``allow_pickle=False``, KenLM binaries, SQLite): loading an artifact never runs code.
 ``write_artifact`` builds the directory next to its destination and renames it
 into place, so an interrupted or failed training never damages the artifact the
 service is reading; the previous version is kept as ``<dir>.previous`` until the
@@ -19,6 +20,8 @@ import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
+
+import numpy as np
 
 MANIFEST = "manifest.json"
 
@@ -104,11 +107,35 @@ def _swap_into_place(tmp: Path, dest: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+PICKLE_SUFFIXES = (".joblib", ".pkl", ".pickle")
+
+
+def save_arrays(path: str | os.PathLike, arrays: dict) -> None:
+    """numpy arrays to an ``.npz`` file; object arrays (which would be pickled) are refused."""
+    arrays = {k: np.asarray(v) for k, v in arrays.items()}
+    bad = [k for k, v in arrays.items() if v.dtype.hasobject]
+    if bad:
+        raise TypeError(f"object arrays would be pickled: {', '.join(bad[:5])}")
+    with open(path, "wb") as f:
+        np.savez(f, **arrays)
+
+
+def load_arrays(path: str | os.PathLike) -> dict:
+    """The arrays of an ``.npz`` file, read with ``allow_pickle=False``: data only, never code."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    except ValueError as e:             # an object array inside: numpy refuses to unpickle it
+        raise ArtifactError(f"{path}: holds pickled objects, which textqa never loads ({e})") from e
+
+
 def load_manifest(path: str | os.PathLike, expect_name: str | None = None,
-                  max_format_version: int | None = None, verify: bool = True) -> dict:
+                  max_format_version: int | None = None, verify: bool = True,
+                  min_format_version: int | None = None) -> dict:
     """Read and check an artifact's manifest; verify every payload checksum.
 
-    Raises ``ArtifactError`` with a message naming the directory and the problem.
+    ``min_format_version``: older formats stored Python pickles; they are refused with a message
+    to retrain, never unpickled.  Raises ``ArtifactError`` naming the directory and the problem.
     """
     path = Path(path)
     mf = path / MANIFEST
@@ -126,6 +153,14 @@ def load_manifest(path: str | os.PathLike, expect_name: str | None = None,
     if max_format_version is not None and manifest["format_version"] > max_format_version:
         raise ArtifactError(f"{path}: format version {manifest['format_version']} is newer than this code "
                             f"reads ({max_format_version}); upgrade textqa")
+    if min_format_version is not None and manifest["format_version"] < min_format_version:
+        raise ArtifactError(f"{path}: format version {manifest['format_version']} stores Python pickles, which "
+                            f"textqa no longer loads (unpickling can run code); retrain it with "
+                            f"'textqa train {manifest['name']}'")
+    pickles = [rel for rel in manifest["files"] if rel.endswith(PICKLE_SUFFIXES)]
+    if pickles and min_format_version is not None:
+        raise ArtifactError(f"{path}: payload {pickles[0]} is a pickle, which textqa never loads; "
+                            f"retrain it with 'textqa train {manifest['name']}'")
     if verify:
         for rel, meta in manifest["files"].items():
             p = path / rel

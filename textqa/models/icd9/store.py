@@ -1,14 +1,19 @@
-"""ICD-9 coder artifacts: the fitted coder (joblib) and code descriptions, with the manifest."""
+"""ICD-9 coder artifacts: the fitted coder as data (``coder.json`` + ``coder.npz``, no pickle) and code
+descriptions, with the manifest."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import numpy as np
+
 from ..artifact import ArtifactError, load_manifest, write_artifact
 from .coder import ICD9Coder
 
 ARTIFACT_NAME = "icd9"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2            # 2: JSON + .npz (1 pickled the coder with joblib)
+MIN_FORMAT_VERSION = 2
+_ARRAYS = ("features", "phi", "weights")
 
 
 def save_coder(coder: ICD9Coder, dest, *, descriptions: dict, metrics: dict | None = None,
@@ -16,13 +21,15 @@ def save_coder(coder: ICD9Coder, dest, *, descriptions: dict, metrics: dict | No
     """``files``: {name in the artifact: source path} copied in (e.g. ROC plots)."""
     import shutil
 
-    import joblib
+    from ..artifact import save_arrays
     known = {c: descriptions.get(c) for c in list(coder.codes_) + list(coder.unpredicted_codes_)}
     with write_artifact(dest, ARTIFACT_NAME, FORMAT_VERSION, hyper_parameters=coder.get_params(), metrics=metrics,
                         data_fingerprint=data_fingerprint,
                         extra={"codes": coder.codes_, "unpredicted_codes": coder.unpredicted_codes_,
                                "classifiers": list(coder.models_), **(extra or {})}) as tmp:
-        joblib.dump(coder, tmp / "coder.joblib", compress=3)
+        meta, arrays = _coder_to_data(coder)
+        (tmp / "coder.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+        save_arrays(tmp / "coder.npz", arrays)
         (tmp / "descriptions.json").write_text(json.dumps(known, indent=1, sort_keys=True), encoding="utf-8")
         for name, src in (files or {}).items():
             (tmp / name).parent.mkdir(parents=True, exist_ok=True)
@@ -30,16 +37,55 @@ def save_coder(coder: ICD9Coder, dest, *, descriptions: dict, metrics: dict | No
 
 
 def load_coder(path) -> ICD9Coder:
-    """The coder of an artifact (checksums verified before the pickle is read); ``coder.manifest``
+    """The coder of an artifact (checksums verified first; data files only); ``coder.manifest``
     and ``coder.descriptions`` are attached."""
-    import joblib
+    from ..artifact import load_arrays
     path = Path(path)
-    manifest = load_manifest(path, expect_name=ARTIFACT_NAME, max_format_version=FORMAT_VERSION)
+    manifest = load_manifest(path, expect_name=ARTIFACT_NAME, max_format_version=FORMAT_VERSION,
+                             min_format_version=MIN_FORMAT_VERSION)
     try:
-        coder = joblib.load(path / "coder.joblib")
+        coder = _coder_from_data(json.loads((path / "coder.json").read_text(encoding="utf-8")),
+                                 load_arrays(path / "coder.npz"))
         descriptions = json.loads((path / "descriptions.json").read_text(encoding="utf-8"))
     except Exception as e:  # corrupt despite a matching checksum: say which file
         raise ArtifactError(f"{path}: cannot read the coder ({e})") from e
     coder.manifest, coder.descriptions = manifest, descriptions
     coder.n_jobs = 1
+    return coder
+
+
+def _coder_to_data(coder: ICD9Coder) -> tuple[dict, dict]:
+    vocabulary = sorted(coder.vocabulary_, key=coder.vocabulary_.get)
+    models, arrays = {}, {}
+    for clf, per_code in coder.models_.items():
+        models[clf] = {}
+        for code, m in per_code.items():
+            models[clf][code] = {k: float(v) for k, v in m.items() if k not in _ARRAYS}
+            for k in _ARRAYS:
+                arrays[f"{clf}|{code}|{k}"] = np.asarray(m[k])
+    meta = {"params": coder.get_params(), "stopwords": sorted(coder.stopwords), "vocabulary": vocabulary,
+            "codes": list(coder.codes_), "unpredicted_codes": coder.unpredicted_codes_,
+            "code_counts": coder.code_counts_, "models": models}
+    return meta, arrays
+
+
+def _coder_from_data(meta: dict, arrays: dict) -> ICD9Coder:
+    coder = ICD9Coder(**meta["params"], stopwords=frozenset(meta["stopwords"]))
+    coder.vocabulary_ = {f: i for i, f in enumerate(meta["vocabulary"])}
+    coder.codes_ = list(meta["codes"])
+    coder.unpredicted_codes_ = dict(meta["unpredicted_codes"])
+    coder.code_counts_ = dict(meta["code_counts"])
+    V = len(coder.vocabulary_)
+    coder.models_ = {}
+    for clf, per_code in meta["models"].items():
+        coder.models_[clf] = {}
+        for code in coder.codes_:
+            m = dict(per_code[code])
+            for k in _ARRAYS:
+                m[k] = arrays[f"{clf}|{code}|{k}"]
+            m["features"] = m["features"].astype(np.int32)
+            if len(m["features"]) and (m["features"].min() < 0 or m["features"].max() >= V) or \
+                    not len(m["features"]) == len(m["phi"]) == len(m["weights"]):
+                raise ValueError(f"model of code {code} ({clf}) does not fit the vocabulary")
+            coder.models_[clf][code] = m
     return coder

@@ -402,7 +402,8 @@ class Truecaser(BaseEstimator):
 
 
 # ---------------------------------------------------------------------- persistence
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2            # 2: the OOV model as JSON + .npz (1 pickled it with joblib)
+MIN_FORMAT_VERSION = 2
 ARTIFACT_NAME = "truecaser"
 
 
@@ -413,9 +414,8 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
     import json
     import shutil
 
-    import joblib
-
-    from ..artifact import write_artifact
+    from ..artifact import save_arrays, write_artifact
+    from .oov import oov_to_data
 
     with write_artifact(dest, ARTIFACT_NAME, FORMAT_VERSION, hyper_parameters=model.get_params(),
                         metrics=metrics, data_fingerprint=data_fingerprint,
@@ -428,7 +428,9 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
         with open(tmp / "baseline.json", "w", encoding="utf-8") as f:
             json.dump(model.baseline_.best_, f, ensure_ascii=False)
         if model.oov_ is not None:
-            joblib.dump(model.oov_, tmp / "oov.joblib", compress=3)
+            meta, arrays = oov_to_data(model.oov_)
+            (tmp / "oov.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+            save_arrays(tmp / "oov.npz", arrays)
         shutil.copytree(punkt_dir, tmp / "punkt")
 
 
@@ -436,12 +438,12 @@ def load_truecaser(path) -> Truecaser:
     """Load a ``Truecaser`` artifact, verifying every checksum before reading payloads."""
     import json
 
-    import joblib
-
-    from ..artifact import load_manifest
+    from ..artifact import ArtifactError, load_arrays, load_manifest
+    from .oov import oov_from_data
 
     path = Path(path)
-    manifest = load_manifest(path, expect_name=ARTIFACT_NAME, max_format_version=FORMAT_VERSION)
+    manifest = load_manifest(path, expect_name=ARTIFACT_NAME, max_format_version=FORMAT_VERSION,
+                             min_format_version=MIN_FORMAT_VERSION)
     params = manifest["hyper_parameters"]
     params["work_dir"] = None
     model = Truecaser(**params)
@@ -458,7 +460,13 @@ def load_truecaser(path) -> Truecaser:
     with open(path / "baseline.json", encoding="utf-8") as f:
         model.baseline_ = UnigramTruecaser()
         model.baseline_.best_ = json.load(f)
-    model.oov_ = joblib.load(path / "oov.joblib") if (path / "oov.joblib").exists() else None
+    model.oov_ = None
+    if (path / "oov.json").exists():
+        try:
+            model.oov_ = oov_from_data(json.loads((path / "oov.json").read_text(encoding="utf-8")),
+                                       load_arrays(path / "oov.npz"))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise ArtifactError(f"{path}: cannot read the OOV model ({e})") from e
     model._cand_cache = {}
     model.manifest_ = manifest
     return model
