@@ -33,19 +33,20 @@ def _reseal(folder, format_version=None):
 
 def _loaders():
     from textqa.models.icd9.store import load_coder
+    from textqa.models.qa.store import load_qa
     from textqa.models.truecaser.model import load_truecaser
-    return {"truecaser": load_truecaser, "icd9": load_coder}
+    return {"truecaser": load_truecaser, "icd9": load_coder, "qa": load_qa}
 
 
 @pytest.fixture
-def artifacts(truecaser_artifact, icd9_artifact, tmp_path):
+def artifacts(service_artifacts, tmp_path):
     root = tmp_path / "root"
-    shutil.copytree(truecaser_artifact / "truecaser", root / "truecaser")
-    shutil.copytree(icd9_artifact / "icd9", root / "icd9")
+    shutil.copytree(service_artifacts, root)
     return root
 
 
-@pytest.mark.parametrize("name, npz", [("truecaser", "oov.npz"), ("icd9", "coder.npz")])
+@pytest.mark.parametrize("name, npz", [("truecaser", "oov.npz"), ("icd9", "coder.npz"), ("qa", "instance.npz"),
+                                       ("qa", "answer_types.npz")])
 def test_npz_with_a_pickled_object_is_refused(artifacts, tmp_path, name, npz):
     marker = tmp_path / "pwned"
     folder = artifacts / name
@@ -58,7 +59,8 @@ def test_npz_with_a_pickled_object_is_refused(artifacts, tmp_path, name, npz):
 
 
 @pytest.mark.parametrize("name, payload, version", [("truecaser", "oov.joblib", 1), ("icd9", "coder.joblib", 1),
-                                                     ("icd9", "coder.joblib", 2)])
+                                                     ("icd9", "coder.joblib", 2), ("qa", "instance.joblib", 1),
+                                                     ("qa", "selector.pkl", 2)])
 def test_pickle_payloads_are_never_loaded(artifacts, tmp_path, name, payload, version):
     """An old-format artifact (joblib pickles), or a pickle slipped into a new one: refused, with advice."""
     marker = tmp_path / "pwned"
@@ -70,7 +72,8 @@ def test_pickle_payloads_are_never_loaded(artifacts, tmp_path, name, payload, ve
     assert not marker.exists()
 
 
-def test_loading_works_with_pickle_disabled(artifacts, blanc_artifact, monkeypatch):
+def test_loading_works_with_pickle_disabled(artifacts, monkeypatch):
+    """Every model the service knows loads with Python's pickle module unable to load anything."""
     import textqa
 
     def refuse(*a, **k):
@@ -86,12 +89,14 @@ def test_loading_works_with_pickle_disabled(artifacts, blanc_artifact, monkeypat
     monkeypatch.setattr(np.lib.format, "read_array", _no_pickle_read_array(np.lib.format.read_array))
     tc = textqa.load(artifacts / "truecaser")
     coder = textqa.load(artifacts / "icd9")
-    blanc = textqa.load(blanc_artifact / "blanc")
+    blanc = textqa.load(artifacts / "blanc")
+    qa = textqa.load(artifacts / "qa")
     # loaded: now use them (numba's own compile cache in __pycache__ is pickled; that is not the artifact)
     monkeypatch.undo()
     assert tc.truecase("paris is a zorblaxian city .").startswith("Paris")
     assert coder.code(["Three day history of cough."])[0]["codes"][0]["code"] == "786.2"
     assert blanc.score("a b", "a b").score == pytest.approx(1.0)
+    assert "Young" in qa.answer("Who is the author of the book The Iron Lady?")["answers"][0]["answer"]
 
 
 def _no_pickle_read_array(read_array):

@@ -1,5 +1,5 @@
-"""QA artifacts: answer-type classifier, sentence selector and instance-based system (joblib),
-the retrieval collection (``index.sqlite``), with the manifest."""
+"""QA artifacts: answer-type classifier, sentence selector and instance-based system as data
+(``*.json`` + ``*.npz``, no pickle), the retrieval collection (``index.sqlite``), with the manifest."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +8,8 @@ from ..artifact import ArtifactError, load_manifest, write_artifact
 
 ARTIFACT_NAME = "qa"
 MAX_QUESTION_WORDS = 200            # longer input is refused (CLI and HTTP)
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2            # 2: JSON + .npz + SQLite (1 pickled the models with joblib)
+MIN_FORMAT_VERSION = 2
 
 
 class QAModel:
@@ -49,31 +50,119 @@ class QAModel:
 
 def save_qa(answer_types, selector, dest, *, instance=None, index=None, metrics=None, data_fingerprint=None,
             extra=None) -> None:
-    import joblib
+    """Everything as data: JSON, ``.npz`` arrays (no objects) and the SQLite collection."""
+    import json
+
+    from ..artifact import save_arrays
     hyper = {"answer_type_C": answer_types.C, "selection_C": selector.C}
     if instance is not None:
         hyper.update(min_cluster=instance.min_cluster, retrieve_k=instance.retrieve_k, extraction_C=instance.C,
                      query_content=instance.query_content)
+    parts = {"answer_types": _answer_types_to_data(answer_types), "selector": _selector_to_data(selector)}
+    if instance is not None:
+        parts["instance"] = _instance_to_data(instance)
     with write_artifact(dest, ARTIFACT_NAME, FORMAT_VERSION, hyper_parameters=hyper, metrics=metrics,
                         data_fingerprint=data_fingerprint, extra=extra) as tmp:
-        joblib.dump(answer_types, tmp / "answer_types.joblib", compress=3)
-        joblib.dump(selector, tmp / "selector.joblib", compress=3)
+        for name, (meta, arrays) in parts.items():
+            (tmp / f"{name}.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+            save_arrays(tmp / f"{name}.npz", arrays)
         if instance is not None:
-            joblib.dump(instance, tmp / "instance.joblib", compress=3)
             index.save(tmp / "index.sqlite")
 
 
 def load_qa(path) -> QAModel:
-    """Checksums are verified before the pickles are read."""
-    import joblib
+    """Checksums are verified first; every payload is data (JSON, ``.npz`` without pickles, SQLite)."""
+    import json
 
+    from ..artifact import load_arrays
     from .index import SentenceIndex
     path = Path(path)
-    manifest = load_manifest(path, expect_name=ARTIFACT_NAME, max_format_version=FORMAT_VERSION)
+    manifest = load_manifest(path, expect_name=ARTIFACT_NAME, max_format_version=FORMAT_VERSION,
+                             min_format_version=MIN_FORMAT_VERSION)
+
+    def part(name):
+        return json.loads((path / f"{name}.json").read_text(encoding="utf-8")), load_arrays(path / f"{name}.npz")
     try:
-        instance = joblib.load(path / "instance.joblib") if (path / "instance.joblib").exists() else None
+        instance = _instance_from_data(*part("instance")) if (path / "instance.json").exists() else None
         index = SentenceIndex(path / "index.sqlite", read_only=True) if (path / "index.sqlite").exists() else None
-        return QAModel(joblib.load(path / "answer_types.joblib"), joblib.load(path / "selector.joblib"),
+        return QAModel(_answer_types_from_data(*part("answer_types")), _selector_from_data(*part("selector")),
                        instance, index, manifest)
+    except ArtifactError:
+        raise
     except Exception as e:
-        raise ArtifactError(f"{path}: cannot read the QA model ({e})") from e
+        raise ArtifactError(f"{path}: cannot read the QA model ({type(e).__name__}: {e})") from e
+
+
+# ---------------------------------------------------------------------- data forms
+def _answer_types_to_data(m) -> tuple[dict, dict]:
+    from ..sklearn_data import linear_to_arrays
+    return {"C": m.C, "n_features": m.n_features}, {**linear_to_arrays(m.fine_, "fine_"),
+                                                     **linear_to_arrays(m.coarse_, "coarse_")}
+
+
+def _answer_types_from_data(meta: dict, arrays: dict):
+    from sklearn.svm import LinearSVC
+
+    from ..sklearn_data import linear_from_arrays
+    from .answer_type import AnswerTypeClassifier
+    m = AnswerTypeClassifier(C=meta["C"], n_features=meta["n_features"])
+    m.fine_ = linear_from_arrays(LinearSVC(C=m.C), arrays, "fine_")
+    m.coarse_ = linear_from_arrays(LinearSVC(C=m.C), arrays, "coarse_")
+    return m
+
+
+def _selector_to_data(sel) -> tuple[dict, dict]:
+    from ..sklearn_data import linear_to_arrays, scaler_to_arrays
+    return ({"C": sel.C, "idf": sel.idf_, "default_idf": sel.default_idf_},
+            {**linear_to_arrays(sel.model_, "model_"), **scaler_to_arrays(sel.scaler_, "scaler_")})
+
+
+def _selector_from_data(meta: dict, arrays: dict):
+    from sklearn.linear_model import LogisticRegression
+
+    from ..sklearn_data import linear_from_arrays, scaler_from_arrays
+    from .selection import SentenceSelector
+    sel = SentenceSelector(C=meta["C"])
+    sel.idf_ = {str(k): float(v) for k, v in meta["idf"].items()}
+    sel.default_idf_ = float(meta["default_idf"])
+    sel.scaler_ = scaler_from_arrays(arrays, "scaler_")
+    sel.model_ = linear_from_arrays(LogisticRegression(C=sel.C), arrays, "model_")
+    return sel
+
+
+_INSTANCE_PARAMS = ("min_cluster", "retrieve_k", "C", "n_hash", "max_clusters", "query_content")
+
+
+def _instance_to_data(qa) -> tuple[dict, dict]:
+    from ..sklearn_data import linear_to_arrays
+    models = [qa.global_] + [qa.cluster_models_[f] for f in sorted(qa.cluster_models_)]
+    arrays, described = {}, []
+    for i, m in enumerate(models):
+        described.append({"frame": m.frame, "members": list(m.members), "type_probs": m.type_probs,
+                          "confidence": m.confidence, "expansions": list(m.expansions), "svm": m.svm is not None})
+        if m.svm is not None:
+            arrays.update(linear_to_arrays(m.svm, f"{i}|"))
+    meta = {"params": {k: getattr(qa, k) for k in _INSTANCE_PARAMS}, "uses_uiuc": bool(qa.uses_uiuc_),
+            "clusters": qa.clusters_, "q_type_dist": qa.q_type_dist_, "models": described}
+    return meta, arrays
+
+
+def _instance_from_data(meta: dict, arrays: dict):
+    from sklearn.svm import LinearSVC
+
+    from ..sklearn_data import linear_from_arrays
+    from .system import InstanceQA, ClusterModel
+    qa = InstanceQA(**meta["params"])
+    qa.uses_uiuc_ = bool(meta["uses_uiuc"])
+    qa.clusters_ = {f: list(m) for f, m in meta["clusters"].items()}
+    qa.q_type_dist_ = meta["q_type_dist"]
+    models = []
+    for i, d in enumerate(meta["models"]):
+        m = ClusterModel(d["frame"], list(d["members"]), dict(d["type_probs"]), confidence=float(d["confidence"]),
+                         expansions=list(d["expansions"]))
+        if d["svm"]:
+            m.svm = linear_from_arrays(LinearSVC(C=qa.C, class_weight="balanced"), arrays, f"{i}|")
+        models.append(m)
+    qa.global_ = models[0]
+    qa.cluster_models_ = {m.frame: m for m in models[1:]}
+    return qa

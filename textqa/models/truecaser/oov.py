@@ -92,24 +92,17 @@ class CharCasingClassifier(BaseEstimator):
 
 def oov_to_data(model: CharCasingClassifier) -> tuple[dict, dict]:
     """(JSON-ready description, numpy arrays) of a fitted classifier: data only, no pickle."""
-    clf = model.clf_
-    meta = {"C": model.C, "n_features": model.n_features, "max_iter": model.max_iter,
-            "classes": [str(c) for c in clf.classes_], "prior": model.prior_}
-    return meta, {"coef": clf.coef_, "intercept": clf.intercept_}
+    from ..sklearn_data import linear_to_arrays
+    meta = {"C": model.C, "n_features": model.n_features, "max_iter": model.max_iter, "prior": model.prior_}
+    return meta, linear_to_arrays(model.clf_, "")
 
 
 def oov_from_data(meta: dict, arrays: dict) -> CharCasingClassifier:
     """Rebuild the classifier from ``oov_to_data``'s output (a logistic regression's fitted weights)."""
+    from ..sklearn_data import linear_from_arrays
     model = CharCasingClassifier(C=meta["C"], n_features=meta["n_features"], max_iter=meta["max_iter"])
-    coef, intercept = np.asarray(arrays["coef"], dtype=np.float64), np.asarray(arrays["intercept"], dtype=np.float64)
-    classes = list(meta["classes"])
-    if coef.ndim != 2 or coef.shape[1] != model.n_features or len(intercept) != coef.shape[0] or \
-            coef.shape[0] != (1 if len(classes) == 2 else len(classes)):
-        raise ValueError(f"OOV weights of shape {coef.shape} do not fit {len(classes)} classes x "
-                         f"{model.n_features} features")
-    clf = LogisticRegression(C=model.C, max_iter=model.max_iter)
-    clf.coef_, clf.intercept_, clf.classes_ = coef, intercept, np.array(classes)
-    clf.n_features_in_ = coef.shape[1]
-    model.clf_ = clf
+    model.clf_ = linear_from_arrays(LogisticRegression(C=model.C, max_iter=model.max_iter), arrays, "")
+    if model.clf_.n_features_in_ != model.n_features:
+        raise ValueError(f"OOV weights for {model.clf_.n_features_in_} features, expected {model.n_features}")
     model.prior_ = {c: float(v) for c, v in meta["prior"].items()}
     return model

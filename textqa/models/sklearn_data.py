@@ -1,0 +1,47 @@
+"""Fitted scikit-learn estimators as plain arrays (for ``.npz`` files read with ``allow_pickle=False``).
+
+Only what prediction needs is kept: a linear model's ``coef_``, ``intercept_`` and ``classes_``, a
+``StandardScaler``'s ``mean_``/``scale_``.  Rebuilding sets those attributes on a fresh estimator
+with the same hyper-parameters, so ``predict``/``decision_function``/``predict_proba`` are
+scikit-learn's own.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def linear_to_arrays(est, prefix: str) -> dict:
+    return {f"{prefix}coef": np.asarray(est.coef_, dtype=np.float64),
+            f"{prefix}intercept": np.atleast_1d(np.asarray(est.intercept_, dtype=np.float64)),
+            f"{prefix}classes": np.asarray(est.classes_)}
+
+
+def linear_from_arrays(est, arrays: dict, prefix: str):
+    """Set a fresh linear estimator's fitted attributes from ``linear_to_arrays``'s output, checking shapes."""
+    coef = np.asarray(arrays[f"{prefix}coef"], dtype=np.float64)
+    intercept = np.asarray(arrays[f"{prefix}intercept"], dtype=np.float64)
+    classes = np.asarray(arrays[f"{prefix}classes"])
+    rows = 1 if len(classes) == 2 else len(classes)
+    if coef.ndim != 2 or coef.shape[0] != rows or intercept.shape != (rows,):
+        raise ValueError(f"{prefix or 'linear model'}: weights of shape {coef.shape} / {intercept.shape} do not fit "
+                         f"{len(classes)} classes")
+    est.coef_, est.intercept_, est.classes_ = coef, intercept, classes
+    est.n_features_in_ = coef.shape[1]
+    return est
+
+
+def scaler_to_arrays(scaler, prefix: str) -> dict:
+    return {f"{prefix}mean": np.asarray(scaler.mean_, dtype=np.float64),
+            f"{prefix}scale": np.asarray(scaler.scale_, dtype=np.float64),
+            f"{prefix}var": np.asarray(scaler.var_, dtype=np.float64)}
+
+
+def scaler_from_arrays(arrays: dict, prefix: str):
+    from sklearn.preprocessing import StandardScaler
+    s = StandardScaler()
+    s.mean_, s.scale_, s.var_ = (np.asarray(arrays[f"{prefix}{k}"], dtype=np.float64) for k in ("mean", "scale", "var"))
+    if not s.mean_.shape == s.scale_.shape == s.var_.shape or s.mean_.ndim != 1:
+        raise ValueError(f"{prefix}: scaler arrays of different shapes")
+    s.n_features_in_ = len(s.mean_)
+    s.n_samples_seen_ = 1
+    return s
