@@ -103,8 +103,20 @@ def cmd_truecase(args) -> int:
 def cmd_serve(args) -> int:
     root = artifacts_dir(args.artifacts).resolve()
     env = dict(os.environ, TEXTQA_ARTIFACTS=str(root))
+    if args.models:
+        from textqa._api import LOADERS
+        names = [n.strip() for n in args.models.split(",") if n.strip()]
+        unknown = [n for n in names if n not in LOADERS]
+        if unknown or not names:
+            print(f"textqa: error: --models: unknown model(s) {', '.join(unknown) or '(none given)'}; choose from "
+                  f"{', '.join(LOADERS)}", file=sys.stderr)
+            return 2
+        env["TEXTQA_MODELS"] = ",".join(names)
     cmd = [sys.executable, "-m", "gunicorn", "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
-           "--timeout", str(args.timeout), "textqa.service.wsgi:app"]    # access log: the app's JSON lines
+           "--timeout", str(args.timeout), "--graceful-timeout", str(args.graceful_timeout),
+           "textqa.service.wsgi:app"]    # access log: the app's JSON lines
+    if args.pidfile:
+        cmd[-1:-1] = ["--pid", str(args.pidfile)]
     if args.preload:
         cmd.insert(-1, "--preload")
     print(f"textqa: serving {root} on http://{args.host}:{args.port} with {args.workers} gunicorn worker(s)",
@@ -174,7 +186,16 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: $TEXTQA_ARTIFACTS "
                                                                  "or ./artifacts)")
     sv.add_argument("--timeout", type=int, default=120, help="worker timeout in seconds (default 120)")
-    sv.add_argument("--preload", action="store_true", help="load models once before forking workers")
+    sv.add_argument("--preload", action="store_true",
+                    help="load models once before forking workers (shares memory; a HUP then cannot load new "
+                         "artifacts: restart instead)")
+    sv.add_argument("--pidfile", type=Path, default=None,
+                    help="write gunicorn's pid here; 'kill -HUP $(cat FILE)' replaces the workers gracefully, "
+                         "loading the artifacts anew (zero-downtime model swap after 'textqa train')")
+    sv.add_argument("--graceful-timeout", type=int, default=30,
+                    help="seconds workers get to finish in-flight requests on SIGTERM/HUP (default 30)")
+    sv.add_argument("--models", default=None, metavar="NAMES",
+                    help="comma-separated models to load (default: all of truecaser, blanc, icd9, qa)")
     sv.set_defaults(func=cmd_serve)
     return p
 

@@ -65,6 +65,9 @@ def create_app(artifacts_dir: str | Path | None = None, config: dict | None = No
 
     app = Flask(__name__)
     app.config.update(DEFAULT_CONFIG)
+    import os
+    if os.environ.get("TEXTQA_MODELS"):           # textqa serve --models
+        app.config["TEXTQA_MODELS"] = [n for n in os.environ["TEXTQA_MODELS"].split(",") if n]
     app.config.update(config or {})
     app.json.sort_keys = False
     root = Path(artifacts_dir) if artifacts_dir else default_artifacts()
