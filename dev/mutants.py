@@ -118,6 +118,13 @@ MUTANTS = [
      "with np.load(path, allow_pickle=True) as z:", ["tests/test_artifact_safety.py::test_npz_with_a_pickled_object_is_refused"]),
     ("pickle-payload-not-refused", "textqa/models/artifact.py", "    if pickles and min_format_version is not None:",
      "    if False:", ["tests/test_artifact_safety.py::test_pickle_payloads_are_never_loaded"]),
+    # service operations (issue 11, points 6-7)
+    ("metrics-per-worker", "textqa/cli.py", '    env["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir\n', "    pass\n",
+     ["tests/service/test_gunicorn.py::test_metrics_are_summed_over_workers"]),
+    ("no-request-id", "textqa/service/__init__.py", '        resp.headers["X-Request-ID"] = rid\n', "",
+     ["tests/service/test_app.py::test_request_ids_and_json_access_log"]),
+    ("405-without-allow", "textqa/service/errors.py", "                resp.headers[name] = value\n",
+     "                pass\n", ["tests/service/test_app.py::test_404_405"]),
     # isolation
     ("no-test-isolation", "tests/conftest.py",
      '    monkeypatch.setenv("TEXTQA_ARTIFACTS", str(tmp_path_factory.mktemp("artifacts-default")))\n',

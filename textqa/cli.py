@@ -112,8 +112,21 @@ def cmd_serve(args) -> int:
                   f"{', '.join(LOADERS)}", file=sys.stderr)
             return 2
         env["TEXTQA_MODELS"] = ",".join(names)
+    # Prometheus multiprocess mode: a fresh, empty folder per server start (removed on exit); a folder
+    # the operator chose is emptied of the previous run's files instead
+    import tempfile
+    metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if metrics_dir:
+        Path(metrics_dir).mkdir(parents=True, exist_ok=True)
+        for old in Path(metrics_dir).glob("*.db"):
+            old.unlink()
+    else:
+        metrics_dir = tempfile.mkdtemp(prefix="textqa-metrics-")
+        env["TEXTQA_OWN_METRICS_DIR"] = metrics_dir
+    env["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
     cmd = [sys.executable, "-m", "gunicorn", "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
            "--timeout", str(args.timeout), "--graceful-timeout", str(args.graceful_timeout),
+           "-c", "python:textqa.service.gunicorn_conf",
            "textqa.service.wsgi:app"]    # access log: the app's JSON lines
     if args.pidfile:
         cmd[-1:-1] = ["--pid", str(args.pidfile)]

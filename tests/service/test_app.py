@@ -166,3 +166,31 @@ def test_request_ids_and_json_access_log(client):
         ("job-42.7", "/v1/truecase", 200, "POST"), (generated, "/v1/truecase", 422, "POST"),
         (hostile, "/healthz", 200, "GET")]
     assert lines[0]["endpoint"] == "truecaser.truecase" and lines[0]["duration_ms"] >= 0
+
+
+def _samples(text):
+    from prometheus_client.parser import text_string_to_metric_families
+    return [s for fam in text_string_to_metric_families(text) for s in fam.samples]
+
+
+def _value(samples, name, **labels):
+    return sum(s.value for s in samples if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()))
+
+
+def test_metrics_count_requests_latency_items_and_models(client, truecaser_artifact):
+    before = _samples(client.get("/metrics").get_data(as_text=True))
+    client.post("/v1/truecase", json={"text": "paris"})
+    client.post("/v1/truecase", json={"sentences": ["a", "b", "c"]})
+    client.post("/v1/truecase", json={"text": 5})
+    r = client.get("/metrics")
+    assert r.status_code == 200 and r.content_type.startswith("text/plain")
+    after = _samples(r.get_data(as_text=True))
+    delta = lambda name, **kw: _value(after, name, **kw) - _value(before, name, **kw)
+    ep = {"endpoint": "truecaser.truecase"}
+    assert delta("textqa_http_requests_total", status="200", method="POST", **ep) == 2
+    assert delta("textqa_http_requests_total", status="422", **ep) == 1
+    assert delta("textqa_http_request_duration_seconds_count", **ep) == 3
+    assert delta("textqa_http_request_items_sum", **ep) == 1 + 3                    # successful requests' items
+    manifest = json.loads((truecaser_artifact / "truecaser" / "manifest.json").read_text())
+    info = [s for s in after if s.name == "textqa_model_info" and s.labels["name"] == "truecaser"]
+    assert any(s.labels["created_at"] == manifest["created_at"] and len(s.labels["artifact_id"]) == 12 for s in info)

@@ -23,3 +23,24 @@ def test_gunicorn_serves_truecase(service_artifacts, live_server):
         r = requests.post(base + "/v1/truecase", data="{", headers={"Content-Type": "application/json"},
                           timeout=30)
         assert r.status_code == 400 and r.json()["error"]["code"] == "malformed_json"
+
+
+def test_metrics_are_summed_over_workers(truecaser_artifact, live_server):
+    from prometheus_client.parser import text_string_to_metric_families
+    with live_server(truecaser_artifact, "--workers", "2", "--models", "truecaser,blanc") as server:
+        server.wait_ready()
+        from concurrent.futures import ThreadPoolExecutor
+        text = " ".join(["paris is a city ."] * 200)        # long enough that concurrent requests overlap
+
+        def post(_):
+            return requests.post(server.base + "/v1/truecase", json={"text": text}, timeout=60).status_code
+
+        with ThreadPoolExecutor(4) as pool:                # sync workers: overlapping requests use both
+            assert set(pool.map(post, range(60))) == {200}
+        text = requests.get(server.base + "/metrics", timeout=10).text
+        samples = [x for fam in text_string_to_metric_families(text) for x in fam.samples]
+        total = sum(x.value for x in samples if x.name == "textqa_http_requests_total"
+                    and x.labels["endpoint"] == "truecaser.truecase" and x.labels["status"] == "200")
+        assert total == 60                      # every request counted once, whichever worker answered it
+        names = {x.labels["name"] for x in samples if x.name == "textqa_model_info"}
+        assert names == {"truecaser", "blanc"}

@@ -45,12 +45,18 @@ def _install_request_ids_and_access_log(app: Flask) -> None:
         g.request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
         g.started = time.perf_counter()
 
+    from . import metrics
+
     @app.after_request
     def _finish(resp):
         rid = getattr(g, "request_id", None) or uuid.uuid4().hex
         resp.headers["X-Request-ID"] = rid
+        started = getattr(g, "started", None)
+        if request.endpoint != "metrics":
+            metrics.observe(request.endpoint or "unmatched", request.method, resp.status_code,
+                            time.perf_counter() - started if started else None,
+                            request.get_json(silent=True) if request.is_json and resp.status_code < 400 else None)
         if app.config["TEXTQA_ACCESS_LOG"]:
-            started = getattr(g, "started", None)
             access.info(json.dumps({
                 "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "request_id": rid, "method": request.method,
                 "path": request.path, "endpoint": request.endpoint, "status": resp.status_code,
@@ -73,6 +79,8 @@ def create_app(artifacts_dir: str | Path | None = None, config: dict | None = No
     root = Path(artifacts_dir) if artifacts_dir else default_artifacts()
     app.config["TEXTQA_ARTIFACTS"] = str(root)
     app.extensions["textqa_models"] = load_models(root, app.config["TEXTQA_MODELS"])
+    from .metrics import record_models
+    record_models(app.extensions["textqa_models"])
     register_error_handlers(app)
     _install_request_ids_and_access_log(app)
 
@@ -110,6 +118,16 @@ def create_app(artifacts_dir: str | Path | None = None, config: dict | None = No
             out[name] = {"loaded": s.loaded, "manifest": s.manifest} if s.loaded else \
                 {"loaded": False, "error": s.error}
         return jsonify({"models": out})
+
+    @app.get("/metrics")
+    def metrics():
+        """Prometheus text format: requests by endpoint and status, latency and items per request,
+        model info; summed over gunicorn workers under ``textqa serve``."""
+        from flask import Response
+
+        from .metrics import exposition
+        body, content_type = exposition()
+        return Response(body, content_type=content_type)
 
     @app.get("/openapi.json")
     def openapi():

@@ -22,6 +22,9 @@ def openapi_document(app) -> dict:
                                 f"Limits: {limits}."},
         "paths": {
             "/healthz": {"get": {"summary": "Liveness", "responses": {"200": {"description": "alive"}}}},
+            "/metrics": {"get": {"summary": "Prometheus metrics (text format 0.0.4), summed over workers",
+                                 "responses": {"200": {"description": "metrics",
+                                                       "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
             "/readyz": {"get": {"summary": "Readiness: 200 when every model is loaded",
                                 "responses": {"200": {"description": "ready"},
                                               "503": {"description": "a model is not loaded"}}}},

@@ -1,0 +1,64 @@
+"""Prometheus metrics of the service (``GET /metrics``, text format).
+
+Under gunicorn (``textqa serve``) ``PROMETHEUS_MULTIPROC_DIR`` points at a fresh folder per server
+start, every worker writes its counts there, and a scrape of any worker sums them over all workers
+(``prometheus_client`` multiprocess mode; ``textqa.service.gunicorn_conf`` cleans up after a worker
+exits).  Without that variable (tests, ``flask run``) the process's own registry is served.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+REQUESTS = Counter("textqa_http_requests_total", "HTTP requests answered", ["endpoint", "method", "status"])
+LATENCY = Histogram("textqa_http_request_duration_seconds", "time to answer a request", ["endpoint"],
+                    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60))
+ITEMS = Histogram("textqa_http_request_items", "items (sentences, pairs, documents, questions) per request",
+                  ["endpoint"], buckets=(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000))
+MODEL_INFO = Gauge("textqa_model_info", "a loaded model: name, artifact creation time and id (value 1)",
+                   ["name", "created_at", "artifact_id"], multiprocess_mode="livemax")
+
+_ITEM_FIELDS = ("sentences", "pairs", "documents")
+
+
+def artifact_id(manifest: dict) -> str:
+    """A short id of an artifact's payload (sha256 over the manifest's file checksums)."""
+    files = manifest.get("files", {})
+    return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:12] if files else ""
+
+
+def record_models(slots: dict) -> None:
+    for name, slot in slots.items():
+        if slot.loaded:
+            MODEL_INFO.labels(name, str(slot.manifest.get("created_at", "")), artifact_id(slot.manifest)).set(1)
+
+
+def items_in(body) -> int:
+    """How many items a request body carries (1 for a single text or question)."""
+    if isinstance(body, dict):
+        for field in _ITEM_FIELDS:
+            if isinstance(body.get(field), list):
+                return len(body[field])
+    return 1
+
+
+def observe(endpoint: str, method: str, status: int, seconds: float | None, body=None) -> None:
+    endpoint = endpoint or "unknown"
+    REQUESTS.labels(endpoint, method, str(status)).inc()
+    if seconds is not None:
+        LATENCY.labels(endpoint).observe(seconds)
+    if method == "POST" and status < 400:
+        ITEMS.labels(endpoint).observe(items_in(body))
+
+
+def exposition() -> tuple[bytes, str]:
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        return generate_latest(registry), CONTENT_TYPE_LATEST
+    from prometheus_client import REGISTRY
+    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
