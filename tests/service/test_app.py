@@ -194,3 +194,32 @@ def test_metrics_count_requests_latency_items_and_models(client, truecaser_artif
     manifest = json.loads((truecaser_artifact / "truecaser" / "manifest.json").read_text())
     info = [s for s in after if s.name == "textqa_model_info" and s.labels["name"] == "truecaser"]
     assert any(s.labels["created_at"] == manifest["created_at"] and len(s.labels["artifact_id"]) == 12 for s in info)
+
+
+def test_request_budget_bounds_the_work_of_a_whole_request(truecaser_artifact):
+    """Each item within its limit, the request over the total: 413 naming the limit, before any work."""
+    import time
+    app = create_app(truecaser_artifact, {"TEXTQA_MODELS": ["truecaser", "blanc"]})
+    c = app.test_client()
+    assert app.config["TEXTQA_MAX_TOKENS_PER_REQUEST"] == 20000
+    sentences = ["the city of london is large and old ."] * 100            # 900 tokens: within the budget
+    assert c.post("/v1/truecase", json={"sentences": sentences}).status_code == 200
+    big = ["w " * 19_000] * 2                                              # 38,000 tokens, each item under 20,000
+    err = error_of(c.post("/v1/truecase", json={"sentences": big}), 413, "payload_too_large")
+    assert "38,000 tokens; the limit is 20,000 per request" in err["message"]
+    # BLANC: 3 pairs of 999 tokens (each within the 1,000-token limit) = 2,994,003 grid cells > 2,000,000
+    t0 = time.perf_counter()
+    pair = {"hypothesis": "x " * 999, "references": ["x " * 999]}
+    err = error_of(c.post("/v1/blanc/score", json={"pairs": [pair] * 3}), 413, "payload_too_large")
+    assert "2,994,003 ACS grid cells" in err["message"] and "2,000,000 per request" in err["message"]
+    assert time.perf_counter() - t0 < 5                   # refused up front, not after seconds of ACS
+    assert c.post("/v1/blanc/score", json={"pairs": [{"hypothesis": "x " * 100, "references": ["x " * 100]}]}
+                  ).status_code == 200
+
+
+def test_icd9_request_budget(icd9_artifact):
+    c = create_app(icd9_artifact, {"TEXTQA_MODELS": ["icd9"], "TEXTQA_ICD9_MAX_TOKENS_PER_REQUEST": 1000}).test_client()
+    docs = [{"id": str(i), "text": "cough " * 300} for i in range(4)]
+    assert c.post("/v1/icd9/code", json={"documents": docs[:3]}).status_code == 200
+    err = error_of(c.post("/v1/icd9/code", json={"documents": docs}), 413, "payload_too_large")
+    assert "1,200 tokens; the limit is 1,000 per request" in err["message"]

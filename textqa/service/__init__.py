@@ -14,6 +14,9 @@ DEFAULT_CONFIG = {
     "TEXTQA_MAX_BATCH_ITEMS": 1000,             # sentences/documents per request (422 above)
     "TEXTQA_MAX_TOKENS_PER_ITEM": 20000,        # whitespace tokens per item (422 above)
     "TEXTQA_BLANC_MAX_TOKENS": 1000,            # tokens per hypothesis/reference for BLANC (ACS is |X| x |Y|)
+    "TEXTQA_MAX_TOKENS_PER_REQUEST": 20000,     # truecase: whitespace tokens over all items of a request (413)
+    "TEXTQA_ICD9_MAX_TOKENS_PER_REQUEST": 500000,   # ICD-9: tokens over all documents of a request (413)
+    "TEXTQA_BLANC_MAX_CELLS_PER_REQUEST": 2000000,  # BLANC: sum of |hyp| x |ref| ACS grid cells (413)
     "TEXTQA_MODELS": None,                      # names to load (None: all known models)
     "TEXTQA_ACCESS_LOG": True,                  # one JSON object per request on stderr (logger textqa.access)
 }

@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify
 
 from .errors import invalid
-from .validation import check_fields, check_text, get_batch, get_bool, json_body
+from .validation import check_request_budget, check_fields, check_text, get_batch, get_bool, json_body
 
 bp = Blueprint("blanc", __name__)
 
@@ -37,6 +37,9 @@ def score():
     pairs = _pairs(body)
     corpus = get_bool(body, "corpus", default=False)
     metric = get_model("blanc")
+    cells = sum(len(metric.tokens(h)) * len(metric.tokens(r)) for h, refs in pairs for r in refs)
+    check_request_budget(cells, "TEXTQA_BLANC_MAX_CELLS_PER_REQUEST", "ACS grid cells (hypothesis x reference "
+                         "tokens, summed over pairs and references)", "send fewer or shorter pairs per request")
     out: dict = {}
     try:
         if corpus:

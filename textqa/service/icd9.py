@@ -6,7 +6,7 @@ import json
 from flask import Blueprint, current_app, jsonify
 
 from .errors import invalid
-from .validation import check_fields, get_batch, get_bool, json_body
+from .validation import check_request_budget, check_fields, get_batch, get_bool, json_body
 
 bp = Blueprint("icd9", __name__)
 
@@ -43,6 +43,8 @@ def code():
         if n > max_tokens:
             raise invalid(where, f"has {n} tokens; the limit is {max_tokens} per document")
         records.append(r)
+    check_request_budget(sum(len(r.text.split()) for r in records), "TEXTQA_ICD9_MAX_TOKENS_PER_REQUEST", "tokens",
+                         "send fewer documents per request")
     manifest = getattr(coder, "manifest", {})
     return jsonify({"documents": coder.code(records, classifier, all_scores), "classifier": classifier,
                     "model": {"name": manifest.get("name", "icd9"), "created_at": manifest.get("created_at")}})

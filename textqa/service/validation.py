@@ -83,3 +83,13 @@ def check_tokens(field: str, text: str, max_tokens: int | None) -> None:
     n = len(text.split())
     if n > limit:
         raise invalid(field, f"has {n} tokens; the limit is {limit} per item")
+
+
+def check_request_budget(amount: int, limit_key: str, what: str, advice: str) -> None:
+    """413 when the work of a whole request (``amount`` of ``what``) is over its configured limit:
+    every per-item limit can hold, and a request of many large items still must not hold a worker
+    for minutes (or past gunicorn's timeout)."""
+    limit = current_app.config[limit_key]
+    if amount > limit:
+        raise APIError(413, f"request needs {amount:,} {what}; the limit is {limit:,} per request ({advice})",
+                       code="payload_too_large", field="body")
