@@ -90,6 +90,9 @@ MUTANTS = [
      'wv.append(np.asarray(m["phi"], dtype=np.float64) * np.asarray(m["weights"], dtype=np.float64)',
      'wv.append(np.asarray(m["weights"], dtype=np.float64)',
      ["tests/icd9/test_interfaces.py::test_stacked_scoring_equals_the_per_code_models"]),
+    ("icd9-refit-keeps-stacked-weights", "textqa/models/icd9/coder.py",
+     '        self.__dict__.pop("_stack_cache", None)          # stacked weights of a previous fit\n', "",
+     ["tests/icd9/test_interfaces.py::test_refitting_a_coder_replaces_its_stacked_weights"]),
     # evaluation
     ("mrr-cutoff-ignored", "textqa/evaluation/rank.py", "(mrr_cutoff is None or i <= mrr_cutoff)", "True",
      ["tests/evaluation/test_rank.py"]),

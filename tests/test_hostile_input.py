@@ -39,7 +39,6 @@ def run(argv, stdin: bytes, capsysbinary, monkeypatch):
 @given(data=DATA)
 def test_truecase(truecaser_artifact, capsysbinary, monkeypatch, data):
     out = io.BytesIO()
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
     monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, encoding="utf-8"))
     for extra in ([], ["--tokenized"]):
         out.seek(0)

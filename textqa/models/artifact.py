@@ -158,7 +158,7 @@ def load_manifest(path: str | os.PathLike, expect_name: str | None = None,
                             f"textqa no longer loads (unpickling can run code); retrain it with "
                             f"'textqa train {manifest['name']}'")
     pickles = [rel for rel in manifest["files"] if rel.endswith(PICKLE_SUFFIXES)]
-    if pickles and min_format_version is not None:
+    if pickles:
         raise ArtifactError(f"{path}: payload {pickles[0]} is a pickle, which textqa never loads; "
                             f"retrain it with 'textqa train {manifest['name']}'")
     if verify:

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import re
 from pathlib import Path
 
 from flask import Flask, jsonify
@@ -21,7 +23,7 @@ DEFAULT_CONFIG = {
     "TEXTQA_ACCESS_LOG": True,                  # one JSON object per request on stderr (logger textqa.access)
 }
 
-_REQUEST_ID = __import__("re").compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
 
 
 def _install_request_ids_and_access_log(app: Flask) -> None:
@@ -58,7 +60,7 @@ def _install_request_ids_and_access_log(app: Flask) -> None:
         if request.endpoint != "metrics":
             metrics.observe(request.endpoint or "unmatched", request.method, resp.status_code,
                             time.perf_counter() - started if started else None,
-                            request.get_json(silent=True) if request.is_json and resp.status_code < 400 else None)
+                            g.get("json_body"))                  # parsed once, by json_body()
         if app.config["TEXTQA_ACCESS_LOG"]:
             access.info(json.dumps({
                 "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "request_id": rid, "method": request.method,
@@ -74,7 +76,6 @@ def create_app(artifacts_dir: str | Path | None = None, config: dict | None = No
 
     app = Flask(__name__)
     app.config.update(DEFAULT_CONFIG)
-    import os
     if os.environ.get("TEXTQA_MODELS"):           # textqa serve --models
         app.config["TEXTQA_MODELS"] = [n for n in os.environ["TEXTQA_MODELS"].split(",") if n]
     app.config.update(config or {})

@@ -1,7 +1,6 @@
 """``POST /v1/icd9/code``: ICD-9-CM codes for clinical documents."""
 from __future__ import annotations
 
-import json
 
 from flask import Blueprint, current_app, jsonify
 
@@ -13,7 +12,7 @@ bp = Blueprint("icd9", __name__)
 
 @bp.post("/v1/icd9/code")
 def code():
-    from textqa.models.icd9.records import RecordError, parse_jsonl_line
+    from textqa.models.icd9.records import RecordError, record_from_object
 
     from . import get_model
 
@@ -25,7 +24,7 @@ def code():
     coder = get_model("icd9")
     if not isinstance(classifier, str) or classifier not in getattr(coder, "models_", {}):
         raise invalid("classifier", f"unknown classifier {classifier!r}; this model has {', '.join(coder.models_)}")
-    records, seen = [], set()
+    records, seen, total_tokens = [], set(), 0
     max_tokens = current_app.config["TEXTQA_MAX_TOKENS_PER_ITEM"]
     for i, d in enumerate(docs):
         where = f"documents[{i}]"
@@ -33,7 +32,7 @@ def code():
             raise invalid(where, "must be an object with 'id' and 'text' (or 'sections')")
         check_fields(d, ("id", "text", "sections", "codes"), where)
         try:
-            r = parse_jsonl_line(json.dumps(d), where)
+            r = record_from_object(d, where)
         except RecordError as e:
             raise invalid(where, str(e).split(": ", 1)[-1]) from e
         if r.id in seen:
@@ -43,7 +42,8 @@ def code():
         if n > max_tokens:
             raise invalid(where, f"has {n} tokens; the limit is {max_tokens} per document")
         records.append(r)
-    check_request_budget(sum(len(r.text.split()) for r in records), "TEXTQA_ICD9_MAX_TOKENS_PER_REQUEST", "tokens",
+        total_tokens += n
+    check_request_budget(total_tokens, "TEXTQA_ICD9_MAX_TOKENS_PER_REQUEST", "tokens",
                          "send fewer documents per request")
     manifest = getattr(coder, "manifest", {})
     return jsonify({"documents": coder.code(records, classifier, all_scores), "classifier": classifier,

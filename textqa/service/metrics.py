@@ -46,7 +46,6 @@ def items_in(body) -> int:
 
 
 def observe(endpoint: str, method: str, status: int, seconds: float | None, body=None) -> None:
-    endpoint = endpoint or "unknown"
     REQUESTS.labels(endpoint, method, str(status)).inc()
     if seconds is not None:
         LATENCY.labels(endpoint).observe(seconds)

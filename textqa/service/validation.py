@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from flask import current_app, request
+from flask import current_app, g, request
 
 from .errors import APIError, invalid
 
@@ -21,6 +21,7 @@ def json_body() -> dict:
         raise APIError(400, f"malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from e
     if not isinstance(body, dict):
         raise invalid("body", f"must be a JSON object, got {type(body).__name__}")
+    g.json_body = body                  # for the metrics (items per request), without parsing again
     return body
 
 

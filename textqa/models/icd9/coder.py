@@ -166,6 +166,7 @@ class ICD9Coder:
         self.code_counts_ = dict(sorted(counts.items()))
         Y = np.array([[c in r.codes for c in self.codes_] for r in records], dtype=float).reshape(len(records), -1)
         self.models_ = {}
+        self.__dict__.pop("_stack_cache", None)          # stacked weights of a previous fit
         for clf in self.classifiers:
             if progress:
                 progress(f"{clf}: {len(self.codes_)} codes x {X.shape[1]} features, {len(records)} documents")
@@ -220,11 +221,6 @@ class ICD9Coder:
             cache[classifier] = (num, sq, bias, T)
         return cache[classifier]
 
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state.pop("_stack_cache", None)         # derived from models_; rebuilt on first use
-        return state
-
     def decide(self, S: np.ndarray, T: np.ndarray) -> list[list[int]]:
         """Code indices per document, best first: every score above its threshold, or (with
         ``at_least_one``) the one furthest above or closest below it."""
@@ -262,13 +258,11 @@ class ICD9Coder:
 
 
 def _as_record(item, i: int) -> Record:
-    import json
-
-    from .records import parse_jsonl_line
+    from .records import record_from_object
     if isinstance(item, Record):
         return item
     if isinstance(item, str):
         item = {"id": str(i), "text": item}
     if isinstance(item, dict):
-        return parse_jsonl_line(json.dumps({"id": str(i), **item}), f"document {i}")
+        return record_from_object({"id": str(i), **item}, f"document {i}")
     raise TypeError(f"document {i}: expected a string, a dict or a Record, not {type(item).__name__}")

@@ -82,6 +82,12 @@ def parse_jsonl_line(line: str, where: str, need_codes: bool = False) -> Record:
         obj = json.loads(line)
     except json.JSONDecodeError as e:
         raise RecordError(f"{where}: malformed JSON at column {e.colno}: {e.msg}") from None
+    return record_from_object(obj, where, need_codes)
+
+
+def record_from_object(obj, where: str, need_codes: bool = False) -> Record:
+    """A ``Record`` from a decoded JSONL object (``{"id", "text"}`` or ``{"id", "sections"}``, optional
+    ``codes``); ``RecordError`` naming ``where`` otherwise."""
     if not isinstance(obj, dict):
         raise RecordError(f"{where}: a record must be a JSON object")
     rid = obj.get("id")
