@@ -205,6 +205,14 @@ def test_train_all_skips_existing_artifacts_unless_forced(tmp_path, monkeypatch,
     assert cli.main(["train", "all", "--artifacts", str(root), "--force"]) == 0
     assert calls == [("truecaser", root), ("blanc", root), ("qa", root)]
     assert (root / "blanc" / "manifest.json").read_text() == "{}"
+    # an artifact of an older, pickled format is retrained even without --force (make run on an old machine)
+    calls.clear()
+    capsys.readouterr()
+    (root / "qa" / "manifest.json").write_text('{"name": "qa", "format_version": 1, "files": {}}')
+    (root / "truecaser" / "manifest.json").write_text('{"name": "truecaser", "format_version": 2, "files": {}}')
+    assert cli.main(["train", "all", "--artifacts", str(root)]) == 0
+    assert calls == [("qa", root)]
+    assert "qa: artifact at" in capsys.readouterr().err
 
 
 def test_truecase_baseline_and_batches(truecaser_artifact, small_truecaser):

@@ -30,6 +30,23 @@ def _qa(path: Path):
 LOADERS = {"truecaser": _truecaser, "blanc": _blanc, "icd9": _icd9, "qa": _qa}
 
 
+# artifact name -> module whose MIN_FORMAT_VERSION (default 1) is the oldest format it loads
+_STORES = {"truecaser": "textqa.models.truecaser.model", "blanc": "textqa.models.blanc.store",
+           "icd9": "textqa.models.icd9.store", "qa": "textqa.models.qa.store"}
+
+
+def outdated_format(name: str, folder: Path) -> int | None:
+    """The format version of the artifact in ``folder`` when this textqa no longer loads it (an older,
+    pickled format), else None (current, or no readable manifest: loading will say why)."""
+    import importlib
+    try:
+        version = json.loads((Path(folder) / "manifest.json").read_text(encoding="utf-8"))["format_version"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    minimum = getattr(importlib.import_module(_STORES[name]), "MIN_FORMAT_VERSION", 1)
+    return version if isinstance(version, int) and version < minimum else None
+
+
 def resolve(model: str | os.PathLike, artifacts: str | os.PathLike | None = None) -> tuple[str, Path]:
     """(artifact name, folder) of a model name under the artifacts root, or of an artifact folder."""
     from textqa.models.artifact import ArtifactError

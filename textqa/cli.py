@@ -44,8 +44,13 @@ def cmd_train(args) -> int:
         for name in TRAINERS:
             target = root / name
             if (target / "manifest.json").exists() and not args.force:
-                print(f"textqa: {name}: artifact exists at {target} (use --force to retrain)", file=sys.stderr)
-                continue
+                from textqa._api import outdated_format
+                old = outdated_format(name, target)
+                if old is None:
+                    print(f"textqa: {name}: artifact exists at {target} (use --force to retrain)", file=sys.stderr)
+                    continue
+                print(f"textqa: {name}: artifact at {target} is format {old}, which this textqa no longer loads "
+                      f"(pickled): retraining", file=sys.stderr)
             mod = _trainer(name)
             missing = [str(f) for f in mod.DEFAULT_DATA if not Path(f).is_file()]
             if missing:
