@@ -128,6 +128,16 @@ MUTANTS = [
      ["tests/service/test_app.py::test_request_ids_and_json_access_log"]),
     ("405-without-allow", "textqa/service/errors.py", "                resp.headers[name] = value\n",
      "                pass\n", ["tests/service/test_app.py::test_404_405"]),
+    # one declaration per endpoint (issue 11, points 2-3)
+    ("integral-float-not-an-integer", "textqa/service/schemas.py", "        return int(value)\n",
+     "        return value\n", ["tests/service/test_schemas.py::test_schema_and_validation_agree"]),
+    ("unknown-fields-ignored", "textqa/service/schemas.py",
+     '    model_config = ConfigDict(extra="forbid", strict=True, regex_engine="python-re")',
+     '    model_config = ConfigDict(extra="ignore", strict=True, regex_engine="python-re")',
+     ["tests/service/test_schemas.py::test_errors_name_the_field_in_plain_words"]),
+    ("python-whitespace-pattern", "textqa/service/schemas.py", 'NON_EMPTY = r"[^\\t-\\r\\u001c',
+     'NON_EMPTY = r"\\S" or r"[^\\t-\\r\\u001c',
+     ["tests/service/test_contract.py::test_non_empty_pattern_means_the_same_to_every_regex_engine"]),
     # isolation
     ("no-test-isolation", "tests/conftest.py",
      '    monkeypatch.setenv("TEXTQA_ARTIFACTS", str(tmp_path_factory.mktemp("artifacts-default")))\n',

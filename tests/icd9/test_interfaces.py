@@ -108,18 +108,30 @@ def test_http_codes_documents(client):
 
 @pytest.mark.parametrize("body, field", [
     ({"documents": []}, "documents"),
-    ({"documents": [{"id": "1", "text": ""}]}, "documents[0]"),
-    ({"documents": [{"text": "cough"}]}, "documents[0]"),
-    ({"documents": [{"id": "1", "text": "a"}, {"id": "1", "text": "b"}]}, "documents[1].id"),
+    ({"documents": [{"id": "1", "text": ""}]}, "documents[0].text"),
+    ({"documents": [{"id": "1", "text": " \n\t"}]}, "documents[0].text"),
+    ({"documents": [{"text": "cough"}]}, "documents[0].id"),
+    ({"documents": [{"id": "", "text": "cough"}]}, "documents[0].id"),
+    ({"documents": [{"id": True, "text": "cough"}]}, "documents[0].id"),
+    ({"documents": [{"id": "1", "text": "a", "sections": {"x": "b"}}]}, "documents[0].text"),
+    ({"documents": [{"id": "1", "sections": {}}]}, "documents[0].sections"),
     ({"documents": [{"id": "1", "text": "a"}], "classifier": "knn"}, "classifier"),
     ({"documents": [{"id": "1", "text": "a"}], "classifier": {}}, "classifier"),          # was a 500 (unhashable)
     ({"documents": [{"id": "1", "text": "a"}], "classifier": ["svm"]}, "classifier"),
     ({"documents": [{"id": "1", "text": "a", "note": 1}]}, "documents[0].note"),
-    ({"documents": [{"id": "1", "text": "w " * 20001}]}, "documents[0]"),
+    ({"documents": [{"id": "1", "text": "w " * 20001}]}, "documents[0].text"),
 ])
 def test_http_errors(client, body, field):
     r = client.post("/v1/icd9/code", json=body)
     assert r.status_code == 422 and r.get_json()["error"]["field"] == field
+
+
+def test_http_repeated_ids_are_answered_in_order(client):
+    """The contract cannot require unique ids (JSON Schema has no such rule for object members), so
+    the service accepts them: one result per document, in the order sent."""
+    docs = [{"id": "a", "text": "Cough."}, {"id": "a", "text": "Fever."}, {"id": 7, "text": "Cough."}]
+    out = client.post("/v1/icd9/code", json={"documents": docs}).get_json()["documents"]
+    assert [d["id"] for d in out] == ["a", "a", "7"] and out[0]["codes"] == out[2]["codes"]
 
 
 def test_stacked_scoring_equals_the_per_code_models(icd9_artifact):

@@ -36,8 +36,30 @@ def test_health_ready_models(client):
 
 def test_openapi_covers_every_route(client):
     doc = client.get("/openapi.json").get_json()
-    routes = {r.rule for r in client.application.url_map.iter_rules() if r.endpoint != "static"}
+    routes = {r.rule for r in client.application.url_map.iter_rules()
+              if r.endpoint != "static" and not r.rule.startswith("/docs")}      # the UI, not the API
     assert routes <= set(doc["paths"]), routes - set(doc["paths"])
+    assert doc["openapi"] == "3.1.0" and doc["components"]["schemas"]["ErrorResponse"]
+
+
+def test_openapi_states_the_configured_limits(truecaser_artifact):
+    """The declarations are built per configuration: the document shows the limits enforced."""
+    c = create_app(truecaser_artifact, {"TESTING": True, "TEXTQA_MODELS": ["truecaser"],
+                                        "TEXTQA_MAX_BATCH_ITEMS": 7}).test_client()
+    doc = c.get("/openapi.json").get_json()
+    ref = doc["paths"]["/v1/truecase"]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    schema = doc["components"]["schemas"][ref.rsplit("/", 1)[1]]
+    assert schema["properties"]["sentences"]["maxItems"] == 7 and schema["additionalProperties"] is False
+    err = error_of(c.post("/v1/truecase", json={"sentences": ["a"] * 8}), 422, "invalid_request")
+    assert err["field"] == "sentences" and "8 items; the limit is 7" in err["message"]
+
+
+def test_swagger_ui_is_served_locally(client):
+    page = client.get("/docs/")
+    assert page.status_code == 200 and b"swagger-ui-bundle.js" in page.data and b"/openapi.json" in page.data
+    assert b"http://" not in page.data.replace(b"http://localhost", b"") and b"https://" not in page.data
+    js = client.get("/docs/swagger-ui-bundle.js")
+    assert js.status_code == 200 and len(js.data) > 500_000
 
 
 def test_truecase_text_keeps_spacing(client):

@@ -6,7 +6,7 @@ import os
 import re
 from pathlib import Path
 
-from flask import Flask, jsonify
+from flask import Flask
 
 from .errors import APIError, register_error_handlers
 from .registry import load_models
@@ -57,7 +57,7 @@ def _install_request_ids_and_access_log(app: Flask) -> None:
         rid = getattr(g, "request_id", None) or uuid.uuid4().hex
         resp.headers["X-Request-ID"] = rid
         started = getattr(g, "started", None)
-        if request.endpoint != "metrics":
+        if request.endpoint != "ops.metrics":
             metrics.observe(request.endpoint or "unmatched", request.method, resp.status_code,
                             time.perf_counter() - started if started else None,
                             g.get("json_body"))                  # parsed once, by json_body()
@@ -88,54 +88,18 @@ def create_app(artifacts_dir: str | Path | None = None, config: dict | None = No
     register_error_handlers(app)
     _install_request_ids_and_access_log(app)
 
-    from .openapi import openapi_document
+    from flask_swagger_ui import get_swaggerui_blueprint
+
     from .blanc import bp as blanc_bp
     from .icd9 import bp as icd9_bp
+    from .ops import bp as ops_bp
     from .qa import bp as qa_bp
     from .truecaser import bp as truecaser_bp
 
-    app.register_blueprint(truecaser_bp)
-    app.register_blueprint(blanc_bp)
-    app.register_blueprint(icd9_bp)
-    app.register_blueprint(qa_bp)
-
-    @app.get("/healthz")
-    def healthz():
-        """Liveness: the process answers."""
-        return jsonify({"status": "ok"})
-
-    @app.get("/readyz")
-    def readyz():
-        """Readiness: 200 only when every model is loaded."""
-        slots = app.extensions["textqa_models"]
-        missing = {name: s.error for name, s in slots.items() if not s.loaded}
-        body = {"ready": not missing and bool(slots), "models": {n: s.loaded for n, s in slots.items()}}
-        if missing:
-            body["errors"] = missing
-        return jsonify(body), (200 if body["ready"] else 503)
-
-    @app.get("/v1/models")
-    def models():
-        """Manifests of the loaded models (and why the others are not loaded)."""
-        out = {}
-        for name, s in app.extensions["textqa_models"].items():
-            out[name] = {"loaded": s.loaded, "manifest": s.manifest} if s.loaded else \
-                {"loaded": False, "error": s.error}
-        return jsonify({"models": out})
-
-    @app.get("/metrics")
-    def metrics():
-        """Prometheus text format: requests by endpoint and status, latency and items per request,
-        model info; summed over gunicorn workers under ``textqa serve``."""
-        from flask import Response
-
-        from .metrics import exposition
-        body, content_type = exposition()
-        return Response(body, content_type=content_type)
-
-    @app.get("/openapi.json")
-    def openapi():
-        return jsonify(openapi_document(app))
+    for bp in (ops_bp, truecaser_bp, blanc_bp, icd9_bp, qa_bp):
+        app.register_blueprint(bp)
+    # Swagger UI from the files the flask-swagger-ui wheel ships (no CDN): /docs
+    app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={"app_name": "textqa API"}))
 
     logging.getLogger(__name__).info("textqa service ready; artifacts in %s", root)
     return app

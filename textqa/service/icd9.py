@@ -1,50 +1,34 @@
 """``POST /v1/icd9/code``: ICD-9-CM codes for clinical documents."""
 from __future__ import annotations
 
+from flask import Blueprint
 
-from flask import Blueprint, current_app, jsonify
-
+from .contract import POST_ERRORS, endpoint
 from .errors import invalid
-from .validation import check_request_budget, check_fields, get_batch, get_bool, json_body
+from .schemas import Icd9Response, ModelInfo
+from .validation import check_request_budget
 
 bp = Blueprint("icd9", __name__)
 
 
-@bp.post("/v1/icd9/code")
-def code():
-    from textqa.models.icd9.records import RecordError, record_from_object
+@endpoint(bp, "POST", "/v1/icd9/code", request="icd9", response=Icd9Response, errors=POST_ERRORS, tag="icd9",
+          summary="ICD-9-CM codes for clinical documents (Lita et al. 2008: per-code SVM or BRR)",
+          examples={"one": {"documents": [{"id": "1", "text": "Cough and fever for three days. No focal pneumonia."}],
+                            "classifier": "svm"}})
+def code(req):
+    """Codes above their thresholds per document, best first, in the order of the documents."""
+    from textqa.models.icd9.records import Record
 
     from . import get_model
 
-    body = json_body()
-    check_fields(body, ("documents", "classifier", "all_scores"))
-    docs = get_batch(body, "documents", "{\"id\": ..., \"text\": ...} objects")
-    classifier = body.get("classifier", "svm")
-    all_scores = get_bool(body, "all_scores", default=False)
     coder = get_model("icd9")
-    if not isinstance(classifier, str) or classifier not in getattr(coder, "models_", {}):
-        raise invalid("classifier", f"unknown classifier {classifier!r}; this model has {', '.join(coder.models_)}")
-    records, seen, total_tokens = [], set(), 0
-    max_tokens = current_app.config["TEXTQA_MAX_TOKENS_PER_ITEM"]
-    for i, d in enumerate(docs):
-        where = f"documents[{i}]"
-        if not isinstance(d, dict):
-            raise invalid(where, "must be an object with 'id' and 'text' (or 'sections')")
-        check_fields(d, ("id", "text", "sections", "codes"), where)
-        try:
-            r = record_from_object(d, where)
-        except RecordError as e:
-            raise invalid(where, str(e).split(": ", 1)[-1]) from e
-        if r.id in seen:
-            raise invalid(f"{where}.id", f"id {r.id!r} given twice")
-        seen.add(r.id)
-        n = len(r.text.split())
-        if n > max_tokens:
-            raise invalid(where, f"has {n} tokens; the limit is {max_tokens} per document")
-        records.append(r)
-        total_tokens += n
-    check_request_budget(total_tokens, "TEXTQA_ICD9_MAX_TOKENS_PER_REQUEST", "tokens",
+    if req.classifier not in getattr(coder, "models_", {}):
+        raise invalid("classifier", f"this model has no {req.classifier!r} classifier "
+                                    f"(it has {', '.join(coder.models_)})")
+    records = [Record(str(d.id), {"text": d.text} if d.sections is None else dict(d.sections), [])
+               for d in req.documents]
+    check_request_budget(sum(len(r.text.split()) for r in records), "TEXTQA_ICD9_MAX_TOKENS_PER_REQUEST", "tokens",
                          "send fewer documents per request")
     manifest = getattr(coder, "manifest", {})
-    return jsonify({"documents": coder.code(records, classifier, all_scores), "classifier": classifier,
-                    "model": {"name": manifest.get("name", "icd9"), "created_at": manifest.get("created_at")}})
+    return Icd9Response(documents=coder.code(records, req.classifier, req.all_scores), classifier=req.classifier,
+                        model=ModelInfo(name=manifest.get("name", "icd9"), created_at=manifest.get("created_at")))

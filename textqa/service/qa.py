@@ -1,31 +1,30 @@
 """``POST /v1/qa/answer``: answers with scores, supporting sentences, answer types and clusters."""
 from __future__ import annotations
 
-from flask import Blueprint, jsonify
+from flask import Blueprint
 
-from .errors import APIError, invalid
-from .validation import check_fields, check_text, json_body
+from .contract import POST_ERRORS, endpoint
+from .errors import APIError
+from .schemas import ModelInfo, QaResponse
 
 bp = Blueprint("qa", __name__)
 
 
-@bp.post("/v1/qa/answer")
-def answer():
+@endpoint(bp, "POST", "/v1/qa/answer", request="qa", response=QaResponse, errors=POST_ERRORS, tag="qa",
+          summary="Answer a factoid question (instance-based QA, Lita & Carbonell 2004)",
+          examples={"one": {"question": "Who wrote The Iron Lady?", "top_k": 5}})
+def answer(req):
+    """Ranked answers (score, supporting sentence, clusters), the answer-type distribution, the UIUC
+    class and the clusters used."""
     from textqa.models.artifact import ArtifactError
-    from textqa.models.qa.store import MAX_QUESTION_WORDS
 
     from . import get_model
 
-    body = json_body()
-    check_fields(body, ("question", "top_k"))
-    q = check_text("question", body.get("question"), MAX_QUESTION_WORDS)
-    top_k = body.get("top_k", 5)
-    if not isinstance(top_k, int) or isinstance(top_k, bool) or not 1 <= top_k <= 100:
-        raise invalid("top_k", "must be an integer from 1 to 100")
     model = get_model("qa")
     try:
-        result = model.answer([q], top_k)[0]
+        result = model.answer([req.question], req.top_k)[0]
     except ArtifactError as e:
         raise APIError(503, str(e)) from e
     manifest = model.manifest
-    return jsonify({**result, "model": {"name": manifest.get("name", "qa"), "created_at": manifest.get("created_at")}})
+    return QaResponse(**result, model=ModelInfo(name=manifest.get("name", "qa"),
+                                                created_at=manifest.get("created_at")))

@@ -1,39 +1,33 @@
 """``POST /v1/truecase``: truecase raw text or a batch of (tokenized) sentences."""
 from __future__ import annotations
 
-from flask import Blueprint, jsonify
+from flask import Blueprint
 
-from .errors import invalid
-from .validation import check_request_budget, check_fields, get_bool, get_string, get_string_list, json_body
+from .contract import POST_ERRORS, endpoint
+from .schemas import ModelInfo, TruecaseResponse
+from .validation import check_request_budget
 
 bp = Blueprint("truecaser", __name__)
 
 
-@bp.post("/v1/truecase")
-def truecase():
+@endpoint(bp, "POST", "/v1/truecase", request="truecase", response=TruecaseResponse, errors=POST_ERRORS,
+          tag="truecaser", summary="Restore case (Lita et al. 2003 trigram-LM truecaser, Viterbi decoding)",
+          examples={"text": {"text": "the president of the united states visited new york ."},
+                    "batch": {"sentences": ["us rep. james pond showed up ."], "tokenized": True}})
+def truecase(req):
+    """Only the case of letters changes; whitespace, punctuation and line ends are kept."""
     from . import get_model
 
-    body = json_body()
-    check_fields(body, ("text", "sentences", "tokenized", "baseline"))
-    has_text, has_sents = "text" in body, "sentences" in body
-    if has_text == has_sents:
-        raise invalid("text", "give exactly one of 'text' (a string) or 'sentences' (a list of strings)")
-    tokenized = get_bool(body, "tokenized", default=False)
-    baseline = get_bool(body, "baseline", default=False)
-    if has_text:
-        text = get_string(body, "text")
-        check_request_budget(len(text.split()), "TEXTQA_MAX_TOKENS_PER_REQUEST", "tokens",
-                             "send long text in several requests")
-        service = get_model("truecaser")
-        result = "\n".join(service.truecase_tokenized(text.split("\n"), baseline)) if tokenized else \
-            service.truecase_text(text, baseline)
-        out = {"text": result}
-    else:
-        sentences = get_string_list(body, "sentences")
-        check_request_budget(sum(len(x.split()) for x in sentences), "TEXTQA_MAX_TOKENS_PER_REQUEST", "tokens",
-                             "send fewer sentences per request")
-        service = get_model("truecaser")
-        out = {"sentences": service.truecase_tokenized(sentences, baseline) if tokenized
-               else service.truecase_texts(sentences, baseline)}
-    out["model"] = {**service.version, "decoder": "unigram" if baseline else "viterbi"}
-    return jsonify(out)
+    items = [req.text] if req.sentences is None else req.sentences
+    check_request_budget(sum(len(x.split()) for x in items), "TEXTQA_MAX_TOKENS_PER_REQUEST", "tokens",
+                         "send long text in several requests" if req.sentences is None
+                         else "send fewer sentences per request")
+    service = get_model("truecaser")
+    info = ModelInfo(**service.version, decoder="unigram" if req.baseline else "viterbi")
+    if req.sentences is None:
+        text = "\n".join(service.truecase_tokenized(req.text.split("\n"), req.baseline)) if req.tokenized \
+            else service.truecase_text(req.text, req.baseline)
+        return TruecaseResponse(text=text, model=info)
+    sentences = service.truecase_tokenized(req.sentences, req.baseline) if req.tokenized \
+        else service.truecase_texts(req.sentences, req.baseline)
+    return TruecaseResponse(sentences=sentences, model=info)

@@ -1,0 +1,80 @@
+"""``endpoint(...)``: one declaration per endpoint that registers the route, validates the request
+with its pydantic class and serialises the response with its class; ``openapi.py`` reads the same
+declarations (``ENDPOINTS``) to build ``/openapi.json``."""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+from flask import current_app, jsonify
+from pydantic import BaseModel, ValidationError
+
+from .errors import invalid
+from .schemas import Limits, dump, first_error, request_models
+from .validation import json_body
+
+#: HTTP errors an endpoint may answer, with what they mean (the document lists them per endpoint)
+ERRORS = {400: "malformed JSON or not UTF-8", 405: "method not allowed (the Allow header lists the allowed)",
+          413: "request body, or the work of the whole request, over its limit (the message names both)",
+          415: "Content-Type is not application/json",
+          422: "a field with an invalid value (error.field names it)", 503: "the model is not loaded"}
+POST_ERRORS = (400, 413, 415, 422, 503)
+
+
+@dataclass
+class Endpoint:
+    method: str
+    path: str
+    name: str
+    summary: str
+    description: str
+    response: type[BaseModel] | None          # None: not JSON (e.g. /metrics)
+    request: str | None = None                # key of ``request_models``
+    errors: tuple = ()
+    examples: dict = field(default_factory=dict)
+    content_type: str = "application/json"
+    tag: str = "service"
+    status: dict = field(default_factory=dict)    # other success/failure statuses -> description
+
+
+ENDPOINTS: list[Endpoint] = []
+
+
+def current_request_model(key: str) -> type[BaseModel]:
+    return request_models(Limits.from_config(current_app.config))[key]
+
+
+def endpoint(target, method: str, path: str, *, summary: str, response: type[BaseModel] | None,
+             request: str | None = None, errors: tuple = (), examples: dict | None = None,
+             content_type: str = "application/json", tag: str = "service", status: dict | None = None):
+    """Register ``fn`` on ``target`` (app or blueprint) as ``method path``.
+
+    With ``request``, the view parses the JSON body, validates it with that request class (422
+    naming the field otherwise) and calls ``fn(req)``; without it ``fn()``.  ``fn`` returns a
+    ``response`` instance (or ``(instance, status)``, or a Flask response for non-JSON bodies)."""
+    def deco(fn):
+        doc = (fn.__doc__ or "").strip()
+        ENDPOINTS.append(Endpoint(method.upper(), path, fn.__name__, summary, doc, response, request,
+                                  tuple(errors), examples or {}, content_type, tag, status or {}))
+
+        @functools.wraps(fn)
+        def view():
+            if request is None:
+                out = fn()
+            else:
+                body = json_body()
+                try:
+                    parsed = current_request_model(request).model_validate(body)
+                except ValidationError as e:
+                    raise invalid(*first_error(e)) from None
+                out = fn(parsed)
+            code = 200
+            if isinstance(out, tuple):
+                out, code = out
+            if isinstance(out, BaseModel):
+                return jsonify(dump(out)), code
+            return out
+
+        target.add_url_rule(path, endpoint=fn.__name__, view_func=view, methods=[method.upper()])
+        return fn
+    return deco

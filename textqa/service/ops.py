@@ -1,0 +1,55 @@
+"""Operational endpoints: liveness, readiness, model manifests, metrics and the API document."""
+from __future__ import annotations
+
+from flask import Blueprint, Response, current_app
+
+from .contract import endpoint
+from .schemas import Health, ModelsResponse, ModelStatus, Readiness
+
+bp = Blueprint("ops", __name__)
+
+
+@endpoint(bp, "GET", "/healthz", response=Health, summary="Liveness: the process answers")
+def healthz():
+    return Health(status="ok")
+
+
+@endpoint(bp, "GET", "/readyz", response=Readiness, status={503: "a model is not loaded (errors says why)"},
+          summary="Readiness: 200 only when every configured model is loaded")
+def readyz():
+    slots = current_app.extensions["textqa_models"]
+    missing = {name: s.error for name, s in slots.items() if not s.loaded}
+    body = Readiness(ready=not missing and bool(slots), models={n: s.loaded for n, s in slots.items()})
+    if missing:
+        body.errors = missing
+    return body, (200 if body.ready else 503)
+
+
+@endpoint(bp, "GET", "/v1/models", response=ModelsResponse,
+          summary="Manifests of the loaded models (and why the others are not loaded)")
+def models():
+    out = {}
+    for name, s in current_app.extensions["textqa_models"].items():
+        out[name] = ModelStatus(loaded=True, manifest=s.manifest) if s.loaded else \
+            ModelStatus(loaded=False, error=s.error)
+    return ModelsResponse(models=out)
+
+
+@endpoint(bp, "GET", "/metrics", response=None, content_type="text/plain",
+          summary="Prometheus metrics (text format 0.0.4), summed over gunicorn workers")
+def metrics():
+    """Requests by endpoint and status, latency and items per request, model info."""
+    from .metrics import exposition
+    body, content_type = exposition()
+    return Response(body, content_type=content_type)
+
+
+@endpoint(bp, "GET", "/openapi.json", response=None, summary="This document (OpenAPI 3.1)")
+def openapi():
+    from flask import jsonify
+
+    from .openapi import openapi_document
+    doc = current_app.extensions.get("textqa_openapi")
+    if doc is None:                     # built once per process: the declarations do not change
+        doc = current_app.extensions["textqa_openapi"] = openapi_document(current_app)
+    return jsonify(doc)
