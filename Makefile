@@ -10,7 +10,7 @@ PORT ?= 8000
 WORKERS ?= 2
 ARTIFACTS ?= artifacts
 
-.PHONY: run test mutants bench train venv clean help
+.PHONY: run test mutants bench train venv clean help wrk
 
 help:
 	@echo "make run    - install, train missing artifacts, serve on http://$(HOST):$(PORT)"
@@ -62,11 +62,18 @@ test: venv
 mutants: venv
 	$(PY) dev/mutants.py
 
-bench: train
+bench: train wrk
+	$(PY) -m bench.service --artifacts $(ARTIFACTS)
 	$(PY) -m bench.truecaser --artifacts $(ARTIFACTS)
 	$(PY) -m bench.blanc --artifacts $(ARTIFACTS)
 	$(PY) -m bench.icd9 --artifacts $(ARTIFACTS)
 	$(PY) -m bench.qa
+
+# wrk (HTTP load generator) for bench/service.py: a Debian package, installed when missing
+wrk:
+	@command -v wrk >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get install -y -qq wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }; \
+	  else echo "make bench needs wrk: run 'sudo apt-get install wrk' (or put a wrk binary on PATH)"; exit 1; fi; }
 
 clean:
 	rm -rf .build .cache .pytest_cache

@@ -5,7 +5,7 @@ from flask import Blueprint
 
 from .contract import POST_ERRORS, endpoint
 from .errors import invalid
-from .schemas import BlancResponse, BlancScore, ModelInfo
+from .schemas import BlancResponse
 from .validation import check_request_budget
 
 bp = Blueprint("blanc", __name__)
@@ -25,14 +25,16 @@ def score(req):
     check_request_budget(cells, "TEXTQA_BLANC_MAX_CELLS_PER_REQUEST", "ACS grid cells (hypothesis x reference "
                          "tokens, summed over pairs and references)", "send fewer or shorter pairs per request")
     manifest = getattr(metric, "manifest", {})
-    info = ModelInfo(name=manifest.get("name", "blanc"), created_at=manifest.get("created_at"))
+    out = {}
     try:
         if req.corpus:
             s = metric.corpus_score([h for h, _ in pairs], [r for _, r in pairs])
-            return BlancResponse(corpus=BlancScore(score=s.score, precision=s.precision, recall=s.recall),
-                                 signature=metric.signature(), model=info)
-        scores = [metric.sentence_score(h, r) for h, r in pairs]
+            out["corpus"] = {"score": s.score, "precision": s.precision, "recall": s.recall}
+        else:
+            out["scores"] = [{"score": s.score, "precision": s.precision, "recall": s.recall}
+                             for s in (metric.sentence_score(h, r) for h, r in pairs)]
     except ValueError as e:         # a pair too long for ACS after tokenisation
         raise invalid("pairs", str(e)) from e
-    return BlancResponse(scores=[BlancScore(score=s.score, precision=s.precision, recall=s.recall) for s in scores],
-                         signature=metric.signature(), model=info)
+    out["signature"] = metric.signature()
+    out["model"] = {"name": manifest.get("name", "blanc"), "created_at": manifest.get("created_at")}
+    return out

@@ -5,7 +5,7 @@ from flask import Blueprint
 
 from .contract import POST_ERRORS, endpoint
 from .errors import invalid
-from .schemas import Icd9Response, ModelInfo
+from .schemas import Icd9Response
 from .validation import check_request_budget
 
 bp = Blueprint("icd9", __name__)
@@ -30,5 +30,5 @@ def code(req):
     check_request_budget(sum(len(r.text.split()) for r in records), "TEXTQA_ICD9_MAX_TOKENS_PER_REQUEST", "tokens",
                          "send fewer documents per request")
     manifest = getattr(coder, "manifest", {})
-    return Icd9Response(documents=coder.code(records, req.classifier, req.all_scores), classifier=req.classifier,
-                        model=ModelInfo(name=manifest.get("name", "icd9"), created_at=manifest.get("created_at")))
+    return {"documents": coder.code(records, req.classifier, req.all_scores), "classifier": req.classifier,
+            "model": {"name": manifest.get("name", "icd9"), "created_at": manifest.get("created_at")}}

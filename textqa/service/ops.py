@@ -4,14 +4,14 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app
 
 from .contract import endpoint
-from .schemas import Health, ModelsResponse, ModelStatus, Readiness
+from .schemas import Health, ModelsResponse, Readiness
 
 bp = Blueprint("ops", __name__)
 
 
 @endpoint(bp, "GET", "/healthz", response=Health, summary="Liveness: the process answers")
 def healthz():
-    return Health(status="ok")
+    return {"status": "ok"}
 
 
 @endpoint(bp, "GET", "/readyz", response=Readiness, status={503: "a model is not loaded (errors says why)"},
@@ -19,10 +19,10 @@ def healthz():
 def readyz():
     slots = current_app.extensions["textqa_models"]
     missing = {name: s.error for name, s in slots.items() if not s.loaded}
-    body = Readiness(ready=not missing and bool(slots), models={n: s.loaded for n, s in slots.items()})
+    body = {"ready": not missing and bool(slots), "models": {n: s.loaded for n, s in slots.items()}}
     if missing:
-        body.errors = missing
-    return body, (200 if body.ready else 503)
+        body["errors"] = missing
+    return body, (200 if body["ready"] else 503)
 
 
 @endpoint(bp, "GET", "/v1/models", response=ModelsResponse,
@@ -30,9 +30,8 @@ def readyz():
 def models():
     out = {}
     for name, s in current_app.extensions["textqa_models"].items():
-        out[name] = ModelStatus(loaded=True, manifest=s.manifest) if s.loaded else \
-            ModelStatus(loaded=False, error=s.error)
-    return ModelsResponse(models=out)
+        out[name] = {"loaded": True, "manifest": s.manifest} if s.loaded else {"loaded": False, "error": s.error}
+    return {"models": out}
 
 
 @endpoint(bp, "GET", "/metrics", response=None, content_type="text/plain",

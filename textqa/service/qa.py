@@ -5,7 +5,7 @@ from flask import Blueprint
 
 from .contract import POST_ERRORS, endpoint
 from .errors import APIError
-from .schemas import ModelInfo, QaResponse
+from .schemas import QaResponse
 
 bp = Blueprint("qa", __name__)
 
@@ -26,5 +26,4 @@ def answer(req):
     except ArtifactError as e:
         raise APIError(503, str(e)) from e
     manifest = model.manifest
-    return QaResponse(**result, model=ModelInfo(name=manifest.get("name", "qa"),
-                                                created_at=manifest.get("created_at")))
+    return {**result, "model": {"name": manifest.get("name", "qa"), "created_at": manifest.get("created_at")}}

@@ -36,6 +36,16 @@ class ModelSlot:
         return self.model is not None
 
 
+#: one small call per model right after loading, so that the first client request does not pay for
+#: lazy initialisation (numba loading or compiling BLANC's ACS kernels, spaCy's first parse, ...)
+WARM_UP = {
+    "truecaser": lambda m: m.truecase("warm up ."),
+    "blanc": lambda m: m.sentence_score("warm up", ["warm up ."]),
+    "icd9": lambda m: m.code(["warm up"]),
+    "qa": lambda m: m.answer("Who warmed up?", 1),
+}
+
+
 def _spec(name: str) -> ModelSpec:
     from textqa._api import LOADERS
     return ModelSpec(name, LOADERS[name])
@@ -51,8 +61,9 @@ def load_models(artifacts_dir: Path, only: list[str] | None = None) -> dict[str,
             continue
         slot = ModelSlot(spec, artifacts_dir / spec.name)
         try:
-            slot.model = spec.loader(slot.path)
-            slot.manifest = getattr(slot.model, "manifest", {})
+            model = spec.loader(slot.path)
+            WARM_UP[spec.name](model)
+            slot.model, slot.manifest = model, getattr(model, "manifest", {})
             log.info("loaded %s from %s", spec.name, slot.path)
         except ArtifactError as e:
             slot.error = str(e)

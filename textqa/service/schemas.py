@@ -255,11 +255,6 @@ class ModelsResponse(_Out):
     models: dict[str, ModelStatus]
 
 
-def dump(model: BaseModel) -> dict:
-    """A response model as JSON-ready data, without the optional fields that were not set."""
-    return model.model_dump(mode="json", exclude_unset=True)
-
-
 class SchemaGenerator(GenerateJsonSchema):
     """JSON Schema for OpenAPI 3.1: an optional field without a default shows no ``"default": null``
     (null is not an allowed value of such a field), and titles are left out."""

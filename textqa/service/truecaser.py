@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Blueprint
 
 from .contract import POST_ERRORS, endpoint
-from .schemas import ModelInfo, TruecaseResponse
+from .schemas import TruecaseResponse
 from .validation import check_request_budget
 
 bp = Blueprint("truecaser", __name__)
@@ -23,11 +23,11 @@ def truecase(req):
                          "send long text in several requests" if req.sentences is None
                          else "send fewer sentences per request")
     service = get_model("truecaser")
-    info = ModelInfo(**service.version, decoder="unigram" if req.baseline else "viterbi")
+    info = {**service.version, "decoder": "unigram" if req.baseline else "viterbi"}
     if req.sentences is None:
         text = "\n".join(service.truecase_tokenized(req.text.split("\n"), req.baseline)) if req.tokenized \
             else service.truecase_text(req.text, req.baseline)
-        return TruecaseResponse(text=text, model=info)
+        return {"text": text, "model": info}
     sentences = service.truecase_tokenized(req.sentences, req.baseline) if req.tokenized \
         else service.truecase_texts(req.sentences, req.baseline)
-    return TruecaseResponse(sentences=sentences, model=info)
+    return {"sentences": sentences, "model": info}

@@ -1,0 +1,232 @@
+"""HTTP service benchmark -> bench/RESULTS.md (``make bench``, ``python -m bench.service``).
+
+Against a live ``textqa serve`` (gunicorn, ``--workers 2``, loopback, JSON access log on, as in
+production) on the default artifacts, with ``wrk`` (Debian package ``wrk``; the Makefile installs it)
+at a fixed concurrency:
+
+1. requests/s and latency p50/p99 per endpoint, one short item per request, with ``GET /healthz``
+   in the same run as the server's ceiling (what gunicorn + Flask answer with no model work);
+2. the largest requests the limits admit: one 19,999-token text to truecase, 2,000,000 BLANC ACS
+   cells (the per-request budget), 1,000 ICD-9 documents, a 200-token question;
+3. memory: each worker's RSS, PSS and USS without and with ``--preload`` (shared pages count in
+   every worker's RSS; PSS divides them among the processes sharing them);
+4. a mixed-load soak (the four model endpoints in turn): worker RSS after a warm-up minute and after
+   ``--soak-minutes`` more of load; growth above 10% between the two readings is reported as a leak.
+
+wrk runs on the same 2 cores as the server, so every number is with the client's cost included;
+the /healthz row shows that ceiling.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SHORT = {
+    "/v1/truecase": {"text": "the president of the united states visited new york on monday ."},
+    "/v1/blanc/score": {"pairs": [{"hypothesis": "The cat sat on a mat.", "references": ["The cat sat on the mat."]}]},
+    "/v1/icd9/code": {"documents": [{"id": "1", "text": "Three day history of cough. No focal pneumonia."}]},
+    "/v1/qa/answer": {"question": "Who is the author of the book The Iron Lady?", "top_k": 5},
+}
+
+
+class Server:
+    """``textqa serve --port 0`` in a new process group; its log in a file."""
+
+    def __init__(self, artifacts: Path, workers: int, preload: bool, log: Path):
+        cmd = [sys.executable, "-m", "textqa.cli", "serve", "--port", "0", "--workers", str(workers),
+               "--artifacts", str(artifacts)] + (["--preload"] if preload else [])
+        self.log = log
+        with open(log, "wb") as out:
+            self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        self.base = None
+
+    def wait_ready(self, deadline_s: float = 300) -> None:
+        import requests
+        deadline = time.time() + deadline_s
+        while True:
+            if self.base is None:
+                m = re.search(r"Listening at: http://127\.0\.0\.1:(\d+)", self.log.read_text(errors="replace"))
+                if m:
+                    self.base = f"http://127.0.0.1:{m.group(1)}"
+            if self.base:
+                try:
+                    if requests.get(self.base + "/readyz", timeout=5).status_code == 200:
+                        return
+                except requests.RequestException:
+                    pass
+            if self.proc.poll() is not None or time.time() > deadline:
+                raise SystemExit("bench: the server did not become ready:\n" + self.log.read_text()[-3000:])
+            time.sleep(0.5)
+
+    def workers(self):
+        import psutil
+        return psutil.Process(self.proc.pid).children()
+
+    def memory(self) -> dict:
+        """Mean RSS, PSS and USS (MB) of the workers."""
+        infos = [w.memory_full_info() for w in self.workers()]
+        return {k: sum(getattr(i, k) for i in infos) / len(infos) / 1e6 for k in ("rss", "pss", "uss")}
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+
+
+def lua_for(requests_: list[tuple[str, dict | None]]) -> str:
+    """A wrk script sending the given (path, JSON body or None for GET) requests in turn."""
+    items = []
+    for path, body in requests_:
+        if body is None:
+            items.append(f'{{method="GET", path="{path}", body=nil}}')
+        else:
+            items.append(f'{{method="POST", path="{path}", body=[==[{json.dumps(body)}]==]}}')
+    return ("local reqs = {" + ", ".join(items) + "}\nlocal i = 0\n"
+            "request = function()\n  i = i % #reqs + 1\n  local r = reqs[i]\n"
+            "  return wrk.format(r.method, r.path, {[\"Content-Type\"] = \"application/json\"}, r.body)\nend\n")
+
+
+def wrk(base: str, requests_, seconds: int, connections: int, scratch: Path) -> dict:
+    script = scratch / f"wrk-{time.monotonic_ns()}.lua"
+    script.write_text(lua_for(requests_))
+    out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "30s",
+                          "-s", str(script), base], capture_output=True, text=True, check=True).stdout
+
+    def ms(label):
+        m = re.search(rf"^\s*{label}\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
+        if not m:
+            return None
+        return float(m.group(1)) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[m.group(2)]
+    m = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    total = re.search(r"(\d+) requests in", out)
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+    return {"rps": float(m.group(1)), "p50": ms("50%"), "p99": ms("99%"), "requests": int(total.group(1)),
+            "non_2xx": int(bad.group(1)) if bad else 0,
+            "socket_errors": sum(map(int, errors.groups())) if errors else 0, "raw": out}
+
+
+def largest_requests(base: str) -> list[tuple[str, float, int]]:
+    import requests
+    words = ("the president of the united states visited new york on monday and met the mayor of paris "
+             "who said that the city would host the games").split()
+    text = " ".join(words[i % len(words)] for i in range(19_999))
+    hyp = " ".join(words[i % len(words)] for i in range(999))
+    doc = " ".join(["Three day history of cough. No focal pneumonia."] * 60)
+    cases = [
+        ("truecase: one text of 19,999 tokens", "/v1/truecase", {"text": text}),
+        ("BLANC: 2 pairs x 999 x 1,000 tokens (about 2,000,000 ACS cells, the budget)", "/v1/blanc/score",
+         {"pairs": [{"hypothesis": hyp, "references": [hyp + " again"]}] * 2}),
+        ("ICD-9: 1,000 documents of 420 tokens", "/v1/icd9/code",
+         {"documents": [{"id": str(i), "text": doc} for i in range(1000)]}),
+        ("QA: a 198-token question", "/v1/qa/answer",
+         {"question": " ".join(["Who is the author of the book The Iron Lady and"] * 18)}),
+    ]
+    out = []
+    for label, path, body in cases:
+        t = time.perf_counter()
+        r = requests.post(base + path, json=body, timeout=300)
+        out.append((label, time.perf_counter() - t, r.status_code))
+    return out
+
+
+def main(argv=None) -> int:
+    from bench.report import write_section
+    from textqa.paths import artifacts_dir
+
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--artifacts", default=None, help="artifacts root (default: artifacts/)")
+    p.add_argument("--seconds", type=int, default=10, help="wrk duration per endpoint")
+    p.add_argument("--connections", type=int, default=8, help="concurrent connections (fixed for every endpoint)")
+    p.add_argument("--soak-minutes", type=float, default=5.0, help="mixed load after the warm-up minute")
+    p.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
+    args = p.parse_args(argv)
+    if shutil.which("wrk") is None:
+        raise SystemExit("bench: wrk is not installed; `apt-get install wrk` (make bench does it as root)")
+    artifacts = artifacts_dir(args.artifacts)
+    scratch = Path(tempfile.mkdtemp(prefix="bench-service-"))
+    rows, big, mem, soak = [], [], {}, {}
+    try:
+        for preload in (False, True):
+            server = Server(artifacts, 2, preload, scratch / f"serve-{preload}.log")
+            try:
+                server.wait_ready()
+                print(f"bench: server up at {server.base} (preload={preload})", file=sys.stderr, flush=True)
+                wrk(server.base, [(path, body) for path, body in SHORT.items()], 3, args.connections, scratch)  # warm
+                mem[preload] = server.memory()
+                if preload:
+                    continue
+                for path, body in [("/healthz", None), *SHORT.items()]:
+                    r = wrk(server.base, [(path, body)], args.seconds, args.connections, scratch)
+                    rows.append((path, r))
+                    print(f"bench: {path}: {r['rps']:.0f} req/s p50 {r['p50']:.1f} ms p99 {r['p99']:.1f} ms",
+                          file=sys.stderr, flush=True)
+                big = largest_requests(server.base)
+                mixed = list(SHORT.items())
+                warm = wrk(server.base, mixed, 60, args.connections, scratch)
+                soak["after_warmup"] = server.memory()
+                soak["warm"] = warm
+                print(f"bench: soak for {args.soak_minutes} min", file=sys.stderr, flush=True)
+                soak["load"] = wrk(server.base, mixed, int(args.soak_minutes * 60), args.connections, scratch)
+                soak["after"] = server.memory()
+                log = server.log.read_text(errors="replace")
+                soak["tracebacks"] = log.count("Traceback")
+            finally:
+                server.stop()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    ceiling = rows[0][1]["rps"]
+    growth = soak["after"]["rss"] / soak["after_warmup"]["rss"] - 1
+    lines = ["## HTTP service (`make bench`, `python -m bench.service`)", "",
+             f"Run on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: `textqa serve --workers 2` on the default "
+             f"artifacts, loopback, JSON access log on; `wrk -t2 -c{args.connections} -d{args.seconds}s` on the same "
+             "2 cores (its cost is in every number). One short item per request.", "",
+             "| endpoint | requests/s | p50 ms | p99 ms | share of the /healthz ceiling | non-2xx |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for path, r in rows:
+        lines.append(f"| `{'GET' if path == '/healthz' else 'POST'} {path}` | {r['rps']:,.0f} | {r['p50']:.1f} | "
+                     f"{r['p99']:.1f} | {r['rps'] / ceiling:.2f} | {r['non_2xx'] + r['socket_errors']} |")
+    lines += ["", "Targets (issue 11): ICD-9 >= 1,000 requests/s, QA p99 <= 100 ms, truecase and BLANC no slower "
+              "than before (truecase about 2,000 requests/s at p99 3 ms).", "",
+              "The largest requests the limits admit (one at a time, seconds including the HTTP round trip):", "",
+              "| request | seconds | status |", "|---|---:|---:|"]
+    lines += [f"| {label} | {sec:.2f} | {status} |" for label, sec, status in big]
+    lines += ["", "Memory per worker (MB, mean of the 2 workers after a warm-up; PSS splits shared pages among "
+              "the processes that share them):", "",
+              "| | RSS | PSS | USS |", "|---|---:|---:|---:|"]
+    for preload in (False, True):
+        m = mem[preload]
+        lines.append(f"| {'`--preload`' if preload else 'default (each worker loads the models)'} | "
+                     f"{m['rss']:,.0f} | {m['pss']:,.0f} | {m['uss']:,.0f} |")
+    lines += ["", f"Mixed-load soak (the four model endpoints in turn, {args.connections} connections): "
+              f"{soak['warm']['requests']:,} requests in the warm-up minute, {soak['load']['requests']:,} in the next "
+              f"{args.soak_minutes:g} minutes ({soak['load']['rps']:.0f}/s, p99 {soak['load']['p99']:.1f} ms, "
+              f"{soak['load']['non_2xx'] + soak['load']['socket_errors']} non-2xx or socket errors, "
+              f"{soak['tracebacks']} tracebacks in the log).", "",
+              "| worker RSS (MB, mean) | after the warm-up minute | after the soak | growth |", "|---|---:|---:|---:|",
+              f"| | {soak['after_warmup']['rss']:,.0f} | {soak['after']['rss']:,.0f} | {growth:+.1%} "
+              f"{'(over 10%: a leak)' if growth > 0.10 else '(within 10%)'} |"]
+    write_section(args.out, "service", lines)
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
