@@ -138,6 +138,11 @@ MUTANTS = [
     ("python-whitespace-pattern", "textqa/service/schemas.py", 'NON_EMPTY = r"[^\\t-\\r\\u001c',
      'NON_EMPTY = r"\\S" or r"[^\\t-\\r\\u001c',
      ["tests/service/test_contract.py::test_non_empty_pattern_means_the_same_to_every_regex_engine"]),
+    # faults during training (issue 11, point 8)
+    ("no-recovery-of-dead-writers", "textqa/models/artifact.py", "    recover_interrupted(dest)\n", "",
+     ["tests/test_training_faults.py::test_sigkill_while_writing_keeps_the_artifact_and_the_next_training_cleans_up"]),
+    ("sigterm-not-handled", "textqa/cli.py", "    signal.signal(signal.SIGTERM, _terminate)\n", "    pass\n",
+     ["tests/test_training_faults.py::test_sigterm_stops_the_worker_processes_and_keeps_the_artifact"]),
     # isolation
     ("no-test-isolation", "tests/conftest.py",
      '    monkeypatch.setenv("TEXTQA_ARTIFACTS", str(tmp_path_factory.mktemp("artifacts-default")))\n',

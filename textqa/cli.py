@@ -37,7 +37,37 @@ def _trainer(name):
     return importlib.import_module(TRAINERS[name])
 
 
+def _stop_workers_on_exit():
+    """Training in joblib/loky worker processes: SIGTERM (like Ctrl-C) unwinds the trainer as an
+    exception, so the artifact's temporary folder is removed and the workers are shut down now,
+    instead of staying orphaned until loky's idle timeout (300 s)."""
+    import signal
+
+    def _terminate(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    signal.signal(signal.SIGTERM, _terminate)
+
+
+def _shutdown_worker_pools() -> None:
+    try:
+        from joblib.externals.loky import get_reusable_executor
+        get_reusable_executor().shutdown(wait=True, kill_workers=True)
+    except Exception:           # never let cleanup hide the training's own outcome
+        pass
+
+
 def cmd_train(args) -> int:
+    _stop_workers_on_exit()
+    try:
+        return _train(args)
+    except KeyboardInterrupt:
+        print(f"textqa: train {args.model}: interrupted; the previous artifact is unchanged", file=sys.stderr)
+        return 130
+    finally:
+        _shutdown_worker_pools()
+
+
+def _train(args) -> int:
     if args.model == "all":
         root = artifacts_dir(args.artifacts)
         status = 0

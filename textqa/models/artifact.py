@@ -60,7 +60,8 @@ def write_artifact(dest: str | os.PathLike, name: str, format_version: int, *, h
     """
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
+    recover_interrupted(dest)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-{os.getpid()}-", dir=dest.parent))
     os.chmod(tmp, 0o755)                # mkdtemp makes it private; the service may run as another user
     try:
         yield tmp
@@ -88,6 +89,35 @@ def write_artifact(dest: str | os.PathLike, name: str, format_version: int, *, h
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:         # someone else's live process
+        return True
+    return True
+
+
+def recover_interrupted(dest: str | os.PathLike) -> list[Path]:
+    """Undo what a training killed with SIGKILL (or a power cut) left next to ``dest``: temporary
+    folders of writers that no longer run are removed, and a ``dest.previous`` whose swap was cut
+    between its two renames is put back as ``dest``.  Returns what was removed or restored."""
+    dest = Path(dest)
+    done = []
+    for tmp in dest.parent.glob(f".{dest.name}.tmp-*"):
+        parts = tmp.name[len(f".{dest.name}.tmp-"):].split("-", 1)
+        owner = int(parts[0]) if len(parts) == 2 and parts[0].isdigit() else None
+        if tmp.is_dir() and (owner is None or not _alive(owner)):
+            shutil.rmtree(tmp, ignore_errors=True)
+            done.append(tmp)
+    old = dest.with_name(dest.name + ".previous")
+    if old.is_dir() and not dest.exists():
+        os.rename(old, dest)
+        done.append(dest)
+    return done
 
 
 def _swap_into_place(tmp: Path, dest: Path) -> None:
