@@ -7,6 +7,21 @@ matplotlib.use("Agg")                     # files only: no display on servers or
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def _save(fig, path) -> None:
+    """Write the figure to a temporary file beside ``path`` and rename it into place: an error (a
+    full disk, a bad path, Ctrl-C) never leaves a partial PNG, and an existing file stays intact."""
+    import os
+    from pathlib import Path
+
+    path = Path(path)
+    tmp = path.with_name(f".{path.stem}.tmp-{os.getpid()}{path.suffix}")
+    try:
+        fig.savefig(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def reference_vs_estimate(names: list[str], reference: list[float], estimate: list[float],
                           intervals: list[tuple[float, float]], path, xlabel: str = "official F",
                           ylabel: str = "Nuggeteer F", title: str | None = None) -> int:
@@ -31,7 +46,7 @@ def reference_vs_estimate(names: list[str], reference: list[float], estimate: li
         for n, x, y in zip(names, reference, estimate):
             ax.annotate(n, (x, y), fontsize=6, xytext=(3, 3), textcoords="offset points")
     fig.tight_layout()
-    fig.savefig(path)
+    _save(fig, path)
     plt.close(fig)
     return outside
 
@@ -57,7 +72,7 @@ def metric_vs_human(groups: dict, path, xlabel: str = "BLANC", ylabel: str = "hu
     for ax in axes.ravel()[n:]:
         ax.axis("off")
     fig.tight_layout()
-    fig.savefig(path)
+    _save(fig, path)
     plt.close(fig)
 
 
@@ -76,5 +91,5 @@ def roc_curves(curves: dict, path, title: str = "") -> None:
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
-    fig.savefig(path)
+    _save(fig, path)
     plt.close(fig)
