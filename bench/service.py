@@ -128,12 +128,14 @@ def largest_requests(base: str) -> list[tuple[str, float, int]]:
              "who said that the city would host the games").split()
     text = " ".join(words[i % len(words)] for i in range(19_999))
     hyp = " ".join(words[i % len(words)] for i in range(999))
-    doc = " ".join(["Three day history of cough. No focal pneumonia."] * 60)
+    doc = " ".join(["Three day history of cough. No focal pneumonia."] * 34)     # 272 tokens; 1.7 MB in all
     cases = [
         ("truecase: one text of 19,999 tokens", "/v1/truecase", {"text": text}),
         ("BLANC: 2 pairs x 999 x 1,000 tokens (about 2,000,000 ACS cells, the budget)", "/v1/blanc/score",
          {"pairs": [{"hypothesis": hyp, "references": [hyp + " again"]}] * 2}),
-        ("ICD-9: 1,000 documents of 420 tokens", "/v1/icd9/code",
+        ("BLANC worst case: the same, every token identical (every cell a match)", "/v1/blanc/score",
+         {"pairs": [{"hypothesis": "w " * 999, "references": ["w " * 1000]}] * 2}),
+        ("ICD-9: 1,000 documents of 272 tokens (1.7 MB body)", "/v1/icd9/code",
          {"documents": [{"id": str(i), "text": doc} for i in range(1000)]}),
         ("QA: a 198-token question", "/v1/qa/answer",
          {"question": " ".join(["Who is the author of the book The Iron Lady and"] * 18)}),

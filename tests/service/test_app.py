@@ -237,6 +237,13 @@ def test_request_budget_bounds_the_work_of_a_whole_request(truecaser_artifact):
     assert time.perf_counter() - t0 < 5                   # refused up front, not after seconds of ACS
     assert c.post("/v1/blanc/score", json={"pairs": [{"hypothesis": "x " * 100, "references": ["x " * 100]}]}
                   ).status_code == 200
+    # the largest single text the budget admits is answered whole (the decoder is linear in the text)
+    words = "the mayor of new york met the president in washington on monday .".split()
+    text = " ".join(words[i % len(words)] for i in range(19_999))
+    r = c.post("/v1/truecase", json={"text": text})
+    assert r.status_code == 200
+    out = r.get_json()["text"]
+    assert out.lower() == text and out.count("New York") > 1000           # 1,538 occurrences
 
 
 def test_icd9_request_budget(icd9_artifact):
