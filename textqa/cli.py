@@ -115,13 +115,10 @@ def cmd_truecase(args) -> int:
     out = sys.stdout.buffer
     batch: list[str] = []
 
+    from textqa.batch_cmd import truecase_lines
+
     def flush():
-        bodies = [l.rstrip("\r\n") for l in batch]
-        ends = [l[len(b):] for l, b in zip(batch, bodies)]
-        cased = service.truecase_tokenized(bodies, args.baseline) if args.tokenized else \
-            service.truecase_texts(bodies, args.baseline)
-        for c, e in zip(cased, ends):
-            out.write((c + e).encode("utf-8", errors="surrogateescape"))
+        out.write(truecase_lines(service, batch, args.tokenized, args.baseline))   # what 'textqa batch' writes too
         out.flush()
         batch.clear()
 
@@ -225,6 +222,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     from textqa import qa_cmd
     qa_cmd.register(sub)
+
+    from textqa import batch_cmd
+    bp = sub.add_parser("batch", help=batch_cmd.HELP, description=batch_cmd.__doc__,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    batch_cmd.add_arguments(bp)
+    bp.set_defaults(func=batch_cmd.run)
 
     sv = sub.add_parser("serve", help="serve the models over HTTP with gunicorn",
                         description="Run the Flask service under gunicorn (production WSGI server).")

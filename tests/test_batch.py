@@ -1,0 +1,139 @@
+"""``textqa batch`` on real Dask clusters: byte-identical to the single-process commands, resumable,
+and unaffected by a worker killed mid-run (issue 12)."""
+import gzip
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data"
+
+
+def textqa(*args, stdin=None, check=True):
+    r = subprocess.run([sys.executable, "-m", "textqa.cli", *map(str, args)], cwd=ROOT, input=stdin,
+                       capture_output=True, timeout=600)
+    if check:
+        assert r.returncode == 0, r.stderr.decode()[-3000:]
+    return r
+
+
+@pytest.fixture(scope="module")
+def tokenized_lines(tmp_path_factory) -> Path:
+    """2,000 real tokenized lowercase lines (the bundled truecaser validation input)."""
+    path = tmp_path_factory.mktemp("batch") / "lines.txt"
+    with gzip.open(DATA / "truecase" / "val_input.txt.gz", "rt", encoding="utf-8") as f:
+        path.write_text("".join(line for _, line in zip(range(2000), f)), encoding="utf-8")
+    return path
+
+
+def test_truecase_is_byte_identical(truecaser_artifact, tokenized_lines, tmp_path):
+    model = truecaser_artifact / "truecaser"
+    single = textqa("truecase", "--tokenized", "--model", model, stdin=tokenized_lines.read_bytes()).stdout
+    out = tmp_path / "out.txt"
+    r = textqa("batch", "truecase", tokenized_lines, out, "--tokenized", "--model", model,
+               "--partition-size", 300, "--workers", 2)
+    assert out.read_bytes() == single and "7 partition(s) (0 reused" in r.stderr.decode()
+    assert not (tmp_path / "out.txt.parts").exists()
+
+
+def test_resume_reuses_finished_partitions(truecaser_artifact, tokenized_lines, tmp_path):
+    model = truecaser_artifact / "truecaser"
+    out = tmp_path / "out.txt"
+    args = ["batch", "truecase", tokenized_lines, out, "--tokenized", "--model", model, "--partition-size", 500,
+            "--workers", 1]
+    proc = subprocess.Popen([sys.executable, "-m", "textqa.cli", *map(str, args)], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    parts = tmp_path / "out.txt.parts"
+    deadline = time.time() + 300
+    while time.time() < deadline and len(list(parts.glob("*.out"))) < 2 and proc.poll() is None:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)          # the client and its LocalCluster, mid-run
+    proc.wait()
+    done = len(list(parts.glob("*.out")))
+    assert 1 <= done < 4 and not out.exists()
+    r = textqa(*args)
+    assert f"({done} reused from an earlier run)" in r.stderr.decode()
+    single = textqa("truecase", "--tokenized", "--model", model, stdin=tokenized_lines.read_bytes()).stdout
+    assert out.read_bytes() == single
+
+
+def test_icd9_is_byte_identical_and_bad_input_names_file_and_line(icd9_artifact, icd9_split, tmp_path):
+    model = icd9_artifact / "icd9"
+    src = icd9_split / "heldout.jsonl"
+    gz = tmp_path / "records.jsonl.gz"
+    gz.write_bytes(gzip.compress(src.read_bytes()))
+    single = textqa("icd9", "code", "--jsonl", src, "--all-scores", "--classifier", "brr", "--model", model).stdout
+    out = tmp_path / "codes.jsonl"
+    textqa("batch", "icd9", gz, out, "--all-scores", "--classifier", "brr", "--model", model,
+           "--partition-size", 50, "--workers", 2)
+    assert out.read_bytes() == single and len(single.splitlines()) == 196
+    lines = src.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join(lines[:120] + [json.dumps(first)] + lines[120:]) + "\n", encoding="utf-8")
+    r = textqa("batch", "icd9", bad, tmp_path / "bad.out", "--model", model, "--partition-size", 50,
+               "--workers", 2, check=False)
+    single = textqa("icd9", "code", "--jsonl", bad, "--model", model, check=False)
+    assert r.returncode == single.returncode == 2
+    assert r.stderr.decode().strip().splitlines()[-1] == single.stderr.decode().strip() == \
+        f"textqa: error: {bad}:121: id {first['id']!r} given twice"
+    assert not (tmp_path / "bad.out").exists() and not (tmp_path / "bad.out.parts").exists()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_external_cluster_survives_a_killed_worker(truecaser_artifact, tokenized_lines, tmp_path):
+    """`dask scheduler` + two `dask worker` processes on loopback; one worker is killed mid-run."""
+    bindir = Path(sys.executable).parent
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    logs = []
+
+    def spawn(*cmd):
+        log = open(tmp_path / f"dask-{len(logs)}.log", "wb")
+        logs.append(log)
+        return subprocess.Popen([str(bindir / "dask"), *cmd], stdout=log, stderr=subprocess.STDOUT,
+                                cwd=ROOT, start_new_session=True)
+    scheduler = spawn("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard")
+    workers = [spawn("worker", address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard") for _ in range(2)]
+    try:
+        from distributed import Client
+        with Client(address, timeout="60s") as c:
+            c.wait_for_workers(2, timeout=120)
+        model = truecaser_artifact / "truecaser"
+        out = tmp_path / "out.txt"
+        proc = subprocess.Popen([sys.executable, "-m", "textqa.cli", "batch", "truecase", str(tokenized_lines),
+                                 str(out), "--tokenized", "--model", str(model), "--partition-size", "100",
+                                 "--scheduler", address], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        parts = tmp_path / "out.txt.parts"
+        deadline = time.time() + 300
+        while time.time() < deadline and len(list(parts.glob("*.out"))) < 3 and proc.poll() is None:
+            time.sleep(0.05)
+        assert proc.poll() is None, "finished before a worker could be killed"
+        os.killpg(workers[0].pid, signal.SIGKILL)             # the nanny and its worker process
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err.decode()[-3000:]
+        single = textqa("truecase", "--tokenized", "--model", model, stdin=tokenized_lines.read_bytes()).stdout
+        assert out.read_bytes() == single
+    finally:
+        for p in [*workers, scheduler]:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGTERM)
+        for p in [*workers, scheduler]:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+        for log in logs:
+            log.close()

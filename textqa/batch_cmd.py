@@ -1,0 +1,226 @@
+"""``textqa batch MODEL INPUT OUTPUT``: batch inference on a Dask cluster, byte-identical to the
+single-process command.
+
+The client streams INPUT (``.gz`` too) in partitions of ``--partition-size`` lines, never holding
+more than a bounded window of them; each partition is a Dask task that a worker runs with a model
+it loaded once (a per-process cache keyed by the artifact's id); finished partitions are written
+atomically to ``OUTPUT.parts/`` under a name carrying a checksum of their input and of the job's
+settings, so re-running the same command after an interruption reuses them; the final OUTPUT is
+assembled in input order and renamed into place. A worker that dies mid-run has its tasks
+rescheduled by Dask; the output is the same.
+
+The workers read the artifact folder from their own file system: on several machines it must be on
+a shared file system at the same path (or copied to that path on every machine beforehand).
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from textqa.evaluation.io import EvalInputError
+
+HELP = "run a model over a large file on a Dask cluster (same output as the single-process command)"
+KINDS = ("truecase", "icd9")
+
+_MODELS: dict = {}          # per worker process: (kind, folder, artifact id) -> loaded model
+
+
+def _load(kind: str, folder: str, artifact_id: str):
+    key = (kind, folder, artifact_id)
+    if key not in _MODELS:
+        if kind == "truecase":
+            from textqa.models.truecaser.service_api import TruecaserService
+            _MODELS[key] = TruecaserService.load(folder)
+        else:
+            from textqa.models.icd9.store import load_coder
+            _MODELS[key] = load_coder(folder)
+    return _MODELS[key]
+
+
+def truecase_lines(service, lines: list[str], tokenized: bool, baseline: bool) -> bytes:
+    """What ``textqa truecase`` writes for ``lines`` (each with its own line end)."""
+    bodies = [l.rstrip("\r\n") for l in lines]
+    ends = [l[len(b):] for l, b in zip(lines, bodies)]
+    cased = service.truecase_tokenized(bodies, baseline) if tokenized else service.truecase_texts(bodies, baseline)
+    return "".join(c + e for c, e in zip(cased, ends)).encode("utf-8", errors="surrogateescape")
+
+
+def run_partition(kind: str, folder: str, artifact_id: str, options: dict, label: str, first_line: int,
+                  data: bytes):
+    """One partition on a worker: (output bytes, [(line, id), ...] for ICD-9 records)."""
+    model = _load(kind, folder, artifact_id)
+    if kind == "truecase":
+        lines = data.decode("utf-8", errors="surrogateescape").splitlines(keepends=True)
+        out = []
+        for i in range(0, len(lines), 256):         # the CLI's --batch-size: same results, bounded memory
+            out.append(truecase_lines(model, lines[i:i + 256], options["tokenized"], options["baseline"]))
+        return b"".join(out), []
+    from textqa.models.icd9.records import RecordError, parse_jsonl_line
+    try:
+        lines = data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as e:
+        line = first_line + data[:e.start].count(b"\n")
+        raise EvalInputError(f"{label}:{line}: not valid UTF-8") from None
+    records, ids = [], []
+    try:
+        for n, line in enumerate(lines, start=first_line):
+            if line.strip():
+                r = parse_jsonl_line(line, f"{label}:{n}")
+                records.append(r)
+                ids.append((n, r.id))
+    except RecordError as e:
+        raise EvalInputError(str(e)) from None
+    items = model.code(records, options["classifier"], options["all_scores"]) if records else []
+    return "".join(json.dumps(item) + "\n" for item in items).encode("utf-8"), ids
+
+
+def _atomic_write(target: Path, data: bytes) -> None:
+    tmp = target.with_name(target.name + f".tmp-{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, target)
+
+
+def _partitions(path: Path, size: int):
+    """(index, first line number, bytes) of consecutive ``size``-line partitions of ``path``."""
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        buf, first, index = [], 1, 0
+        for n, line in enumerate(f, start=1):
+            buf.append(line)
+            if len(buf) == size:
+                yield index, first, b"".join(buf)
+                buf, first, index = [], n + 1, index + 1
+        if buf:
+            yield index, first, b"".join(buf)
+
+
+def add_arguments(p) -> None:
+    p.add_argument("kind", choices=KINDS, metavar="MODEL", help="truecase or icd9")
+    p.add_argument("input", type=Path, metavar="INPUT",
+                   help="text lines (truecase) or JSONL records (icd9); .gz allowed")
+    p.add_argument("output", type=Path, metavar="OUTPUT", help="written atomically when every partition is done")
+    p.add_argument("--scheduler", default="local",
+                   help="'local' (default): a LocalCluster on this machine; or a running scheduler's address, "
+                        "e.g. tcp://127.0.0.1:8786")
+    p.add_argument("--workers", type=int, default=None, help="LocalCluster worker processes (default: the cores)")
+    p.add_argument("--partition-size", type=int, default=10000, help="lines per task (default 10,000)")
+    p.add_argument("--model", type=Path, default=None, help="artifact folder (default: <artifacts>/MODEL)")
+    p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: $TEXTQA_ARTIFACTS "
+                                                                "or ./artifacts)")
+    g = p.add_argument_group("truecase (as 'textqa truecase')")
+    g.add_argument("--tokenized", action="store_true", help="input is whitespace-tokenized (PTB style)")
+    g.add_argument("--baseline", action="store_true", help="unigram most-frequent-casing baseline")
+    g = p.add_argument_group("icd9 (as 'textqa icd9 code')")
+    g.add_argument("--classifier", default="svm", choices=["svm", "brr"], help="svm (default) or brr")
+    g.add_argument("--all-scores", action="store_true", help="add every code's margin over its threshold")
+
+
+def _client(args):
+    from distributed import Client, LocalCluster
+    if args.scheduler == "local":
+        n = args.workers or os.cpu_count() or 1
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
+        return Client(cluster), cluster
+    return Client(args.scheduler, timeout="20s"), None
+
+
+def run(args) -> int:
+    from textqa.models.artifact import ArtifactError, load_manifest
+    from textqa.paths import artifacts_dir
+
+    if args.partition_size < 1:
+        raise EvalInputError("--partition-size must be at least 1")
+    if not args.input.is_file():
+        raise EvalInputError(f"{args.input}: no such file")
+    name = "truecaser" if args.kind == "truecase" else "icd9"
+    folder = (args.model or artifacts_dir(args.artifacts) / name).resolve()
+    try:
+        manifest = load_manifest(folder, expect_name=name)
+    except ArtifactError as e:
+        raise EvalInputError(str(e)) from e
+    artifact_id = hashlib.sha256(json.dumps(manifest.get("files", {}), sort_keys=True).encode()).hexdigest()[:16]
+    options = {"tokenized": args.tokenized, "baseline": args.baseline} if args.kind == "truecase" else \
+        {"classifier": args.classifier, "all_scores": args.all_scores}
+    signature = json.dumps([args.kind, artifact_id, options], sort_keys=True).encode()
+    parts = args.output.with_name(args.output.name + ".parts")
+    parts.mkdir(parents=True, exist_ok=True)
+    label = str(args.input)
+
+    from distributed import as_completed
+    from tqdm import tqdm
+
+    client, cluster = _client(args)
+    try:
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        if client.dashboard_link and args.scheduler != "local":
+            print(f"textqa batch: dashboard {client.dashboard_link}", file=sys.stderr)
+        names, ids, pending = [], [], as_completed()
+        reused = 0
+        bar = tqdm(desc=f"batch {args.kind}", unit="partition", file=sys.stderr)
+        window = 2 * workers
+
+        targets = {}
+
+        def collect(future):
+            data, part_ids = future.result()
+            target = targets.pop(future.key)
+            if args.kind == "icd9":                 # first: a resumed run trusts an .out only with its .ids
+                _atomic_write(target.with_suffix(".ids"), json.dumps(part_ids).encode())
+            _atomic_write(target, data)
+            bar.update(1)
+
+        for index, first, data in _partitions(args.input, args.partition_size):
+            digest = hashlib.sha256(signature + first.to_bytes(8, "little") + data).hexdigest()[:20]
+            target = parts / f"{index:08d}-{digest}.out"
+            names.append(target)
+            if target.exists() and (args.kind != "icd9" or target.with_suffix(".ids").exists()):   # resumed
+                reused += 1
+                bar.update(1)
+                continue
+            future = client.submit(run_partition, args.kind, str(folder), artifact_id, options, label, first, data,
+                                   key=f"textqa-batch-{index}-{digest}", pure=False)
+            targets[future.key] = target
+            pending.add(future)
+            while pending.count() >= window:
+                collect(next(pending))
+        for future in pending:
+            collect(future)
+        bar.close()
+    except EvalInputError:              # bad input fails again on a re-run: nothing worth resuming
+        import shutil
+        shutil.rmtree(parts, ignore_errors=True)
+        raise
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+    if args.kind == "icd9":                          # ids given twice anywhere in the file: the CLI's error
+        seen = {}
+        for target in names:
+            for n, rid in json.loads(target.with_suffix(".ids").read_text()):
+                if rid in seen:
+                    import shutil
+                    shutil.rmtree(parts, ignore_errors=True)
+                    raise EvalInputError(f"{label}:{n}: id {rid!r} given twice")
+                seen[rid] = n
+        if not seen:
+            raise EvalInputError(f"{label}: no records")
+    tmp = args.output.with_name(f".{args.output.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as out:
+            for target in names:
+                out.write(target.read_bytes())
+        os.replace(tmp, args.output)
+    finally:
+        tmp.unlink(missing_ok=True)
+    for f in parts.iterdir():
+        f.unlink()
+    parts.rmdir()
+    print(f"textqa batch: {len(names)} partition(s) ({reused} reused from an earlier run) -> {args.output}",
+          file=sys.stderr)
+    return 0
