@@ -24,7 +24,8 @@ from pathlib import Path
 from textqa.evaluation.io import EvalInputError
 
 HELP = "run a model over a large file on a Dask cluster (same output as the single-process command)"
-KINDS = ("truecase", "icd9")
+KINDS = ("truecase", "icd9", "qa")
+ARTIFACT = {"truecase": "truecaser", "icd9": "icd9", "qa": "qa"}
 
 _MODELS: dict = {}          # per worker process: (kind, folder, artifact id) -> loaded model
 
@@ -35,9 +36,12 @@ def _load(kind: str, folder: str, artifact_id: str):
         if kind == "truecase":
             from textqa.models.truecaser.service_api import TruecaserService
             _MODELS[key] = TruecaserService.load(folder)
-        else:
+        elif kind == "icd9":
             from textqa.models.icd9.store import load_coder
             _MODELS[key] = load_coder(folder)
+        else:
+            from textqa.models.qa.store import load_qa
+            _MODELS[key] = load_qa(folder)
     return _MODELS[key]
 
 
@@ -59,12 +63,23 @@ def run_partition(kind: str, folder: str, artifact_id: str, options: dict, label
         for i in range(0, len(lines), 256):         # the CLI's --batch-size: same results, bounded memory
             out.append(truecase_lines(model, lines[i:i + 256], options["tokenized"], options["baseline"]))
         return b"".join(out), []
-    from textqa.models.icd9.records import RecordError, parse_jsonl_line
     try:
         lines = data.decode("utf-8").splitlines()
-    except UnicodeDecodeError as e:
-        line = first_line + data[:e.start].count(b"\n")
-        raise EvalInputError(f"{label}:{line}: not valid UTF-8") from None
+    except UnicodeDecodeError as e:               # numbered as evaluation.io.decode does: by newlines
+        line = options["_newline_first"] + data[:e.start].count(b"\n")
+        raise EvalInputError(f"{label}:{line}: not valid UTF-8 (byte offset {options['_byte_offset'] + e.start})"
+                             ) from None
+    if kind == "qa":
+        from textqa.models.artifact import ArtifactError
+        from textqa.qa_cmd import read_questions
+        questions = read_questions(lines, label, first_line)
+        try:
+            results = model.answer([q for _, q in questions], options["top_k"]) if questions else []
+        except ArtifactError as e:
+            raise EvalInputError(str(e)) from e
+        return "".join(json.dumps({"id": qid, **res}) + "\n" for (qid, _), res in zip(questions, results)
+                       ).encode("utf-8"), []
+    from textqa.models.icd9.records import RecordError, parse_jsonl_line
     records, ids = [], []
     try:
         for n, line in enumerate(lines, start=first_line):
@@ -85,23 +100,28 @@ def _atomic_write(target: Path, data: bytes) -> None:
 
 
 def _partitions(path: Path, size: int):
-    """(index, first line number, bytes) of consecutive ``size``-line partitions of ``path``."""
+    """(index, first line number, byte offset, bytes) of consecutive partitions of ``size`` newline-ended lines of
+    ``path``.  Line numbers count as the single-process commands do (``str.splitlines``: a lone CR,
+    U+2028 and the like end a line too), so errors name the same line."""
     opener = gzip.open if path.name.endswith(".gz") else open
     with opener(path, "rb") as f:
-        buf, first, index = [], 1, 0
-        for n, line in enumerate(f, start=1):
+        buf, first, index, offset = [], 1, 0, 0
+        for line in f:
             buf.append(line)
             if len(buf) == size:
-                yield index, first, b"".join(buf)
-                buf, first, index = [], n + 1, index + 1
+                data = b"".join(buf)
+                yield index, first, offset, data
+                first += len(data.decode("utf-8", errors="surrogateescape").splitlines())
+                buf, index, offset = [], index + 1, offset + len(data)
         if buf:
-            yield index, first, b"".join(buf)
+            yield index, first, offset, b"".join(buf)
 
 
 def add_arguments(p) -> None:
-    p.add_argument("kind", choices=KINDS, metavar="MODEL", help="truecase or icd9")
+    p.add_argument("kind", choices=KINDS, metavar="MODEL", help="truecase, icd9 or qa")
     p.add_argument("input", type=Path, metavar="INPUT",
-                   help="text lines (truecase) or JSONL records (icd9); .gz allowed")
+                   help="text lines (truecase), JSONL records (icd9), questions one a line or JSONL (qa); "
+                        ".gz allowed")
     p.add_argument("output", type=Path, metavar="OUTPUT", help="written atomically when every partition is done")
     p.add_argument("--scheduler", default="local",
                    help="'local' (default): a LocalCluster on this machine; or a running scheduler's address, "
@@ -117,13 +137,17 @@ def add_arguments(p) -> None:
     g = p.add_argument_group("icd9 (as 'textqa icd9 code')")
     g.add_argument("--classifier", default="svm", choices=["svm", "brr"], help="svm (default) or brr")
     g.add_argument("--all-scores", action="store_true", help="add every code's margin over its threshold")
+    g = p.add_argument_group("qa (as 'textqa qa answer')")
+    g.add_argument("--top-k", type=int, default=5, help="answers per question (default 5)")
 
 
 def _client(args):
     from distributed import Client, LocalCluster
     if args.scheduler == "local":
         n = args.workers or os.cpu_count() or 1
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
+        import logging
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                               silence_logs=logging.CRITICAL)     # a task's error is reported once, by us
         return Client(cluster), cluster
     return Client(args.scheduler, timeout="20s"), None
 
@@ -136,15 +160,18 @@ def run(args) -> int:
         raise EvalInputError("--partition-size must be at least 1")
     if not args.input.is_file():
         raise EvalInputError(f"{args.input}: no such file")
-    name = "truecaser" if args.kind == "truecase" else "icd9"
+    name = ARTIFACT[args.kind]
+    if args.kind == "qa" and not 1 <= args.top_k <= 100:
+        raise EvalInputError("--top-k must be between 1 and 100")
     folder = (args.model or artifacts_dir(args.artifacts) / name).resolve()
     try:
         manifest = load_manifest(folder, expect_name=name)
     except ArtifactError as e:
         raise EvalInputError(str(e)) from e
     artifact_id = hashlib.sha256(json.dumps(manifest.get("files", {}), sort_keys=True).encode()).hexdigest()[:16]
-    options = {"tokenized": args.tokenized, "baseline": args.baseline} if args.kind == "truecase" else \
-        {"classifier": args.classifier, "all_scores": args.all_scores}
+    options = {"truecase": {"tokenized": args.tokenized, "baseline": args.baseline},
+               "icd9": {"classifier": args.classifier, "all_scores": args.all_scores},
+               "qa": {"top_k": args.top_k}}[args.kind]
     signature = json.dumps([args.kind, artifact_id, options], sort_keys=True).encode()
     parts = args.output.with_name(args.output.name + ".parts")
     parts.mkdir(parents=True, exist_ok=True)
@@ -154,6 +181,7 @@ def run(args) -> int:
     from tqdm import tqdm
 
     client, cluster = _client(args)
+    bar = None
     try:
         workers = max(1, len(client.scheduler_info().get("workers", {})))
         if client.dashboard_link and args.scheduler != "local":
@@ -173,7 +201,7 @@ def run(args) -> int:
             _atomic_write(target, data)
             bar.update(1)
 
-        for index, first, data in _partitions(args.input, args.partition_size):
+        for index, first, offset, data in _partitions(args.input, args.partition_size):
             digest = hashlib.sha256(signature + first.to_bytes(8, "little") + data).hexdigest()[:20]
             target = parts / f"{index:08d}-{digest}.out"
             names.append(target)
@@ -181,7 +209,8 @@ def run(args) -> int:
                 reused += 1
                 bar.update(1)
                 continue
-            future = client.submit(run_partition, args.kind, str(folder), artifact_id, options, label, first, data,
+            where = {**options, "_newline_first": index * args.partition_size + 1, "_byte_offset": offset}
+            future = client.submit(run_partition, args.kind, str(folder), artifact_id, where, label, first, data,
                                    key=f"textqa-batch-{index}-{digest}", pure=False)
             targets[future.key] = target
             pending.add(future)
@@ -189,12 +218,13 @@ def run(args) -> int:
                 collect(next(pending))
         for future in pending:
             collect(future)
-        bar.close()
     except EvalInputError:              # bad input fails again on a re-run: nothing worth resuming
         import shutil
         shutil.rmtree(parts, ignore_errors=True)
         raise
     finally:
+        if bar is not None:
+            bar.close()
         client.close()
         if cluster is not None:
             cluster.close()

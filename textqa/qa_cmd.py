@@ -55,11 +55,12 @@ def run_select(args) -> int:
     return 0
 
 
-def read_questions(lines: list[str], name: str = "<stdin>") -> list[tuple[str, str]]:
-    """(id, question) from plain lines (id = line number) or JSONL {"id", "question"} lines."""
+def read_questions(lines: list[str], name: str = "<stdin>", first: int = 1) -> list[tuple[str, str]]:
+    """(id, question) from plain lines (id = line number) or JSONL {"id", "question"} lines; ``first``
+    is the number of the first line (a partition of a larger file)."""
     import json
     out = []
-    for i, line in enumerate(lines, start=1):
+    for i, line in enumerate(lines, start=first):
         where = f"{name}:{i}"
         if line.lstrip().startswith("{"):
             try:

@@ -248,9 +248,11 @@ class InstanceQA:
     # ------------------------------------------------------------------ answering
     def answer(self, doc, index, top_k: int = 5, uiuc: dict | None = None) -> dict:
         kws = keywords(doc)
-        frames = [f for f in FrameClusters.frames_of(doc) if f in self.cluster_models_]
+        # sorted: a set's order depends on the process's string hashing, and the clusters' order shows in
+        # the output (and in the float sums): the same question must give the same bytes in every process
+        frames = [f for f in sorted(FrameClusters.frames_of(doc)) if f in self.cluster_models_]
         models = [self.cluster_models_[f] for f in frames if self.cluster_models_[f].svm is not None]
-        models = sorted(models, key=lambda m: (-m.confidence, len(m.members)))[: self.max_clusters]
+        models = sorted(models, key=lambda m: (-m.confidence, len(m.members), m.frame))[: self.max_clusters]
         models.append(self.global_)
         sents = self.retrieve(index, kws)
         if self.query_content:                      # the matched clusters' expanded queries (4.2)

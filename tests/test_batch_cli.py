@@ -87,6 +87,27 @@ def test_icd9_is_byte_identical_and_bad_input_names_file_and_line(icd9_artifact,
     assert not (tmp_path / "bad.out").exists() and not (tmp_path / "bad.out.parts").exists()
 
 
+def test_qa_is_byte_identical(qa_artifact, tmp_path):
+    """Questions as plain lines and as JSONL, in partitions of 2 over 2 workers: the same bytes as
+    'textqa qa answer' (which needs the clusters in a fixed order: a set's order varies by process)."""
+    questions = ["Who wrote The Iron Lady?", "When was the Eiffel Tower built?",
+                 json.dumps({"id": "q7", "question": "What is the capital of Mongolia?"}),
+                 "Who invented the telephone?", "How tall is Mount Everest?"]
+    src = tmp_path / "questions.txt"
+    src.write_text("\n".join(questions) + "\n", encoding="utf-8")
+    model = qa_artifact / "qa"
+    single = textqa("qa", "answer", "--top-k", 3, "--model", model, stdin=src.read_bytes()).stdout
+    out = tmp_path / "answers.jsonl"
+    textqa("batch", "qa", src, out, "--top-k", 3, "--model", model, "--partition-size", 2, "--workers", 2)
+    assert out.read_bytes() == single and [json.loads(l)["id"] for l in single.splitlines()] == \
+        ["1", "2", "q7", "4", "5"]
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"Who wrote it?\nWho \xff sang it?\n")
+    r = textqa("batch", "qa", bad, tmp_path / "bad.out", "--model", model, "--partition-size", 1, check=False)
+    assert r.returncode == 2 and r.stderr.decode().strip().splitlines()[-1].endswith(
+        f"textqa: error: {bad}:2: not valid UTF-8 (byte offset 18)") and not (tmp_path / "bad.out").exists()
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
