@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -33,6 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from textqa.service.live import LiveServer  # noqa: E402
+
 SHORT = {
     "/v1/truecase": {"text": "the president of the united states visited new york on monday ."},
     "/v1/blanc/score": {"pairs": [{"hypothesis": "The cat sat on a mat.", "references": ["The cat sat on the mat."]}]},
@@ -41,52 +41,14 @@ SHORT = {
 }
 
 
-class Server:
-    """``textqa serve --port 0`` in a new process group; its log in a file."""
-
-    def __init__(self, artifacts: Path, workers: int, preload: bool, log: Path):
-        cmd = [sys.executable, "-m", "textqa.cli", "serve", "--port", "0", "--workers", str(workers),
-               "--artifacts", str(artifacts)] + (["--preload"] if preload else [])
-        self.log = log
-        with open(log, "wb") as out:
-            self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        self.base = None
-
-    def wait_ready(self, deadline_s: float = 300) -> None:
-        import requests
-        deadline = time.time() + deadline_s
-        while True:
-            if self.base is None:
-                m = re.search(r"Listening at: http://127\.0\.0\.1:(\d+)", self.log.read_text(errors="replace"))
-                if m:
-                    self.base = f"http://127.0.0.1:{m.group(1)}"
-            if self.base:
-                try:
-                    if requests.get(self.base + "/readyz", timeout=5).status_code == 200:
-                        return
-                except requests.RequestException:
-                    pass
-            if self.proc.poll() is not None or time.time() > deadline:
-                raise SystemExit("bench: the server did not become ready:\n" + self.log.read_text()[-3000:])
-            time.sleep(0.5)
-
-    def workers(self):
-        import psutil
-        return psutil.Process(self.proc.pid).children()
+class Server(LiveServer):
+    """The shared live server, plus the memory of its workers."""
 
     def memory(self) -> dict:
         """Mean RSS, PSS and USS (MB) of the workers."""
-        infos = [w.memory_full_info() for w in self.workers()]
+        import psutil
+        infos = [w.memory_full_info() for w in psutil.Process(self.proc.pid).children()]
         return {k: sum(getattr(i, k) for i in infos) / len(infos) / 1e6 for k in ("rss", "pss", "uss")}
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
 
 
 def lua_for(requests_: list[tuple[str, dict | None]]) -> str:
@@ -166,9 +128,10 @@ def main(argv=None) -> int:
     rows, big, mem, soak = [], [], {}, {}
     try:
         for preload in (False, True):
-            server = Server(artifacts, 2, preload, scratch / f"serve-{preload}.log")
+            server = Server(artifacts, "--workers", "2", *(["--preload"] if preload else []),
+                            log=scratch / f"serve-{preload}.log")
             try:
-                server.wait_ready()
+                server.wait_ready(deadline_s=300)
                 print(f"bench: server up at {server.base} (preload={preload})", file=sys.stderr, flush=True)
                 wrk(server.base, [(path, body) for path, body in SHORT.items()], 3, args.connections, scratch)  # warm
                 mem[preload] = server.memory()
@@ -187,8 +150,7 @@ def main(argv=None) -> int:
                 print(f"bench: soak for {args.soak_minutes} min", file=sys.stderr, flush=True)
                 soak["load"] = wrk(server.base, mixed, int(args.soak_minutes * 60), args.connections, scratch)
                 soak["after"] = server.memory()
-                log = server.log.read_text(errors="replace")
-                soak["tracebacks"] = log.count("Traceback")
+                soak["tracebacks"] = server.text().count("Traceback")
             finally:
                 server.stop()
     finally:

@@ -143,7 +143,7 @@ MUTANTS = [
      ["tests/test_training_faults.py::test_sigkill_while_writing_keeps_the_artifact_and_the_next_training_cleans_up"]),
     ("sigterm-not-handled", "textqa/cli.py", "    signal.signal(signal.SIGTERM, _terminate)\n", "    pass\n",
      ["tests/test_training_faults.py::test_sigterm_stops_the_worker_processes_and_keeps_the_artifact"]),
-    ("plot-written-in-place", "textqa/evaluation/plots.py", "        fig.savefig(tmp)\n        os.replace(tmp, path)\n",
+    ("plot-written-in-place", "textqa/evaluation/plots.py", "        fig.savefig(tmp)\n",
      "        fig.savefig(path)\n", ["tests/evaluation/test_plots_atomic.py"]),
     # isolation
     ("no-test-isolation", "tests/conftest.py",

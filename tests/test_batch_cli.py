@@ -52,11 +52,11 @@ def test_resume_reuses_finished_partitions(truecaser_artifact, tokenized_lines, 
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     parts = tmp_path / "out.txt.parts"
     deadline = time.time() + 300
-    while time.time() < deadline and len(list(parts.glob("*.out"))) < 2 and proc.poll() is None:
+    while time.time() < deadline and len(list(parts.glob("[0-9]*.out"))) < 2 and proc.poll() is None:
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)          # the client and its LocalCluster, mid-run
     proc.wait()
-    done = len(list(parts.glob("*.out")))
+    done = len(list(parts.glob("[0-9]*.out")))
     assert 1 <= done < 4 and not out.exists()
     r = textqa(*args)
     assert f"({done} reused from an earlier run)" in r.stderr.decode()
@@ -139,7 +139,7 @@ def test_external_cluster_survives_a_killed_worker(truecaser_artifact, tokenized
                                  "--scheduler", address], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         parts = tmp_path / "out.txt.parts"
         deadline = time.time() + 300
-        while time.time() < deadline and len(list(parts.glob("*.out"))) < 3 and proc.poll() is None:
+        while time.time() < deadline and len(list(parts.glob("[0-9]*.out"))) < 3 and proc.poll() is None:
             time.sleep(0.05)
         assert proc.poll() is None, "finished before a worker could be killed"
         os.killpg(workers[0].pid, signal.SIGKILL)             # the nanny and its worker process

@@ -21,7 +21,7 @@ import os
 import sys
 from pathlib import Path
 
-from textqa.evaluation.io import EvalInputError
+from textqa.evaluation.io import EvalInputError, replaced_whole
 
 HELP = "run a model over a large file on a Dask cluster (same output as the single-process command)"
 KINDS = ("truecase", "icd9", "qa")
@@ -30,8 +30,8 @@ ARTIFACT = {"truecase": "truecaser", "icd9": "icd9", "qa": "qa"}
 _MODELS: dict = {}          # per worker process: (kind, folder, artifact id) -> loaded model
 
 
-def _load(kind: str, folder: str, artifact_id: str):
-    key = (kind, folder, artifact_id)
+def _load(kind: str, folder: str, model_id: str):
+    key = (kind, folder, model_id)
     if key not in _MODELS:
         if kind == "truecase":
             from textqa.models.truecaser.service_api import TruecaserService
@@ -53,10 +53,12 @@ def truecase_lines(service, lines: list[str], tokenized: bool, baseline: bool) -
     return "".join(c + e for c, e in zip(cased, ends)).encode("utf-8", errors="surrogateescape")
 
 
-def run_partition(kind: str, folder: str, artifact_id: str, options: dict, label: str, first_line: int,
-                  data: bytes):
-    """One partition on a worker: (output bytes, [(line, id), ...] for ICD-9 records)."""
-    model = _load(kind, folder, artifact_id)
+def run_partition(kind: str, folder: str, model_id: str, options: dict, label: str, first_line: int,
+                  newline_first: int, byte_offset: int, data: bytes):
+    """One partition on a worker: (output bytes, [(line, id), ...] for ICD-9 records).  Its first line
+    is line ``first_line`` of the file as ``str.splitlines`` counts (the commands' record numbers),
+    ``newline_first`` as newlines count (their UTF-8 error messages), at byte ``byte_offset``."""
+    model = _load(kind, folder, model_id)
     if kind == "truecase":
         lines = data.decode("utf-8", errors="surrogateescape").splitlines(keepends=True)
         out = []
@@ -66,9 +68,8 @@ def run_partition(kind: str, folder: str, artifact_id: str, options: dict, label
     try:
         lines = data.decode("utf-8").splitlines()
     except UnicodeDecodeError as e:               # numbered as evaluation.io.decode does: by newlines
-        line = options["_newline_first"] + data[:e.start].count(b"\n")
-        raise EvalInputError(f"{label}:{line}: not valid UTF-8 (byte offset {options['_byte_offset'] + e.start})"
-                             ) from None
+        line = newline_first + data[:e.start].count(b"\n")
+        raise EvalInputError(f"{label}:{line}: not valid UTF-8 (byte offset {byte_offset + e.start})") from None
     if kind == "qa":
         from textqa.models.artifact import ArtifactError
         from textqa.qa_cmd import read_questions
@@ -91,12 +92,6 @@ def run_partition(kind: str, folder: str, artifact_id: str, options: dict, label
         raise EvalInputError(str(e)) from None
     items = model.code(records, options["classifier"], options["all_scores"]) if records else []
     return "".join(json.dumps(item) + "\n" for item in items).encode("utf-8"), ids
-
-
-def _atomic_write(target: Path, data: bytes) -> None:
-    tmp = target.with_name(target.name + f".tmp-{os.getpid()}")
-    tmp.write_bytes(data)
-    os.replace(tmp, target)
 
 
 def _partitions(path: Path, size: int):
@@ -153,7 +148,7 @@ def _client(args):
 
 
 def run(args) -> int:
-    from textqa.models.artifact import ArtifactError, load_manifest
+    from textqa.models.artifact import ArtifactError, artifact_id, load_manifest
     from textqa.paths import artifacts_dir
 
     if args.partition_size < 1:
@@ -168,11 +163,11 @@ def run(args) -> int:
         manifest = load_manifest(folder, expect_name=name)
     except ArtifactError as e:
         raise EvalInputError(str(e)) from e
-    artifact_id = hashlib.sha256(json.dumps(manifest.get("files", {}), sort_keys=True).encode()).hexdigest()[:16]
+    model_id = artifact_id(manifest)
     options = {"truecase": {"tokenized": args.tokenized, "baseline": args.baseline},
                "icd9": {"classifier": args.classifier, "all_scores": args.all_scores},
                "qa": {"top_k": args.top_k}}[args.kind]
-    signature = json.dumps([args.kind, artifact_id, options], sort_keys=True).encode()
+    signature = json.dumps([args.kind, model_id, options], sort_keys=True).encode()
     parts = args.output.with_name(args.output.name + ".parts")
     parts.mkdir(parents=True, exist_ok=True)
     label = str(args.input)
@@ -186,7 +181,7 @@ def run(args) -> int:
         workers = max(1, len(client.scheduler_info().get("workers", {})))
         if client.dashboard_link and args.scheduler != "local":
             print(f"textqa batch: dashboard {client.dashboard_link}", file=sys.stderr)
-        names, ids, pending = [], [], as_completed()
+        names, pending = [], as_completed()
         reused = 0
         bar = tqdm(desc=f"batch {args.kind}", unit="partition", file=sys.stderr)
         window = 2 * workers
@@ -197,8 +192,10 @@ def run(args) -> int:
             data, part_ids = future.result()
             target = targets.pop(future.key)
             if args.kind == "icd9":                 # first: a resumed run trusts an .out only with its .ids
-                _atomic_write(target.with_suffix(".ids"), json.dumps(part_ids).encode())
-            _atomic_write(target, data)
+                with replaced_whole(target.with_suffix(".ids")) as tmp:
+                    tmp.write_text(json.dumps(part_ids))
+            with replaced_whole(target) as tmp:
+                tmp.write_bytes(data)
             bar.update(1)
 
         for index, first, offset, data in _partitions(args.input, args.partition_size):
@@ -209,8 +206,8 @@ def run(args) -> int:
                 reused += 1
                 bar.update(1)
                 continue
-            where = {**options, "_newline_first": index * args.partition_size + 1, "_byte_offset": offset}
-            future = client.submit(run_partition, args.kind, str(folder), artifact_id, where, label, first, data,
+            future = client.submit(run_partition, args.kind, str(folder), model_id, options, label, first,
+                                   index * args.partition_size + 1, offset, data,
                                    key=f"textqa-batch-{index}-{digest}", pure=False)
             targets[future.key] = target
             pending.add(future)
@@ -240,14 +237,9 @@ def run(args) -> int:
                 seen[rid] = n
         if not seen:
             raise EvalInputError(f"{label}: no records")
-    tmp = args.output.with_name(f".{args.output.name}.tmp-{os.getpid()}")
-    try:
-        with open(tmp, "wb") as out:
-            for target in names:
-                out.write(target.read_bytes())
-        os.replace(tmp, args.output)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with replaced_whole(args.output) as tmp, open(tmp, "wb") as out:
+        for target in names:
+            out.write(target.read_bytes())
     for f in parts.iterdir():
         f.unlink()
     parts.rmdir()

@@ -7,8 +7,8 @@ import requests
 
 def test_gunicorn_serves_truecase(service_artifacts, live_server):
     with live_server(service_artifacts, "--workers", "1") as server:
-        r = server.wait_ready()
-        assert r.json()["models"] == {"truecaser": True, "blanc": True, "icd9": True, "qa": True}
+        ready = server.wait_ready()
+        assert ready["models"] == {"truecaser": True, "blanc": True, "icd9": True, "qa": True}
         base = server.base
         r = requests.post(base + "/v1/truecase", json={"text": "the united states and new york."}, timeout=30,
                           headers={"X-Request-ID": "gunicorn-test-1"})

@@ -4,14 +4,16 @@ Each body below is judged twice: by a JSON Schema validator (jsonschema-rs, draf
 the schema the service publishes, and by the pydantic class that validates requests. They must agree
 (the work-budget and token limits, which JSON Schema cannot state, are kept out of these bodies).
 """
+import dataclasses
+
 import jsonschema_rs
 import pytest
 from pydantic import ValidationError
 
-from textqa.service import create_app
+from textqa.service import DEFAULT_CONFIG, create_app
 from textqa.service.schemas import Limits, first_error, request_models
 
-LIMITS = Limits(max_items=3)
+LIMITS = dataclasses.replace(Limits.from_config(DEFAULT_CONFIG), max_items=3)
 
 CASES = {
     "truecase": [

@@ -1,9 +1,27 @@
-"""Reading scorer input files with errors that name the file and line."""
+"""Reading scorer input files with errors that name the file and line; writing output files whole."""
 from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from pathlib import Path
 
 
 class EvalInputError(ValueError):
     """An input file is unreadable or malformed; the message names the file (and line)."""
+
+
+@contextmanager
+def replaced_whole(path):
+    """Yield a temporary path beside ``path`` (same suffix, so writers that go by it still can);
+    when the block succeeds it is renamed onto ``path``, otherwise removed.  An error (a full disk,
+    Ctrl-C) never leaves a partial file, and an existing ``path`` stays intact until the rename."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.stem}.tmp-{os.getpid()}{path.suffix}")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def read_bytes(path) -> bytes:

@@ -8,18 +8,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def _save(fig, path) -> None:
-    """Write the figure to a temporary file beside ``path`` and rename it into place: an error (a
-    full disk, a bad path, Ctrl-C) never leaves a partial PNG, and an existing file stays intact."""
-    import os
-    from pathlib import Path
-
-    path = Path(path)
-    tmp = path.with_name(f".{path.stem}.tmp-{os.getpid()}{path.suffix}")
-    try:
+    """The figure, written whole or not at all (a failed save leaves no partial PNG)."""
+    from textqa.evaluation.io import replaced_whole
+    with replaced_whole(path) as tmp:
         fig.savefig(tmp)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def reference_vs_estimate(names: list[str], reference: list[float], estimate: list[float],

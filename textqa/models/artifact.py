@@ -91,6 +91,11 @@ def write_artifact(dest: str | os.PathLike, name: str, format_version: int, *, h
         raise
 
 
+def artifact_id(manifest: dict) -> str:
+    """A short id of an artifact's payload: sha256 over the manifest's file checksums (12 hex digits)."""
+    return hashlib.sha256(json.dumps(manifest.get("files", {}), sort_keys=True).encode()).hexdigest()[:12]
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

@@ -7,8 +7,6 @@ exits).  Without that variable (tests, ``flask run``) the process's own registry
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -24,16 +22,12 @@ MODEL_INFO = Gauge("textqa_model_info", "a loaded model: name, artifact creation
 _ITEM_FIELDS = ("sentences", "pairs", "documents")
 
 
-def artifact_id(manifest: dict) -> str:
-    """A short id of an artifact's payload (sha256 over the manifest's file checksums)."""
-    files = manifest.get("files", {})
-    return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:12] if files else ""
-
-
 def record_models(slots: dict) -> None:
+    from textqa.models.artifact import artifact_id
     for name, slot in slots.items():
         if slot.loaded:
-            MODEL_INFO.labels(name, str(slot.manifest.get("created_at", "")), artifact_id(slot.manifest)).set(1)
+            MODEL_INFO.labels(name, str(slot.manifest.get("created_at", "")),
+                              artifact_id(slot.manifest) if slot.manifest.get("files") else "").set(1)
 
 
 def items_in(body) -> int:

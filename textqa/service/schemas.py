@@ -47,7 +47,8 @@ class _Strict(BaseModel):
 
 
 class _Out(BaseModel):
-    """Response bodies (built by the handlers, so never invalid; strictness would only cost time)."""
+    """Response bodies: the handlers return plain dicts, checked against these under TESTING
+    (``contract.endpoint``); lax, as a JSON reader of the answer would be."""
     model_config = ConfigDict(extra="forbid")
 
 
@@ -72,21 +73,26 @@ def _text(limit: int, what: str = "item", **field):
     return Annotated[str, Field(**field), AfterValidator(functools.partial(_tokens_at_most, limit=limit, what=what))]
 
 
+#: the app config key of each limit (the defaults are ``DEFAULT_CONFIG`` in ``textqa.service``)
+CONFIG_KEYS = {"max_items": "TEXTQA_MAX_BATCH_ITEMS", "max_tokens": "TEXTQA_MAX_TOKENS_PER_ITEM",
+               "blanc_max_tokens": "TEXTQA_BLANC_MAX_TOKENS", "truecase_budget": "TEXTQA_MAX_TOKENS_PER_REQUEST",
+               "icd9_budget": "TEXTQA_ICD9_MAX_TOKENS_PER_REQUEST",
+               "blanc_budget": "TEXTQA_BLANC_MAX_CELLS_PER_REQUEST"}
+
+
 @dataclass(frozen=True)
 class Limits:
     """The configurable per-request limits that shape the request declarations."""
-    max_items: int = 1000            # TEXTQA_MAX_BATCH_ITEMS
-    max_tokens: int = 20000          # TEXTQA_MAX_TOKENS_PER_ITEM
-    blanc_max_tokens: int = 1000     # TEXTQA_BLANC_MAX_TOKENS
-    truecase_budget: int = 20000     # TEXTQA_MAX_TOKENS_PER_REQUEST
-    icd9_budget: int = 500000        # TEXTQA_ICD9_MAX_TOKENS_PER_REQUEST
-    blanc_budget: int = 2000000      # TEXTQA_BLANC_MAX_CELLS_PER_REQUEST
+    max_items: int
+    max_tokens: int
+    blanc_max_tokens: int
+    truecase_budget: int
+    icd9_budget: int
+    blanc_budget: int
 
     @classmethod
     def from_config(cls, config) -> "Limits":
-        return cls(config["TEXTQA_MAX_BATCH_ITEMS"], config["TEXTQA_MAX_TOKENS_PER_ITEM"],
-                   config["TEXTQA_BLANC_MAX_TOKENS"], config["TEXTQA_MAX_TOKENS_PER_REQUEST"],
-                   config["TEXTQA_ICD9_MAX_TOKENS_PER_REQUEST"], config["TEXTQA_BLANC_MAX_CELLS_PER_REQUEST"])
+        return cls(**{field: config[key] for field, key in CONFIG_KEYS.items()})
 
 
 @functools.cache
@@ -277,8 +283,7 @@ _MESSAGES = {
     "model_attributes_type": "must be an object", "float_type": "must be a number",
     "string_pattern_mismatch": "is empty (needs a non-space character)",
     "missing": "is required", "extra_forbidden": "unknown field",
-    "literal_error": None, "greater_than_equal": None, "less_than_equal": None,
-}
+}                                   # other kinds (literal_error, greater_than_equal, ...): pydantic's words
 
 
 def _field_name(loc) -> str:

@@ -1,10 +1,10 @@
 """A loaded truecaser with its tokenizer: what the CLI and the HTTP service call."""
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from pathlib import Path
+
+from textqa.models.artifact import artifact_id
 
 from .casing import transfer_case
 from .model import Truecaser, load_truecaser
@@ -20,10 +20,8 @@ class TruecaserService:
         self.model = model
         self.tokenizer = tokenizer
         self.manifest = manifest or {}
-        files = self.manifest.get("files", {})
-        digest = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:12]
         self.version = {"name": self.manifest.get("name", "truecaser"),
-                        "created_at": self.manifest.get("created_at"), "id": digest}
+                        "created_at": self.manifest.get("created_at"), "id": artifact_id(self.manifest)}
 
     @classmethod
     def load(cls, path: str | Path) -> "TruecaserService":
