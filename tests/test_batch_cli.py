@@ -108,6 +108,20 @@ def test_qa_is_byte_identical(qa_artifact, tmp_path):
         f"textqa: error: {bad}:2: not valid UTF-8 (byte offset 18)") and not (tmp_path / "bad.out").exists()
 
 
+@pytest.mark.parametrize("content", [b"", gzip.compress(b'{"id": "1", "text": "cough"}\n' * 200)[:60]],
+                         ids=["empty", "truncated-gz"])
+def test_icd9_unreadable_input_is_one_line_and_leaves_nothing(icd9_artifact, tmp_path, content):
+    """The same one-line error as 'textqa icd9 code', no output file and no partitions folder."""
+    src = tmp_path / "records.jsonl.gz"
+    src.write_bytes(content if content else gzip.compress(b""))
+    model = icd9_artifact / "icd9"
+    r = textqa("batch", "icd9", src, tmp_path / "out", "--model", model, "--workers", 1, check=False)
+    single = textqa("icd9", "code", "--jsonl", src, "--model", model, check=False)
+    assert r.returncode == single.returncode == 2 and b"Traceback" not in r.stderr
+    assert r.stderr.decode().strip().splitlines()[-1] == single.stderr.decode().strip()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records.jsonl.gz"]
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

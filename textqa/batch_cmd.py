@@ -18,6 +18,7 @@ import gzip
 import hashlib
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -99,17 +100,20 @@ def _partitions(path: Path, size: int):
     ``path``.  Line numbers count as the single-process commands do (``str.splitlines``: a lone CR,
     U+2028 and the like end a line too), so errors name the same line."""
     opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        buf, first, index, offset = [], 1, 0, 0
-        for line in f:
-            buf.append(line)
-            if len(buf) == size:
-                data = b"".join(buf)
-                yield index, first, offset, data
-                first += len(data.decode("utf-8", errors="surrogateescape").splitlines())
-                buf, index, offset = [], index + 1, offset + len(data)
-        if buf:
-            yield index, first, offset, b"".join(buf)
+    try:
+        with opener(path, "rb") as f:
+            buf, first, index, offset = [], 1, 0, 0
+            for line in f:
+                buf.append(line)
+                if len(buf) == size:
+                    data = b"".join(buf)
+                    yield index, first, offset, data
+                    first += len(data.decode("utf-8", errors="surrogateescape").splitlines())
+                    buf, index, offset = [], index + 1, offset + len(data)
+            if buf:
+                yield index, first, offset, b"".join(buf)
+    except (OSError, EOFError) as e:            # unreadable, or a truncated .gz: as read_bytes reports it
+        raise EvalInputError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
 
 
 def add_arguments(p) -> None:
@@ -147,46 +151,19 @@ def _client(args):
     return Client(args.scheduler, timeout="20s"), None
 
 
-def run(args) -> int:
-    from textqa.models.artifact import ArtifactError, artifact_id, load_manifest
-    from textqa.paths import artifacts_dir
-
-    if args.partition_size < 1:
-        raise EvalInputError("--partition-size must be at least 1")
-    if not args.input.is_file():
-        raise EvalInputError(f"{args.input}: no such file")
-    name = ARTIFACT[args.kind]
-    if args.kind == "qa" and not 1 <= args.top_k <= 100:
-        raise EvalInputError("--top-k must be between 1 and 100")
-    folder = (args.model or artifacts_dir(args.artifacts) / name).resolve()
-    try:
-        manifest = load_manifest(folder, expect_name=name)
-    except ArtifactError as e:
-        raise EvalInputError(str(e)) from e
-    model_id = artifact_id(manifest)
-    options = {"truecase": {"tokenized": args.tokenized, "baseline": args.baseline},
-               "icd9": {"classifier": args.classifier, "all_scores": args.all_scores},
-               "qa": {"top_k": args.top_k}}[args.kind]
-    signature = json.dumps([args.kind, model_id, options], sort_keys=True).encode()
-    parts = args.output.with_name(args.output.name + ".parts")
-    parts.mkdir(parents=True, exist_ok=True)
-    label = str(args.input)
-
+def _compute(args, folder: Path, model_id: str, options: dict, signature: bytes, parts: Path, label: str):
+    """Every partition's output in ``parts`` (reusing those already there): (their paths in input
+    order, how many were reused)."""
     from distributed import as_completed
     from tqdm import tqdm
 
     client, cluster = _client(args)
-    bar = None
+    bar = tqdm(desc=f"batch {args.kind}", unit="partition", file=sys.stderr)
     try:
-        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        window = 2 * max(1, len(client.scheduler_info().get("workers", {})))
         if client.dashboard_link and args.scheduler != "local":
             print(f"textqa batch: dashboard {client.dashboard_link}", file=sys.stderr)
-        names, pending = [], as_completed()
-        reused = 0
-        bar = tqdm(desc=f"batch {args.kind}", unit="partition", file=sys.stderr)
-        window = 2 * workers
-
-        targets = {}
+        names, pending, targets, reused = [], as_completed(), {}, 0
 
         def collect(future):
             data, part_ids = future.result()
@@ -215,34 +192,61 @@ def run(args) -> int:
                 collect(next(pending))
         for future in pending:
             collect(future)
-    except EvalInputError:              # bad input fails again on a re-run: nothing worth resuming
-        import shutil
-        shutil.rmtree(parts, ignore_errors=True)
-        raise
+        return names, reused
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
         client.close()
         if cluster is not None:
             cluster.close()
 
-    if args.kind == "icd9":                          # ids given twice anywhere in the file: the CLI's error
-        seen = {}
-        for target in names:
-            for n, rid in json.loads(target.with_suffix(".ids").read_text()):
-                if rid in seen:
-                    import shutil
-                    shutil.rmtree(parts, ignore_errors=True)
-                    raise EvalInputError(f"{label}:{n}: id {rid!r} given twice")
-                seen[rid] = n
-        if not seen:
-            raise EvalInputError(f"{label}: no records")
+
+def _check_ids(names: list[Path], label: str) -> None:
+    """What 'textqa icd9 code' refuses of a whole file: an id given twice (at its second line), no records."""
+    seen = set()
+    for target in names:
+        for n, rid in json.loads(target.with_suffix(".ids").read_text()):
+            if rid in seen:
+                raise EvalInputError(f"{label}:{n}: id {rid!r} given twice")
+            seen.add(rid)
+    if not seen:
+        raise EvalInputError(f"{label}: no records")
+
+
+def run(args) -> int:
+    from textqa.models.artifact import ArtifactError, artifact_id, load_manifest
+    from textqa.paths import artifacts_dir
+
+    if args.partition_size < 1:
+        raise EvalInputError("--partition-size must be at least 1")
+    if not args.input.is_file():
+        raise EvalInputError(f"{args.input}: no such file")
+    name = ARTIFACT[args.kind]
+    if args.kind == "qa" and not 1 <= args.top_k <= 100:
+        raise EvalInputError("--top-k must be between 1 and 100")
+    folder = (args.model or artifacts_dir(args.artifacts) / name).resolve()
+    try:
+        manifest = load_manifest(folder, expect_name=name)
+    except ArtifactError as e:
+        raise EvalInputError(str(e)) from e
+    model_id = artifact_id(manifest)
+    options = {"truecase": {"tokenized": args.tokenized, "baseline": args.baseline},
+               "icd9": {"classifier": args.classifier, "all_scores": args.all_scores},
+               "qa": {"top_k": args.top_k}}[args.kind]
+    signature = json.dumps([args.kind, model_id, options], sort_keys=True).encode()
+    parts = args.output.with_name(args.output.name + ".parts")
+    parts.mkdir(parents=True, exist_ok=True)
+    label = str(args.input)
+    try:
+        names, reused = _compute(args, folder, model_id, options, signature, parts, label)
+        if args.kind == "icd9":
+            _check_ids(names, label)                 # ids given twice anywhere in the file: the CLI's error
+    except EvalInputError:                           # bad input fails again on a re-run: nothing to resume
+        shutil.rmtree(parts, ignore_errors=True)
+        raise
     with replaced_whole(args.output) as tmp, open(tmp, "wb") as out:
         for target in names:
             out.write(target.read_bytes())
-    for f in parts.iterdir():
-        f.unlink()
-    parts.rmdir()
+    shutil.rmtree(parts)
     print(f"textqa batch: {len(names)} partition(s) ({reused} reused from an earlier run) -> {args.output}",
           file=sys.stderr)
     return 0
