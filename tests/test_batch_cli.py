@@ -43,6 +43,22 @@ def test_truecase_is_byte_identical(truecaser_artifact, tokenized_lines, tmp_pat
     assert not (tmp_path / "out.txt.parts").exists()
 
 
+def test_truecase_hostile_bytes_are_byte_identical(truecaser_artifact, tmp_path):
+    """Random bytes (not UTF-8), lone CRs, form feeds and U+2028 inside lines: lines are what the
+    single-process command reads (split at newlines only), bad bytes pass through unchanged."""
+    import random
+    rng = random.Random(11)
+    data = rng.randbytes(3000) + "new york\rparis\x0clondon\u2028berlin . \r\nthe end\n".encode() * 20
+    src = tmp_path / "hostile.bin"
+    src.write_bytes(data)
+    model = truecaser_artifact / "truecaser"
+    single = textqa("truecase", "--model", model, stdin=data).stdout
+    out = tmp_path / "out"
+    r = textqa("batch", "truecase", src, out, "--model", model, "--partition-size", 7, "--workers", 1)
+    assert out.read_bytes() == single and b"Traceback" not in r.stderr
+    assert single.lower() != single and single.count(b"\n") == data.count(b"\n")     # every line, cased
+
+
 def test_resume_reuses_finished_partitions(truecaser_artifact, tokenized_lines, tmp_path):
     model = truecaser_artifact / "truecaser"
     out = tmp_path / "out.txt"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -61,7 +62,9 @@ def run_partition(kind: str, folder: str, model_id: str, options: dict, label: s
     ``newline_first`` as newlines count (their UTF-8 error messages), at byte ``byte_offset``."""
     model = _load(kind, folder, model_id)
     if kind == "truecase":
-        lines = data.decode("utf-8", errors="surrogateescape").splitlines(keepends=True)
+        # lines as 'textqa truecase' reads them: split at "\n" only (str.splitlines would also split at a
+        # lone "\r", "\x0c", U+2028..., changing what the decoder sees); bytes that are not UTF-8 pass through
+        lines = [line.decode("utf-8", errors="surrogateescape") for line in io.BytesIO(data)]
         out = []
         for i in range(0, len(lines), 256):         # the CLI's --batch-size: same results, bounded memory
             out.append(truecase_lines(model, lines[i:i + 256], options["tokenized"], options["baseline"]))
