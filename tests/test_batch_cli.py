@@ -124,6 +124,76 @@ def test_qa_is_byte_identical(qa_artifact, tmp_path):
         f"textqa: error: {bad}:2: not valid UTF-8 (byte offset 18)") and not (tmp_path / "bad.out").exists()
 
 
+@pytest.fixture(scope="module")
+def mt_files(tmp_path_factory) -> tuple[Path, Path, Path]:
+    """600 real WMT22 ja-en segments: one system's output, the reference, and another system's output
+    for the same segments as a second (pseudo-)reference file, so that two files are read in lockstep."""
+    by_seg: dict = {}
+    with gzip.open(DATA / "mt" / "wmt22_toen_da_seg.tsv.gz", "rt", encoding="utf-8") as f:
+        next(f)
+        for line in f:
+            pair, seg, system, _, ref, hyp, _ = line.rstrip("\n").split("\t")
+            if pair == "ja-en":
+                by_seg.setdefault(seg, {"ref": ref})[system] = hyp
+    segs = [v for v in by_seg.values() if len(v) >= 3][:600]
+    folder = tmp_path_factory.mktemp("mt")
+    names = ("hyps.txt", "refs.txt", "pseudo.txt")
+    for name, pick in zip(names, (lambda v: v[sorted(v)[0]], lambda v: v["ref"], lambda v: v[sorted(v)[1]])):
+        (folder / name).write_text("".join(pick(v) + "\n" for v in segs), encoding="utf-8")
+    return tuple(folder / n for n in names)
+
+
+@pytest.mark.parametrize("extra", [["--details"], ["--corpus", "--details"]], ids=["lines", "corpus"])
+def test_blanc_is_byte_identical(blanc_artifact, mt_files, tmp_path, extra):
+    hyps, refs, pseudo = mt_files
+    model = blanc_artifact / "blanc"
+    single = textqa("blanc", "score", "--hyps", hyps, "--refs", refs, pseudo, "--model", model, *extra)
+    out = tmp_path / "scores.txt"
+    r = textqa("batch", "blanc", hyps, out, "--refs", refs, pseudo, "--model", model, "--partition-size", 70,
+               "--workers", 2, *extra)
+    assert out.read_bytes() == single.stdout and "9 partition(s)" in r.stderr.decode()
+    assert len(single.stdout.splitlines()) == (1 if "--corpus" in extra else 600)
+    assert r.stderr.decode().splitlines()[0] == single.stderr.decode().strip()      # the metric's signature
+
+
+def test_blanc_bad_files_get_the_single_process_error(blanc_artifact, mt_files, tmp_path):
+    """The checks of the whole files come first, in the command's order: line counts, then the first
+    empty hypothesis, even when it is in a late partition."""
+    hyps, refs, _ = mt_files
+    model = blanc_artifact / "blanc"
+    lines = hyps.read_text(encoding="utf-8").splitlines()
+    short = tmp_path / "short.txt"
+    short.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
+    gap = tmp_path / "gap.txt"
+    gap.write_text("\n".join(lines[:520] + [" "] + lines[521:]) + "\n", encoding="utf-8")
+    for bad in (short, gap):
+        r = textqa("batch", "blanc", bad, tmp_path / "out", "--refs", refs, "--model", model,
+                   "--partition-size", 50, "--workers", 2, check=False)
+        single = textqa("blanc", "score", "--hyps", bad, "--refs", refs, "--model", model, check=False)
+        assert r.returncode == single.returncode == 2
+        assert r.stderr.decode().strip().splitlines()[-1] == single.stderr.decode().strip().splitlines()[-1]
+    assert r.stderr.decode().strip().endswith(f"{gap}:521: empty hypothesis (use --allow-empty to score it 0)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gap.txt", "short.txt"]
+
+
+def test_the_first_bad_partition_is_reported_whichever_finishes_first(qa_artifact, tmp_path):
+    """Bad bytes in partitions 2 and 6 of 8, two workers: the error names the earlier one, as the
+    single-process command (which reads the file in order) does."""
+    lines = [f"Who wrote book number {i}?".encode() for i in range(16)]
+    lines[3] = b"Who wrote \xff?"
+    lines[11] = b"Who sang \xfe?"
+    src = tmp_path / "q.txt"
+    src.write_bytes(b"\n".join(lines) + b"\n")
+    model = qa_artifact / "qa"
+    r = textqa("batch", "qa", src, tmp_path / "out", "--model", model, "--partition-size", 2, "--workers", 2,
+               check=False)
+    single = textqa("qa", "answer", "--model", model, stdin=src.read_bytes(), check=False)
+    offset = len(b"\n".join(lines[:3])) + 1 + len(b"Who wrote ")
+    assert r.returncode == 2 and r.stderr.decode().strip().splitlines()[-1].endswith(
+        f"{src}:4: not valid UTF-8 (byte offset {offset})")
+    assert single.stderr.decode().strip().endswith(f":4: not valid UTF-8 (byte offset {offset})")
+
+
 @pytest.mark.parametrize("content", [b"", gzip.compress(b'{"id": "1", "text": "cough"}\n' * 200)[:60]],
                          ids=["empty", "truncated-gz"])
 def test_icd9_unreadable_input_is_one_line_and_leaves_nothing(icd9_artifact, tmp_path, content):

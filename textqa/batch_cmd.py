@@ -26,8 +26,8 @@ from pathlib import Path
 from textqa.evaluation.io import EvalInputError, replaced_whole
 
 HELP = "run a model over a large file on a Dask cluster (same output as the single-process command)"
-KINDS = ("truecase", "icd9", "qa")
-ARTIFACT = {"truecase": "truecaser", "icd9": "icd9", "qa": "qa"}
+KINDS = ("truecase", "icd9", "blanc", "qa")
+ARTIFACT = {"truecase": "truecaser", "icd9": "icd9", "blanc": "blanc", "qa": "qa"}
 
 _MODELS: dict = {}          # per worker process: (kind, folder, artifact id) -> loaded model
 
@@ -41,6 +41,9 @@ def _load(kind: str, folder: str, model_id: str):
         elif kind == "icd9":
             from textqa.models.icd9.store import load_coder
             _MODELS[key] = load_coder(folder)
+        elif kind == "blanc":
+            from textqa.models.blanc.store import load_blanc
+            _MODELS[key] = load_blanc(folder)
         else:
             from textqa.models.qa.store import load_qa
             _MODELS[key] = load_qa(folder)
@@ -61,6 +64,8 @@ def run_partition(kind: str, folder: str, model_id: str, options: dict, label: s
     is line ``first_line`` of the file as ``str.splitlines`` counts (the commands' record numbers),
     ``newline_first`` as newlines count (their UTF-8 error messages), at byte ``byte_offset``."""
     model = _load(kind, folder, model_id)
+    if kind == "blanc":
+        return _blanc_partition(model, options, label, first_line, data), []
     if kind == "truecase":
         # lines as 'textqa truecase' reads them: split at "\n" only (str.splitlines would also split at a
         # lone "\r", "\x0c", U+2028..., changing what the decoder sees); bytes that are not UTF-8 pass through
@@ -98,6 +103,80 @@ def run_partition(kind: str, folder: str, model_id: str, options: dict, label: s
     return "".join(json.dumps(item) + "\n" for item in items).encode("utf-8"), ids
 
 
+def _blanc_partition(metric, options: dict, label: str, first_line: int, rows: list) -> bytes:
+    """What 'textqa blanc score' writes for ``rows`` ([hypothesis, [reference, ...]] from line
+    ``first_line`` on); with ``--corpus`` the per-line statistics that its corpus score sums, as
+    float64 bytes, so that the client adds them in the same order."""
+    import numpy as np
+    if options["corpus"]:
+        stats = []
+        for hyp, refs in rows:
+            try:
+                s = metric.sentence_score(hyp, refs).stats
+            except ValueError as e:
+                raise EvalInputError(str(e)) from e
+            stats.append(s["per_reference"][s["best_reference"]])
+        return np.asarray(stats, dtype=np.float64).tobytes()
+    out = []
+    for i, (hyp, refs) in enumerate(rows, start=first_line):
+        try:
+            s = metric.sentence_score(hyp, refs) if hyp.strip() else None
+        except ValueError as e:
+            raise EvalInputError(f"{label}:{i}: {e}") from e
+        if s is None:
+            out.append("0.000000 0.000000 0.000000\n" if options["details"] else "0.000000\n")
+        else:
+            out.append(f"{s.score:.6f} {s.precision:.6f} {s.recall:.6f}\n" if options["details"]
+                       else f"{s.score:.6f}\n")
+    return "".join(out).encode("utf-8")
+
+
+def _text_lines(path: Path):
+    """The lines of a UTF-8 file as 'textqa blanc score' reads them (``str.splitlines``), streamed;
+    bad bytes and unreadable files raise the errors that ``evaluation.io.read_lines`` words."""
+    opener = gzip.open if path.name.endswith(".gz") else open
+    newlines = offset = 0
+    try:
+        with opener(path, "rb") as f:
+            for raw in f:               # a "\n" never occurs inside a UTF-8 sequence: lines decode alone
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise EvalInputError(f"{path}:{newlines + 1}: not valid UTF-8 "
+                                         f"(byte offset {offset + e.start})") from None
+                yield from text.splitlines()
+                newlines += 1
+                offset += len(raw)
+    except (OSError, EOFError) as e:
+        raise EvalInputError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
+
+
+def _blanc_partitions(hyps: Path, refs: list[Path], size: int, allow_empty: bool):
+    """(index, first line, 0, rows) of the hypotheses and their references read in lockstep, after
+    the checks 'textqa blanc score' makes of the whole files, in its order (each file readable; the
+    same number of lines in every file; no empty hypothesis unless allowed, no empty reference), so
+    that a bad file gets the single-process command's error.  The files are read three times,
+    streamed; reading is cheap beside scoring."""
+    counts = [sum(1 for _ in _text_lines(p)) for p in (hyps, *refs)]
+    for f, n in zip(refs, counts[1:]):
+        if n != counts[0]:
+            raise EvalInputError(f"{f}: {n} lines but {hyps} has {counts[0]}")
+    for i, (hyp, *row_refs) in enumerate(zip(*map(_text_lines, (hyps, *refs))), start=1):
+        if not hyp.strip() and not allow_empty:
+            raise EvalInputError(f"{hyps}:{i}: empty hypothesis (use --allow-empty to score it 0)")
+        for f, ref in zip(refs, row_refs):
+            if not ref.strip():
+                raise EvalInputError(f"{f}:{i}: empty reference")
+    rows, index, first = [], 0, 1
+    for hyp, *row_refs in zip(*map(_text_lines, (hyps, *refs))):
+        rows.append([hyp, row_refs])
+        if len(rows) == size:
+            yield index, first, 0, rows
+            rows, index, first = [], index + 1, first + size
+    if rows:
+        yield index, first, 0, rows
+
+
 def _partitions(path: Path, size: int):
     """(index, first line number, byte offset, bytes) of consecutive partitions of ``size`` newline-ended lines of
     ``path``.  Line numbers count as the single-process commands do (``str.splitlines``: a lone CR,
@@ -120,10 +199,10 @@ def _partitions(path: Path, size: int):
 
 
 def add_arguments(p) -> None:
-    p.add_argument("kind", choices=KINDS, metavar="MODEL", help="truecase, icd9 or qa")
+    p.add_argument("kind", choices=KINDS, metavar="MODEL", help="truecase, icd9, blanc or qa")
     p.add_argument("input", type=Path, metavar="INPUT",
-                   help="text lines (truecase), JSONL records (icd9), questions one a line or JSONL (qa); "
-                        ".gz allowed")
+                   help="text lines (truecase), JSONL records (icd9), hypotheses one a line (blanc, with "
+                        "--refs), questions one a line or JSONL (qa); .gz allowed")
     p.add_argument("output", type=Path, metavar="OUTPUT", help="written atomically when every partition is done")
     p.add_argument("--scheduler", default="local",
                    help="'local' (default): a LocalCluster on this machine; or a running scheduler's address, "
@@ -139,6 +218,12 @@ def add_arguments(p) -> None:
     g = p.add_argument_group("icd9 (as 'textqa icd9 code')")
     g.add_argument("--classifier", default="svm", choices=["svm", "brr"], help="svm (default) or brr")
     g.add_argument("--all-scores", action="store_true", help="add every code's margin over its threshold")
+    g = p.add_argument_group("blanc (as 'textqa blanc score')")
+    g.add_argument("--refs", type=Path, nargs="+", metavar="FILE",
+                   help="reference file(s), line by line with INPUT (required for blanc)")
+    g.add_argument("--corpus", action="store_true", help="one system-level score instead of one per line")
+    g.add_argument("--allow-empty", action="store_true", help="score empty hypotheses 0 instead of failing")
+    g.add_argument("--details", action="store_true", help="write 'score precision recall' per line")
     g = p.add_argument_group("qa (as 'textqa qa answer')")
     g.add_argument("--top-k", type=int, default=5, help="answers per question (default 5)")
 
@@ -148,29 +233,42 @@ def _client(args):
     if args.scheduler == "local":
         n = args.workers or os.cpu_count() or 1
         import logging
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                               dashboard_address=":0" if _has_bokeh() else None,
                                silence_logs=logging.CRITICAL)     # a task's error is reported once, by us
         return Client(cluster), cluster
     return Client(args.scheduler, timeout="20s"), None
 
 
-def _compute(args, folder: Path, model_id: str, options: dict, signature: bytes, parts: Path, label: str):
+def _has_bokeh() -> bool:
+    """Dask's dashboard needs bokeh (pinned); without it the link would only say so."""
+    import importlib.util
+    return importlib.util.find_spec("bokeh") is not None
+
+
+def _compute(args, folder: Path, model_id: str, options: dict, signature: bytes, parts: Path, label: str,
+             partitions):
     """Every partition's output in ``parts`` (reusing those already there): (their paths in input
-    order, how many were reused)."""
+    order, how many were reused).  When partitions fail, the error of the first one in the file is
+    raised (the one the single-process command reports), whatever order the workers finish in."""
     from distributed import as_completed
     from tqdm import tqdm
 
     client, cluster = _client(args)
+    if client.dashboard_link and _has_bokeh():
+        print(f"textqa batch: dashboard {client.dashboard_link}", file=sys.stderr)
     bar = tqdm(desc=f"batch {args.kind}", unit="partition", file=sys.stderr)
     try:
         window = 2 * max(1, len(client.scheduler_info().get("workers", {})))
-        if client.dashboard_link and args.scheduler != "local":
-            print(f"textqa batch: dashboard {client.dashboard_link}", file=sys.stderr)
-        names, pending, targets, reused = [], as_completed(), {}, 0
+        names, pending, targets, reused, failed = [], as_completed(), {}, 0, []
 
         def collect(future):
-            data, part_ids = future.result()
-            target = targets.pop(future.key)
+            index, target = targets.pop(future.key)
+            try:
+                data, part_ids = future.result()
+            except EvalInputError as e:
+                failed.append((index, e))
+                return
             if args.kind == "icd9":                 # first: a resumed run trusts an .out only with its .ids
                 with replaced_whole(target.with_suffix(".ids")) as tmp:
                     tmp.write_text(json.dumps(part_ids))
@@ -178,8 +276,9 @@ def _compute(args, folder: Path, model_id: str, options: dict, signature: bytes,
                 tmp.write_bytes(data)
             bar.update(1)
 
-        for index, first, offset, data in _partitions(args.input, args.partition_size):
-            digest = hashlib.sha256(signature + first.to_bytes(8, "little") + data).hexdigest()[:20]
+        for index, first, offset, data in partitions:
+            payload = data if isinstance(data, bytes) else json.dumps(data).encode("utf-8")
+            digest = hashlib.sha256(signature + first.to_bytes(8, "little") + payload).hexdigest()[:20]
             target = parts / f"{index:08d}-{digest}.out"
             names.append(target)
             if target.exists() and (args.kind != "icd9" or target.with_suffix(".ids").exists()):   # resumed
@@ -189,12 +288,16 @@ def _compute(args, folder: Path, model_id: str, options: dict, signature: bytes,
             future = client.submit(run_partition, args.kind, str(folder), model_id, options, label, first,
                                    index * args.partition_size + 1, offset, data,
                                    key=f"textqa-batch-{index}-{digest}", pure=False)
-            targets[future.key] = target
+            targets[future.key] = (index, target)
             pending.add(future)
-            while pending.count() >= window:
+            while pending.count() >= window or (failed and pending.count()):
                 collect(next(pending))
+            if failed:                              # no new work; earlier partitions were all collected
+                break
         for future in pending:
             collect(future)
+        if failed:
+            raise min(failed, key=lambda f: f[0])[1]
         return names, reused
     finally:
         bar.close()
@@ -223,6 +326,14 @@ def run(args) -> int:
         raise EvalInputError("--partition-size must be at least 1")
     if not args.input.is_file():
         raise EvalInputError(f"{args.input}: no such file")
+    if args.kind == "blanc":
+        if not args.refs:
+            raise EvalInputError("batch blanc needs --refs FILE [FILE ...]")
+        for f in args.refs:
+            if not f.is_file():
+                raise EvalInputError(f"{f}: no such file")
+    elif args.refs or args.corpus or args.details or args.allow_empty:
+        raise EvalInputError("--refs, --corpus, --details and --allow-empty are options of batch blanc")
     name = ARTIFACT[args.kind]
     if args.kind == "qa" and not 1 <= args.top_k <= 100:
         raise EvalInputError("--top-k must be between 1 and 100")
@@ -232,24 +343,51 @@ def run(args) -> int:
     except ArtifactError as e:
         raise EvalInputError(str(e)) from e
     model_id = artifact_id(manifest)
-    options = {"truecase": {"tokenized": args.tokenized, "baseline": args.baseline},
-               "icd9": {"classifier": args.classifier, "all_scores": args.all_scores},
-               "qa": {"top_k": args.top_k}}[args.kind]
+    options = {"truecase": lambda: {"tokenized": args.tokenized, "baseline": args.baseline},
+               "icd9": lambda: {"classifier": args.classifier, "all_scores": args.all_scores},
+               "blanc": lambda: {"corpus": args.corpus, "details": args.details},
+               "qa": lambda: {"top_k": args.top_k}}[args.kind]()
+    metric = None
+    if args.kind == "blanc":                        # small: the client prints its signature, as the CLI does,
+        from textqa.models.blanc.store import load_blanc        # and computes a corpus score from the stats
+        try:
+            metric = load_blanc(folder)
+        except ArtifactError as e:
+            raise EvalInputError(str(e)) from e
+        print(metric.signature(), file=sys.stderr)
+        partitions = _blanc_partitions(args.input, args.refs, args.partition_size, args.allow_empty)
+    else:
+        partitions = _partitions(args.input, args.partition_size)
     signature = json.dumps([args.kind, model_id, options], sort_keys=True).encode()
     parts = args.output.with_name(args.output.name + ".parts")
     parts.mkdir(parents=True, exist_ok=True)
     label = str(args.input)
     try:
-        names, reused = _compute(args, folder, model_id, options, signature, parts, label)
+        names, reused = _compute(args, folder, model_id, options, signature, parts, label, partitions)
         if args.kind == "icd9":
             _check_ids(names, label)                 # ids given twice anywhere in the file: the CLI's error
     except EvalInputError:                           # bad input fails again on a re-run: nothing to resume
         shutil.rmtree(parts, ignore_errors=True)
         raise
     with replaced_whole(args.output) as tmp, open(tmp, "wb") as out:
-        for target in names:
-            out.write(target.read_bytes())
+        if args.kind == "blanc" and args.corpus:
+            out.write(_corpus_line(metric, names, args.details))
+        else:
+            for target in names:
+                out.write(target.read_bytes())
     shutil.rmtree(parts)
     print(f"textqa batch: {len(names)} partition(s) ({reused} reused from an earlier run) -> {args.output}",
           file=sys.stderr)
     return 0
+
+
+def _corpus_line(metric, names: list[Path], details: bool) -> bytes:
+    """'textqa blanc score --corpus' output from the partitions' per-line statistics, summed line by
+    line in input order as ``BLANC.corpus_score`` sums them (the same floating-point result)."""
+    import numpy as np
+    total = np.zeros((3, metric.params.max_k))
+    for target in names:
+        for row in np.frombuffer(target.read_bytes(), dtype=np.float64).reshape(-1, 3, metric.params.max_k):
+            total += row
+    s = metric.score_of_total(total)
+    return (f"{s.score:.6f} {s.precision:.6f} {s.recall:.6f}\n" if details else f"{s.score:.6f}\n").encode()

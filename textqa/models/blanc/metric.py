@@ -224,6 +224,11 @@ class BLANC:
         for hyp, refs in zip(hypotheses, references):
             s = self.sentence_score(hyp, refs).stats
             total += s["per_reference"][s["best_reference"]]
+        return self.score_of_total(total)
+
+    def score_of_total(self, total: np.ndarray) -> BLANCScore:
+        """The score of summed [3, K] statistics (``corpus_score``'s last step; ``textqa batch blanc
+        --corpus`` sums the partitions' statistics and calls it)."""
         p, r = self._pr(total)
         return BLANCScore(self._f(p, r), p, r, {"total": total})
 
