@@ -18,11 +18,11 @@ import gzip
 import hashlib
 import io
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
 
+from textqa import cluster
 from textqa.evaluation.io import EvalInputError, replaced_whole
 
 HELP = "run a model over a large file on a Dask cluster (same output as the single-process command)"
@@ -204,10 +204,7 @@ def add_arguments(p) -> None:
                    help="text lines (truecase), JSONL records (icd9), hypotheses one a line (blanc, with "
                         "--refs), questions one a line or JSONL (qa); .gz allowed")
     p.add_argument("output", type=Path, metavar="OUTPUT", help="written atomically when every partition is done")
-    p.add_argument("--scheduler", default="local",
-                   help="'local' (default): a LocalCluster on this machine; or a running scheduler's address, "
-                        "e.g. tcp://127.0.0.1:8786")
-    p.add_argument("--workers", type=int, default=None, help="LocalCluster worker processes (default: the cores)")
+    cluster.add_arguments(p, "local", "run")
     p.add_argument("--partition-size", type=int, default=10000, help="lines per task (default 10,000)")
     p.add_argument("--model", type=Path, default=None, help="artifact folder (default: <artifacts>/MODEL)")
     p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: $TEXTQA_ARTIFACTS "
@@ -228,35 +225,19 @@ def add_arguments(p) -> None:
     g.add_argument("--top-k", type=int, default=5, help="answers per question (default 5)")
 
 
-def _client(args):
-    from distributed import Client, LocalCluster
-    if args.scheduler == "local":
-        n = args.workers or os.cpu_count() or 1
-        import logging
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                               dashboard_address=":0" if _has_bokeh() else None,
-                               silence_logs=logging.CRITICAL)     # a task's error is reported once, by us
-        return Client(cluster), cluster
-    return Client(args.scheduler, timeout="20s"), None
-
-
-def _has_bokeh() -> bool:
-    """Dask's dashboard needs bokeh (pinned); without it the link would only say so."""
-    import importlib.util
-    return importlib.util.find_spec("bokeh") is not None
-
-
 def _compute(args, folder: Path, model_id: str, options: dict, signature: bytes, parts: Path, label: str,
              partitions):
     """Every partition's output in ``parts`` (reusing those already there): (their paths in input
     order, how many were reused).  When partitions fail, the error of the first one in the file is
     raised (the one the single-process command reports), whatever order the workers finish in."""
+    with cluster.cluster(args.scheduler, args.workers, "textqa batch") as client:
+        return _run_partitions(args, client, folder, model_id, options, signature, parts, label, partitions)
+
+
+def _run_partitions(args, client, folder, model_id, options, signature, parts, label, partitions):
     from distributed import as_completed
     from tqdm import tqdm
 
-    client, cluster = _client(args)
-    if client.dashboard_link and _has_bokeh():
-        print(f"textqa batch: dashboard {client.dashboard_link}", file=sys.stderr)
     bar = tqdm(desc=f"batch {args.kind}", unit="partition", file=sys.stderr)
     try:
         window = 2 * max(1, len(client.scheduler_info().get("workers", {})))
@@ -301,9 +282,6 @@ def _compute(args, folder: Path, model_id: str, options: dict, signature: bytes,
         return names, reused
     finally:
         bar.close()
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 def _check_ids(names: list[Path], label: str) -> None:

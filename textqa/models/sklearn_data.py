@@ -7,7 +7,22 @@ scikit-learn's own.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
+
+
+def same_numbers_anywhere(fn):
+    """Run ``fn`` with BLAS and OpenMP on one thread.  For training tasks that run in this process,
+    in joblib workers or on Dask workers: a multithreaded BLAS sums in an order that depends on the
+    process's thread count, so the last digits of a fit (and, through a solver's tolerance, more)
+    would depend on where it ran.  The tasks run in parallel anyway."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        from threadpoolctl import threadpool_limits
+        with threadpool_limits(limits=1):
+            return fn(*args, **kwargs)
+    return wrapper
 
 
 def linear_to_arrays(est, prefix: str) -> dict:

@@ -25,6 +25,7 @@ from textqa.evaluation.mt import SENTENCE_BASELINES, read_mt_tsv
 from textqa.models.blanc.batch import PairBatch
 from textqa.models.blanc.metric import BLANC, BLANCParams, stats_f
 from textqa.models.blanc.store import save_blanc
+from textqa.models.sklearn_data import same_numbers_anywhere
 from textqa.paths import DATA_DIR, artifacts_dir
 
 MT = DATA_DIR / "mt"
@@ -65,6 +66,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/blanc)")
     p.add_argument("--artifacts", type=Path, default=None,
                    help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
+    from textqa import cluster
+    cluster.add_arguments(p, None, "run the restarts")
 
 
 # ------------------------------------------------------------------ data
@@ -187,6 +190,7 @@ def _start(i: int, rng: np.random.Generator, max_k: int, partial_allowed: bool):
             tuple(float(x) for x in w), float(np.exp(rng.uniform(np.log(0.5), np.log(3.0)))))
 
 
+@same_numbers_anywhere
 def _restart(data, i, seed, args_tuple):
     max_k, gap_side, level, method, max_steps, partial_allowed = args_tuple
     rng = np.random.default_rng([seed, i])
@@ -206,6 +210,13 @@ def params_of(state, base: BLANCParams) -> BLANCParams:
 
 # ------------------------------------------------------------------ run
 def run(args: argparse.Namespace) -> int:
+    """Train; with ``--scheduler`` the joblib loops run on a Dask cluster (the same artifact)."""
+    from textqa import cluster
+    with cluster.joblib_on(args.scheduler, args.workers, "textqa train blanc"):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from joblib import Parallel, delayed
 
     from textqa.training.corpus import file_fingerprint
@@ -224,7 +235,8 @@ def run(args: argparse.Namespace) -> int:
         say("reading and aligning " + ", ".join(p.name for p in args.train))
         train = JudgedPairs(args.train, base)
         say(f"{len(train.rows)} training pairs in {len(train.groups)} groups; "
-            f"{args.restarts} restarts on {args.jobs} process(es)")
+            f"{args.restarts} restarts on " + (f"the Dask cluster {args.scheduler}" if args.scheduler
+                                               else f"{args.jobs} process(es)"))
         spec = (args.max_k, args.gap_side, args.level, args.objective, args.max_steps, partial_allowed)
         results = []
         for i, state, value, secs in Parallel(n_jobs=args.jobs, return_as="generator")(

@@ -48,6 +48,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/icd9)")
     p.add_argument("--artifacts", type=Path, default=None,
                    help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
+    from textqa import cluster
+    cluster.add_arguments(p, None, "fit the per-code models (and the cross-validation folds)")
 
 
 def make_coder(args, classifiers) -> ICD9Coder:
@@ -84,6 +86,13 @@ def cross_validate(records, args, classifiers, say=None) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Train; with ``--scheduler`` the joblib loops run on a Dask cluster (the same artifact)."""
+    from textqa import cluster
+    with cluster.joblib_on(args.scheduler, args.workers, "textqa train icd9"):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from textqa.evaluation.plots import roc_curves
     from textqa.models.icd9.store import save_coder
     from textqa.training.corpus import file_fingerprint

@@ -56,6 +56,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/qa)")
     p.add_argument("--artifacts", type=Path, default=None,
                    help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
+    from textqa import cluster
+    cluster.add_arguments(p, None, "train the per-cluster models")
 
 
 def _mean(values) -> float:
@@ -119,6 +121,13 @@ def choose_c(train, qtypes, pool, folds: int, seed: int) -> tuple[float, dict]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Train; with ``--scheduler`` the joblib loops run on a Dask cluster (the same artifact)."""
+    from textqa import cluster
+    with cluster.joblib_on(args.scheduler, args.workers, "textqa train qa"):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from textqa.models.qa.answer_type import AnswerTypeClassifier, read_uiuc
     from textqa.models.qa.nlp import parse
     from textqa.models.qa.selection import SentenceSelector

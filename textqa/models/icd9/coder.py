@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
+from textqa.models.sklearn_data import same_numbers_anywhere
+
 from .bayes_ridge import optimal_sigma2, optimal_sigma2_tau2, posterior_mean
 from .records import Record
 from .text import TextOptions, record_features
@@ -64,8 +66,11 @@ def best_f1_threshold(scores: np.ndarray, y: np.ndarray) -> float:
     return float((s[i] + s[i + 1]) / 2) if i + 1 < len(s) else float(s[i] - 1e-9)
 
 
+@same_numbers_anywhere
 def _fit_code(X: sparse.csr_matrix, y: np.ndarray, classifier: str, k: int, C: float, svm_cost: str,
               inner_folds: int, seed: int, min_threshold: float = 0.25, brr_prior: str = "fixed") -> dict:
+    """One code's model; the same numbers wherever it runs (this process, a joblib or a Dask worker):
+    liblinear's coordinate order is seeded (unseeded, it drew from the process's global RNG)."""
     idx, phi = _phi_select(X, y, k)
     D = _design(X, idx, phi)
     model = {"features": idx, "phi": phi.astype(np.float64)}
@@ -73,7 +78,7 @@ def _fit_code(X: sparse.csr_matrix, y: np.ndarray, classifier: str, k: int, C: f
         from sklearn.svm import LinearSVC
         pos = y.sum()
         weight = {1: (len(y) - pos) / pos if svm_cost == "ratio" else 1.0, 0: 1.0}
-        clf = LinearSVC(C=C, class_weight=weight, max_iter=5000).fit(D, y)
+        clf = LinearSVC(C=C, class_weight=weight, max_iter=5000, random_state=seed).fit(D, y)
         model.update(weights=clf.coef_.ravel().astype(np.float64), bias=float(clf.intercept_[0]), threshold=0.0)
         return model
     Dd = D.toarray()

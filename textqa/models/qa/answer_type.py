@@ -89,8 +89,8 @@ class AnswerTypeClassifier:
         X = self._X(docs)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            self.fine_ = LinearSVC(C=self.C, max_iter=5000).fit(X, labels)
-            self.coarse_ = LinearSVC(C=self.C, max_iter=5000).fit(X, [self.coarse(l) for l in labels])
+            self.fine_ = LinearSVC(C=self.C, max_iter=5000, random_state=0).fit(X, labels)
+            self.coarse_ = LinearSVC(C=self.C, max_iter=5000, random_state=0).fit(X, [self.coarse(l) for l in labels])
         return self
 
     def predict(self, docs) -> list[str]:

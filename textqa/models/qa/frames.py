@@ -81,9 +81,9 @@ class FrameClusters:
         ids = list(ids) if ids is not None else list(range(len(docs)))
         members: dict = {}
         for qid, doc in zip(ids, docs):
-            for f in question_frames(doc):
+            for f in sorted(question_frames(doc)):       # a set: its order varies between processes
                 members.setdefault(f, []).append(qid)
-        self.clusters_ = {f: qs for f, qs in members.items() if len(qs) > self.min_questions}
+        self.clusters_ = {f: members[f] for f in sorted(members) if len(members[f]) > self.min_questions}
         return self
 
     def match(self, doc) -> list[str]:

@@ -52,7 +52,7 @@ def pair_features(q: Sentence, c: Sentence, qtype: dict, idf: dict, default_idf:
     qw, cw = set(content(q.tokens)), set(content(c.tokens))
     shared = qw & cw
     w = lambda t: idf.get(t, default_idf)
-    q_idf = sum(w(t) for t in qw) or 1.0
+    q_idf = math.fsum(w(t) for t in qw) or 1.0     # fsum: exact, so a set's order (hash seed) cannot matter
     qs, cs = {stem(t) for t in qw}, {stem(t) for t in cw}
     ql, cl = [t.lower() for t in q.tokens], [t.lower() for t in c.tokens]
     qb, cb = set(zip(ql, ql[1:])), set(zip(cl, cl[1:]))
@@ -68,7 +68,8 @@ def pair_features(q: Sentence, c: Sentence, qtype: dict, idf: dict, default_idf:
         if positions and p > 0:
             d = min(min(abs(i - start), abs(i - (end - 1))) for i in positions)
             near = max(near, p * math.exp(-d / 5))
-    return [len(shared), sum(w(t) for t in shared), sum(w(t) for t in shared) / q_idf,
+    shared_idf = math.fsum(w(t) for t in shared)
+    return [len(shared), shared_idf, shared_idf / q_idf,
             len(qs & cs) / max(len(qs), 1), len(qb & cb), match, near, len(c.tokens) / 50]
 
 

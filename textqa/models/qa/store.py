@@ -64,7 +64,8 @@ def save_qa(answer_types, selector, dest, *, instance=None, index=None, metrics=
     with write_artifact(dest, ARTIFACT_NAME, FORMAT_VERSION, hyper_parameters=hyper, metrics=metrics,
                         data_fingerprint=data_fingerprint, extra=extra) as tmp:
         for name, (meta, arrays) in parts.items():
-            (tmp / f"{name}.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+            # sorted keys: tables built from sets (idf) are written the same whatever the hash seed
+            (tmp / f"{name}.json").write_text(json.dumps(meta, ensure_ascii=False, sort_keys=True), encoding="utf-8")
             save_arrays(tmp / f"{name}.npz", arrays)
         if instance is not None:
             index.save(tmp / "index.sqlite")

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from textqa.models.sklearn_data import same_numbers_anywhere
 from textqa.paths import english_stopwords
 
 from .candidates import ANSWER_TYPES, Candidate, cluster_distribution, type_distribution
@@ -160,6 +161,7 @@ def _top_answers(keys, scores) -> list[tuple[str, float]]:
     return sorted(best.items(), key=lambda kv: -kv[1])
 
 
+@same_numbers_anywhere
 def _train_cluster(frame, members, blocks, q_type_dist, q_types, C):
     from sklearn.svm import LinearSVC
     types = [t for m in members for t in q_types.get(m, [])]
@@ -170,7 +172,7 @@ def _train_cluster(frame, members, blocks, q_type_dist, q_types, C):
     if len(set(labels.tolist())) < 2:
         return model
     X = _with_types(bl, probs)
-    model.svm = LinearSVC(C=C, class_weight="balanced", max_iter=5000).fit(X, labels)
+    model.svm = LinearSVC(C=C, class_weight="balanced", max_iter=5000, random_state=0).fit(X, labels)
     scores = model.svm.decision_function(X)
     rr, start = [], 0
     for b in bl:                     # the strategy's MRR@5 on its own training questions

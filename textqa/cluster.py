@@ -1,0 +1,71 @@
+"""Connecting to a Dask cluster: ``--scheduler local`` (a ``distributed.LocalCluster`` on this
+machine) or the address of a running ``dask scheduler``; used by ``textqa batch`` and by
+``textqa train ... --scheduler``, whose joblib loops then run on the cluster through joblib's Dask
+backend (the same tasks with the same seeds: the same artifact as a local run)."""
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import sys
+from contextlib import contextmanager
+
+
+def add_arguments(p, default: str | None, what: str) -> None:
+    p.add_argument("--scheduler", default=default, metavar="local|ADDRESS",
+                   help=f"{what} on a Dask cluster: 'local' (a LocalCluster on this machine) or a running "
+                        "scheduler's address, e.g. tcp://127.0.0.1:8786"
+                        + (f" (default: {default})" if default else " (default: no cluster)"))
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes of a local cluster (default: one per core)")
+
+
+def has_dashboard() -> bool:
+    """Dask's dashboard needs bokeh (pinned); without it the link would only say so."""
+    return importlib.util.find_spec("bokeh") is not None
+
+
+def connect(scheduler: str, workers: int | None = None):
+    """(client, the LocalCluster or None).  A LocalCluster has one single-threaded process per core
+    (or ``workers``): the models' code is Python and numpy, which threads would serialise."""
+    from distributed import Client, LocalCluster
+
+    from textqa.evaluation.io import EvalInputError      # a user error: one line, exit status 2
+    if workers is not None and workers < 1:
+        raise EvalInputError("--workers must be at least 1")
+    if scheduler == "local":
+        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                               dashboard_address=":0" if has_dashboard() else None,
+                               silence_logs=logging.CRITICAL)     # a task's error is reported once, by us
+        return Client(cluster), cluster
+    try:
+        return Client(scheduler, timeout="20s"), None
+    except (OSError, ValueError, TypeError) as e:
+        raise EvalInputError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+
+
+@contextmanager
+def cluster(scheduler: str, workers: int | None = None, who: str = "textqa"):
+    """A connected client for the block (the dashboard link on stderr); closed afterwards."""
+    client, local = connect(scheduler, workers)
+    try:
+        if client.dashboard_link and has_dashboard():
+            print(f"{who}: Dask dashboard {client.dashboard_link}", file=sys.stderr, flush=True)
+        yield client
+    finally:
+        client.close()
+        if local is not None:
+            local.close()
+
+
+@contextmanager
+def joblib_on(scheduler: str | None, workers: int | None = None, who: str = "textqa"):
+    """Run the block's joblib ``Parallel`` loops on the cluster (no-op without a scheduler).
+    joblib's Dask backend spreads the tasks over every worker of the cluster (``n_jobs`` is then
+    ignored) and ships large arguments once."""
+    if not scheduler:
+        yield None
+        return
+    import joblib
+    with cluster(scheduler, workers, who) as client, joblib.parallel_config(backend="dask"):
+        yield client
