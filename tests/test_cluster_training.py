@@ -1,6 +1,7 @@
 """``textqa train ... --scheduler``: the joblib loops of ICD-9, BLANC and QA training on a real
 LocalCluster of 2 worker processes give the same artifact as a local run, to the last bit
 (issue 12).  The local runs are the session fixtures (``--jobs 1``)."""
+import gzip
 import json
 import subprocess
 import sys
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from conftest import DATA_DIR
+from textqa.paths import DATA_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -20,24 +21,24 @@ def train(*args):
     return r.stderr.decode()
 
 
-def same_files(a: Path, b: Path, timing=("seconds",)):
-    """Every model file equal (arrays bit for bit), and the reported metrics but the timings."""
-    names = sorted(p.name for p in a.iterdir())
-    assert names == sorted(p.name for p in b.iterdir())
-    for name in names:
-        if name.endswith(".npz"):
-            x, y = np.load(a / name), np.load(b / name)
-            assert sorted(x.files) == sorted(y.files)
-            assert not [k for k in x.files if not np.array_equal(x[k], y[k])], name
-        elif name.endswith(".json") and name != "manifest.json":
-            assert (a / name).read_bytes() == (b / name).read_bytes(), name
+def metrics(folder: Path, timing: tuple) -> dict:
+    def strip(d):
+        return {k: strip(v) if isinstance(v, dict) else v for k, v in d.items() if not any(t in k for t in timing)}
+    return strip(json.loads((folder / "manifest.json").read_text())["metrics"])
 
-    def metrics(folder):
-        def strip(d):
-            return {k: strip(v) if isinstance(v, dict) else v for k, v in d.items()
-                    if not any(t in k for t in timing)}
-        return strip(json.loads((folder / "manifest.json").read_text())["metrics"])
-    assert metrics(a) == metrics(b)
+
+def same_files(a: Path, b: Path, timing=("seconds",)):
+    """Every file of the artifact equal (arrays bit for bit), and the manifest's metrics but the timings."""
+    files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    for rel in files:
+        if rel.suffix == ".npz":
+            x, y = np.load(a / rel), np.load(b / rel)
+            assert sorted(x.files) == sorted(y.files)
+            assert not [k for k in x.files if not np.array_equal(x[k], y[k])], rel
+        elif rel.name != "manifest.json":
+            assert (a / rel).read_bytes() == (b / rel).read_bytes(), rel
+    assert metrics(a, timing) == metrics(b, timing)
 
 
 def test_icd9_on_a_cluster_is_the_local_artifact(icd9_artifact, icd9_split, tmp_path):
@@ -63,3 +64,27 @@ def test_qa_on_a_cluster_is_the_local_artifact(qa_artifact, qa_heldout, tmp_path
     import sqlite3
     rows = [sqlite3.connect(f / "index.sqlite").execute("select count(*) from sqlite_master").fetchone() for f in (a, b)]
     assert rows[0] == rows[1]
+
+
+def test_truecaser_counts_as_a_map_reduce_give_the_same_lm(tmp_path):
+    """Tokenizing and counting on a LocalCluster (23 partitions of 100 paragraphs, a tree of merges)
+    gives the local run's ARPA byte for byte, and the same artifact: real Reuters-21578 text."""
+    dev = tmp_path / "dev.txt"
+    with gzip.open(DATA_DIR / "truecase" / "val_input.txt.gz", "rt", encoding="utf-8") as f:
+        dev.write_text("".join(line for _, line in zip(range(200), f)), encoding="utf-8")
+    data = DATA_DIR / "truecase" / "reuters21578" / "reut2-000.sgm.gz"
+    common = ["truecaser", "--data", data, "--dev", dev, "--no-cache"]
+    train(*common, "--out", tmp_path / "local", "--arpa", tmp_path / "local.arpa")
+    err = train(*common, "--out", tmp_path / "dask", "--arpa", tmp_path / "dask.arpa", "--scheduler", "local",
+                "--workers", "2", "--partition-size", "100")
+    assert "partitions: tokenizing and counting words on the cluster" in err
+    arpa = (tmp_path / "local.arpa").read_bytes()
+    assert arpa == (tmp_path / "dask.arpa").read_bytes() and arpa.count(b"\n") > 100_000
+    same_files(tmp_path / "local", tmp_path / "dask", timing=("second",))
+
+
+def test_truecaser_on_a_cluster_refuses_what_needs_one_process(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "textqa.cli", "train", "truecaser", "--scheduler", "local",
+                        "--max-sentences", "10", "--out", tmp_path / "x"], cwd=ROOT, capture_output=True, timeout=120)
+    assert r.returncode != 0 and b"--max-sentences needs the corpus in one process" in r.stderr
+    assert not (tmp_path / "x").exists()

@@ -62,6 +62,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--oov-weight", type=float, default=1.0, help="weight of the OOV model in the search")
     p.add_argument("--no-split", action="store_true", help="decode dev lines whole, not sentence by sentence")
     p.add_argument("--no-cache", action="store_true", help="do not reuse/store the tokenized corpus in .cache/")
+    p.add_argument("--arpa", type=Path, default=None, metavar="FILE",
+                   help="also write the LM as an ARPA file here (the artifact keeps KenLM's binary)")
+    from textqa import cluster
+    cluster.add_arguments(p, None, "tokenize and count n-grams (a map-reduce; the LM is the same)")
+    p.add_argument("--partition-size", type=int, default=20000,
+                   help="paragraphs per Dask task with --scheduler (default 20,000)")
 
 
 def check_inputs(paths: list[Path]) -> None:
@@ -108,31 +114,51 @@ def run(args: argparse.Namespace) -> int:
     t_start = time.perf_counter()
     say = lambda msg: print(f"[truecaser {time.perf_counter() - t_start:6.1f}s] {msg}", file=sys.stderr, flush=True)
 
+    if args.scheduler and args.max_sentences:
+        raise SystemExit("error: --max-sentences needs the corpus in one process; with --scheduler, cut the "
+                         "input files instead")
+    if args.scheduler and args.smoothing == "deleted_interpolation":
+        raise SystemExit("error: deleted interpolation fits its lambdas on held-out sentences in one process; "
+                         "with --scheduler use --smoothing kneser_ney")
+    if args.partition_size < 1:
+        raise SystemExit("error: --partition-size must be at least 1")
     names = ", ".join(map(str, data[:3])) + (f" and {len(data) - 3} more" if len(data) > 3 else "")
-    say(f"reading {names}")
-    sentences = tokenized_corpus(data, PUNKT_DIR, None if args.no_cache else cache_dir(), n_jobs=args.jobs,
-                                 pretokenized=args.pretokenized)
     dev = [l.strip() for l in read_lines(args.dev) if l.strip()] if args.dev else []
-    if dev:
-        sentences, dropped = drop_overlap(sentences, dev)
-        say(f"dropped {dropped} training sentences that also occur in the dev set")
-    else:
-        dropped = 0
-    if args.max_sentences:
-        sentences = sentences[:args.max_sentences]
-    if not sentences:
-        raise SystemExit("error: no training sentences in " + ", ".join(map(str, data)))
-
     model = Truecaser(min_count=args.min_count, n_casings=args.n_casings, smoothing=args.smoothing,
                       first_word=args.first_word, split_sentences=not args.no_split, oov_model=args.oov_model,
                       oov_weight=args.oov_weight)
     work = Path(tempfile.mkdtemp(prefix="truecaser-work-", dir=out.parent if out.parent.exists() else None))
     try:
         model.work_dir = str(work)
-        model.fit(sentences, progress=say)
+        if args.scheduler:
+            from textqa import cluster
+
+            from .truecaser_dask import count_on_cluster
+            say(f"reading {names} into the Dask cluster {args.scheduler}")
+            with cluster.cluster(args.scheduler, args.workers, "textqa train truecaser") as client:
+                vocab, count_ngrams, n_sentences, dropped = count_on_cluster(
+                    client, data, PUNKT_DIR, dev, args.pretokenized, args.partition_size, args.min_count, say)
+                say(f"dropped {dropped} training sentences that also occur in the dev set")
+                model.fit_counts(vocab, count_ngrams, n_sentences, progress=say, arpa_copy=args.arpa)
+        else:
+            say(f"reading {names}")
+            sentences = tokenized_corpus(data, PUNKT_DIR, None if args.no_cache else cache_dir(), n_jobs=args.jobs,
+                                         pretokenized=args.pretokenized)
+            if dev:
+                sentences, dropped = drop_overlap(sentences, dev)
+                say(f"dropped {dropped} training sentences that also occur in the dev set")
+            else:
+                dropped = 0
+            if args.max_sentences:
+                sentences = sentences[:args.max_sentences]
+            if not sentences:
+                raise SystemExit("error: no training sentences in " + ", ".join(map(str, data)))
+            model.fit(sentences, progress=say, arpa_copy=args.arpa)
+            n_sentences = len(sentences)
+            del sentences
         model.work_dir = None
         train_seconds = time.perf_counter() - t_start
-        metrics = {"training_sentences": len(sentences), "training_sentences_dropped_dev_overlap": dropped,
+        metrics = {"training_sentences": n_sentences, "training_sentences_dropped_dev_overlap": dropped,
                    "training_seconds": round(train_seconds, 1)}
         if dev:
             say(f"evaluating on {len(dev)} dev sentences")

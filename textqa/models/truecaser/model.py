@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import math
+import shutil
 import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -103,6 +104,47 @@ class UnigramTruecaser(BaseEstimator):
         return res
 
 
+BOS_ID, EOS_ID, UNK_ID = 0, 1, 2
+LM_SPECIALS = [lmmod.BOS, lmmod.EOS, lmmod.UNK, UNKNOWN_NONE] + [UNKNOWN_TOKENS[c] for c in CASE_CLASSES]
+
+
+class LMVocabulary:
+    """The LM's vocabulary (section 2.3): the special tokens, then every cased form seen at least
+    ``min_count`` times, in the order of the counts given (first occurrence in the corpus, so that a
+    Dask map-reduce that merges its partitions' counts in order numbers them as one process does);
+    rarer forms become the UNKNOWN_<class> token of their case class."""
+
+    def __init__(self, words: list[str], known: dict[str, int], rare: dict[str, int]):
+        self.words, self.known, self.rare = words, known, rare
+        self.index = {w: i for i, w in enumerate(words)}
+        self.n_tokens = sum(known.values()) + sum(rare.values())
+
+    @property
+    def V(self) -> int:
+        return len(self.words)
+
+    @classmethod
+    def build(cls, counts: dict[str, int], min_count: int) -> "LMVocabulary":
+        words, taken = list(LM_SPECIALS), set(LM_SPECIALS)
+        known, rare = {}, {}
+        for w, c in counts.items():
+            if c >= min_count and w not in taken:
+                words.append(w)
+                taken.add(w)
+                known[w] = c
+            else:
+                rare[w] = c
+        return cls(words, known, rare)
+
+    def id_of(self, w: str) -> int:
+        """LM id of a cased token: its own, or its case class's UNKNOWN token (a literal "<s>" in
+        the text is rare-or-special, hence UNKNOWN too, never the sentence start)."""
+        if w in self.known:
+            return self.index[w]
+        c = case_class(w)
+        return self.index[UNKNOWN_NONE if c == NONE else UNKNOWN_TOKENS[c]]
+
+
 class Truecaser(BaseEstimator):
     """Trigram-LM truecaser with sentence-level Viterbi decoding (Lita et al. 2003, section 2.2).
 
@@ -148,10 +190,11 @@ class Truecaser(BaseEstimator):
         if self.min_count < 1 or self.n_casings < 1:
             raise ValueError("min_count and n_casings must be >= 1")
 
-    def fit(self, sentences, y=None, progress=None):
+    def fit(self, sentences, y=None, progress=None, arpa_copy=None):
         """Count, estimate and binarise the LM; learn the casing table and the OOV model.
 
-        ``progress`` is an optional callable(str) told about each stage.
+        ``progress`` is an optional callable(str) told about each stage; ``arpa_copy`` a path where
+        the ARPA file is kept (it is otherwise binarised and removed).
         """
         self._check_params()
         say = progress or (lambda msg: log.info(msg))
@@ -170,39 +213,40 @@ class Truecaser(BaseEstimator):
         del raw_ids
         packed_raw = np.concatenate(seqs) if seqs else np.zeros(0, np.int64)
         raw_counts = np.bincount(packed_raw, minlength=len(raw_words))
-        self.n_train_tokens_ = int(len(packed_raw))
-        self.n_train_sentences_ = len(seqs)
         del packed_raw
-
-        # LM vocabulary: frequent cased forms + special tokens; rare forms -> UNKNOWN_<class>.
-        specials = [lmmod.BOS, lmmod.EOS, lmmod.UNK, UNKNOWN_NONE] + [UNKNOWN_TOKENS[c] for c in CASE_CLASSES]
-        lm_words = list(specials)
-        lm_index = {w: i for i, w in enumerate(lm_words)}
-        raw_to_lm = np.empty(len(raw_words), dtype=np.int64)
-        known_counts, rare_counts = {}, {}
-        for rid, (w, c) in enumerate(zip(raw_words, raw_counts.tolist())):
-            if c >= self.min_count and w not in lm_index:
-                lm_index[w] = len(lm_words)
-                lm_words.append(w)
-                raw_to_lm[rid] = lm_index[w]
-                known_counts[w] = c
-            else:
-                cls = case_class(w)
-                raw_to_lm[rid] = lm_index[UNKNOWN_NONE if cls == NONE else UNKNOWN_TOKENS[cls]]
-                rare_counts[w] = c
-        V = len(lm_words)
-        bos, eos, unk = 0, 1, 2
-        say(f"{self.n_train_tokens_:,} tokens, {len(raw_words):,} cased types, LM vocabulary {V:,}")
-
-        say("counting n-grams")
+        vocab = LMVocabulary.build(dict(zip(raw_words, raw_counts.tolist())), self.min_count)
+        raw_to_lm = np.fromiter((vocab.id_of(w) for w in raw_words), dtype=np.int64, count=len(raw_words))
         mapped = [raw_to_lm[s] for s in seqs]
         del seqs
-        full_packed = lmmod.pack_sentences(mapped, bos, eos)
-        full = lmmod.NGramCounts.from_packed(full_packed, V, bos, eos)
+
+        def count(say):
+            return lmmod.NGramCounts.from_packed(lmmod.pack_sentences(mapped, BOS_ID, EOS_ID), vocab.V, BOS_ID, EOS_ID)
+        return self.fit_counts(vocab, count, n_sentences=len(mapped), progress=say, arpa_copy=arpa_copy,
+                               sentence_ids=mapped)
+
+    def fit_counts(self, vocab: "LMVocabulary", count_ngrams, n_sentences: int, progress=None, arpa_copy=None,
+                   sentence_ids=None):
+        """``fit`` from counts: the cased-word counts in ``vocab`` and ``count_ngrams(say)``, which
+        returns the n-gram counts over the LM ids of ``vocab`` (``textqa train truecaser --scheduler``
+        counts them as a Dask map-reduce; ``fit`` in this process).  Deleted interpolation needs the
+        sentences themselves (``sentence_ids``, LM ids) for its held-out split."""
+        self._check_params()
+        say = progress or (lambda msg: log.info(msg))
+        if self.smoothing == "deleted_interpolation" and sentence_ids is None:
+            raise ValueError("deleted interpolation needs the training sentences, not only their counts")
+        self.n_train_tokens_ = vocab.n_tokens
+        self.n_train_sentences_ = n_sentences
+        V, bos, eos, unk = vocab.V, BOS_ID, EOS_ID, UNK_ID
+        known_counts, rare_counts = vocab.known, vocab.rare
+        say(f"{self.n_train_tokens_:,} tokens, {len(known_counts) + len(rare_counts):,} cased types, "
+            f"LM vocabulary {V:,}")
+        say("counting n-grams")
+        full = count_ngrams(say)
         self.ngram_counts_ = {"1": int(np.count_nonzero(full.uni)), "2": len(full.bi_keys),
                               "3": len(full.tri_keys)}
         say(f"n-grams: {self.ngram_counts_}")
         if self.smoothing == "deleted_interpolation":
+            mapped = sentence_ids
             k = max(2, self.heldout_every)
             train_part = lmmod.pack_sentences([s for i, s in enumerate(mapped) if i % k], bos, eos)
             held_part = lmmod.pack_sentences([s for i, s in enumerate(mapped) if i % k == 0], bos, eos)
@@ -211,7 +255,8 @@ class Truecaser(BaseEstimator):
             del train_counts, train_part, held_part
         else:
             model = lmmod.estimate_kneser_ney(full, bos, eos, unk)
-        del full, full_packed, mapped
+        del full
+        lm_words = vocab.words
         self.lm_info_ = model.info
 
         work = Path(self.work_dir or tempfile.mkdtemp(prefix="truecaser-"))
@@ -220,6 +265,8 @@ class Truecaser(BaseEstimator):
         say(f"writing ARPA ({len(model.tri_keys):,} trigrams)")
         lmmod.write_arpa(model, lm_words, arpa)
         del model
+        if arpa_copy:
+            shutil.copyfile(arpa, arpa_copy)
         binary = work / "lm.binary"
         say("binarising for KenLM")
         if lmmod.binarize(arpa, binary):

@@ -1,0 +1,170 @@
+"""The truecaser's counting as a Dask map-reduce (``textqa train truecaser --scheduler ...``).
+
+The client streams the training files (never whole) in partitions of paragraphs; on the workers
+each partition is tokenized (Punkt + Treebank, as ``corpus.tokenize_lines``), cleaned of the
+sentences that also occur in the dev set, and kept in the cluster's memory (Dask spills it to disk
+when a worker runs short).  Two passes over those partitions, each a map and a tree reduction:
+
+1. cased-word counts, merged in partition order, so that the words keep the order of their first
+   occurrence in the corpus: the LM vocabulary (``LMVocabulary``) numbers them as one process does;
+2. n-gram counts over the LM ids (unigram counts, sorted unique bigram and trigram keys with their
+   counts), summed pairwise.
+
+The reduced counts go to ``Truecaser.fit_counts``, which estimates the Kneser-Ney LM exactly as a
+local run does: the ARPA file is the same, byte for byte.  What must fit one machine is the reduced
+counts (distinct n-grams, 16 bytes each) and the cased-word table, not the corpus.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from textqa.models.truecaser import lm as lmmod
+from textqa.models.truecaser.model import BOS_ID, EOS_ID, LMVocabulary, as_tokens
+
+from .corpus import normalize_for_overlap, open_text, paragraphs
+
+_TOKENIZERS: dict = {}          # per worker process: punkt folder -> PTBTokenizer
+
+
+def tokenize_partition(lines: list[str], punkt_dir: str | None, dev_keys: frozenset) -> tuple[list[str], int]:
+    """(sentences (space-separated PTB tokens) of a partition of paragraphs, without those that
+    occur in the dev set; how many were dropped).  ``punkt_dir`` None: the lines are tokenized
+    sentences already."""
+    if punkt_dir is None:
+        sents = [line.strip() for line in lines if line.strip()]
+    else:
+        if punkt_dir not in _TOKENIZERS:
+            from textqa.models.truecaser.tokenize import PTBTokenizer
+            _TOKENIZERS[punkt_dir] = PTBTokenizer(punkt_dir)
+        tok = _TOKENIZERS[punkt_dir]
+        sents = [" ".join(t) for line in lines for t in tok.tokenize(line) if t]
+    n = len(sents)
+    if dev_keys:
+        sents = [s for s in sents if normalize_for_overlap(s) not in dev_keys]
+    return sents, n - len(sents)
+
+
+def word_counts(part: tuple[list[str], int]) -> tuple[dict, int, int]:
+    """(cased-word counts in first-occurrence order, sentences, sentences dropped as dev overlap)."""
+    sents, dropped = part
+    counts: dict[str, int] = {}
+    n = 0
+    for s in sents:
+        toks = as_tokens(s)
+        if toks:
+            n += 1
+            for t in toks:
+                counts[t] = counts.get(t, 0) + 1
+    return counts, n, dropped
+
+
+def merge_word_counts(a: tuple, b: tuple) -> tuple:
+    """Counts of two consecutive stretches of the corpus: ``a``'s words first, in its order, then
+    ``b``'s new ones (associative, so any tree of merges in partition order gives the same dict)."""
+    counts = dict(a[0])
+    for w, c in b[0].items():
+        counts[w] = counts.get(w, 0) + c
+    return counts, a[1] + b[1], a[2] + b[2]
+
+
+def ngram_counts(part: tuple[list[str], int], vocab_words: list[str], known: dict) -> lmmod.NGramCounts:
+    """Unigram, bigram and trigram counts of a partition's sentences over the LM ids (``NGramCounts``:
+    no n-gram crosses a sentence boundary, so partitions' counts add up to the corpus's)."""
+    sents, _ = part
+    vocab = LMVocabulary(vocab_words, known, {})
+    cache: dict[str, int] = {}
+    ids = []
+    for s in sents:
+        toks = as_tokens(s)
+        if toks:
+            row = []
+            for t in toks:
+                i = cache.get(t)
+                if i is None:
+                    i = cache[t] = vocab.id_of(t)
+                row.append(i)
+            ids.append(np.asarray(row, dtype=np.int64))
+    if not ids:
+        return lmmod.NGramCounts(len(vocab_words), np.zeros(len(vocab_words), np.int64), *[np.zeros(0, np.int64)] * 4)
+    return lmmod.NGramCounts.from_packed(lmmod.pack_sentences(ids, BOS_ID, EOS_ID), len(vocab_words), BOS_ID, EOS_ID)
+
+
+def _merge_keys(k1, c1, k2, c2):
+    keys = np.concatenate([k1, k2])
+    order = np.argsort(keys, kind="stable")
+    keys, counts = keys[order], np.concatenate([c1, c2])[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, np.int64)
+    return keys[starts], np.add.reduceat(counts, starts) if len(keys) else counts
+
+
+def merge_ngram_counts(a: lmmod.NGramCounts, b: lmmod.NGramCounts) -> lmmod.NGramCounts:
+    """The counts of two stretches of the corpus (integer sums: any order gives the same)."""
+    bk, bc = _merge_keys(a.bi_keys, a.bi_counts, b.bi_keys, b.bi_counts)
+    tk, tc = _merge_keys(a.tri_keys, a.tri_counts, b.tri_keys, b.tri_counts)
+    return lmmod.NGramCounts(a.V, a.uni + b.uni, bk, bc, tk, tc)
+
+
+def _tree_reduce(client, merge, futures):
+    """Pairwise merges of neighbours, level by level (order kept): log2(n) rounds on the cluster."""
+    while len(futures) > 1:
+        nxt = [client.submit(merge, futures[i], futures[i + 1], pure=False) for i in range(0, len(futures) - 1, 2)]
+        if len(futures) % 2:
+            nxt.append(futures[-1])
+        futures = nxt
+    return futures[0]
+
+
+def _lines(path):
+    with open_text(path) as f:
+        for line in f:
+            yield line.rstrip("\n")
+
+
+def _partitions(paths, pretokenized: bool, size: int):
+    """Consecutive partitions of ``size`` paragraphs (or tokenized lines), streamed."""
+    buf = []
+    for p in paths:
+        for line in (_lines(p) if pretokenized else paragraphs(p)):
+            buf.append(line)
+            if len(buf) == size:
+                yield buf
+                buf = []
+    if buf:
+        yield buf
+
+
+def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], pretokenized: bool, size: int,
+                     min_count: int, say):
+    """(vocabulary, a callable giving the n-gram counts, training sentences, sentences dropped as dev
+    overlap) for ``Truecaser.fit_counts``."""
+    from distributed import wait
+    dev_keys = frozenset(k for k in map(normalize_for_overlap, dev) if len(k) >= 30)   # as corpus.drop_overlap
+    [keys_f] = client.scatter([dev_keys], broadcast=True)
+    punkt = None if pretokenized else str(punkt_dir)
+    parts = []
+    for i, lines in enumerate(_partitions(paths, pretokenized, size), start=1):
+        parts.append(client.submit(tokenize_partition, lines, punkt, keys_f, pure=False))
+        if i % 20 == 0:
+            say(f"sent {i} partitions of {size:,} lines to the cluster")
+    if not parts:
+        raise SystemExit("error: no training text in " + ", ".join(map(str, paths)))
+    say(f"{len(parts)} partitions: tokenizing and counting words on the cluster")
+    counts, n_sentences, dropped = _tree_reduce(client, merge_word_counts,
+                                       [client.submit(word_counts, p, pure=False) for p in parts]).result()
+    if not n_sentences:
+        raise SystemExit("error: no training sentences in " + ", ".join(map(str, paths)))
+    vocab = LMVocabulary.build(counts, min_count)
+    del counts
+
+    def count_ngrams(say):
+        [words_f, known_f] = client.scatter([vocab.words, vocab.known], broadcast=True)
+        say(f"counting n-grams on the cluster ({len(parts)} partitions, tree reduction)")
+        total = _tree_reduce(client, merge_ngram_counts,
+                             [client.submit(ngram_counts, p, words_f, known_f, pure=False) for p in parts])
+        wait(total)
+        result = total.result()
+        parts.clear()                       # the tokenized corpus is no longer needed on the workers
+        return result
+    return vocab, count_ngrams, n_sentences, dropped
