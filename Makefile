@@ -68,6 +68,7 @@ bench: train wrk
 	$(PY) -m bench.blanc --artifacts $(ARTIFACTS)
 	$(PY) -m bench.icd9 --artifacts $(ARTIFACTS)
 	$(PY) -m bench.qa
+	$(PY) -m bench.batch --artifacts $(ARTIFACTS)
 
 # wrk (HTTP load generator) for bench/service.py: a Debian package, installed when missing
 wrk:

@@ -145,3 +145,57 @@ def test_truncated_real_files(capsysbinary, monkeypatch, tmp_path, cut):
         f = tmp_path / "cut.txt"
         f.write_bytes(data[:cut] + "é".encode()[:1])
         run([a.replace("{f}", str(f)) for a in argv], b"", capsysbinary, monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def dask_address():
+    """One in-process LocalCluster (a worker thread) for every hostile batch run: starting a cluster per
+    example would take seconds; the workers' model cache is then shared across the examples."""
+    from distributed import LocalCluster
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
+def run_out(argv, stdin: bytes, capsysbinary, monkeypatch) -> tuple[int, str, bytes]:
+    out = io.BytesIO()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8", errors="strict"))
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, encoding="utf-8"))
+    code = main(argv)
+    sys.stdout.flush()
+    err = capsysbinary.readouterr().err.decode("utf-8", "replace")
+    assert code in (0, 2) and "Traceback" not in err, (code, err)
+    return code, (err.strip().splitlines() or [""])[-1], out.getvalue()
+
+
+BATCH = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                         HealthCheck.too_slow])
+
+
+@BATCH
+@given(data=DATA, kind=st.sampled_from(["truecase", "icd9", "blanc", "qa"]), size=st.integers(1, 4))
+def test_batch_agrees_with_the_single_process_command(truecaser_artifact, icd9_artifact, blanc_artifact,
+                                                      qa_artifact, dask_address, capsysbinary, monkeypatch,
+                                                      tmp_path, data, kind, size):
+    """Differential: on any bytes, in partitions of 1-4 lines, 'textqa batch' writes what the
+    single-process command writes, or fails with its error (the same last line, the input named the
+    same way), and leaves no output and no partitions behind when it fails."""
+    src, out = tmp_path / "in.txt", tmp_path / "out.txt"
+    src.write_bytes(data)
+    for p in (out, tmp_path / "out.txt.parts"):
+        assert not p.exists()
+    model = {"truecase": truecaser_artifact / "truecaser", "icd9": icd9_artifact / "icd9",
+             "blanc": blanc_artifact / "blanc", "qa": qa_artifact / "qa"}[kind]
+    extra = {"truecase": [], "icd9": [], "qa": [], "blanc": ["--refs", str(src), "--details"]}[kind]
+    single_argv = {"truecase": ["truecase"], "icd9": ["icd9", "code", "--jsonl", str(src)],
+                   "blanc": ["blanc", "score", "--hyps", str(src)], "qa": ["qa", "answer"]}[kind]
+    s_code, s_err, s_out = run_out([*single_argv, "--model", str(model), *extra], data, capsysbinary, monkeypatch)
+    b_code, b_err, _ = run_out(["batch", kind, str(src), str(out), "--model", str(model), "--scheduler", dask_address,
+                                "--partition-size", str(size), *extra], b"", capsysbinary, monkeypatch)
+    assert b_code == s_code, (s_err, b_err)
+    if b_code == 0:
+        assert out.read_bytes() == s_out
+        out.unlink()
+    else:
+        assert b_err.replace(str(src), "<stdin>") == s_err.replace(str(src), "<stdin>")
+        assert not out.exists()
+    assert not (tmp_path / "out.txt.parts").exists()

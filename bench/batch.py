@@ -1,0 +1,178 @@
+"""``textqa batch`` benchmark -> bench/RESULTS.md (``make bench``, ``python -m bench.batch``).
+
+In one run, on inputs made by repeating the bundled data to size (the same lines again, ICD-9
+records with new ids):
+
+* ``textqa batch truecase --tokenized`` on ``--lines`` tokenized lines (default 1,000,000) and
+  ``textqa batch icd9`` on ``--docs`` CMC records (default 100,000): lines or documents per second
+  of the single-process command (``textqa truecase --tokenized``, ``textqa icd9 code``) and of
+  ``textqa batch --scheduler local`` with 1 and 2 workers, end to end (process start, cluster
+  start, model loads, reading, writing); every output is checked byte-identical to the
+  single-process one;
+* the per-partition overhead: the ICD-9 run again with partitions of 100 documents instead of
+  10,000, (extra seconds) / (extra partitions);
+* the peak memory of the client and of each worker process (sampled every 0.2 s) and the time
+  one worker takes to load each model (what broadcasting a model costs per worker).
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+class PeakRSS:
+    """Peak resident memory of a process and of each of its descendants, sampled."""
+
+    def __init__(self, pid: int):
+        import psutil
+        self.root, self.peak, self._stop = psutil.Process(pid), {}, threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        import psutil
+        while not self._stop.is_set():
+            try:
+                procs = [self.root, *self.root.children(recursive=True)]
+            except psutil.Error:
+                return
+            for p in procs:
+                try:
+                    rss = p.memory_info().rss
+                    self.peak[p.pid] = max(self.peak.get(p.pid, 0), rss)
+                except psutil.Error:
+                    pass
+            self._stop.wait(0.2)
+
+    def stop(self) -> dict:
+        self._stop.set()
+        self._thread.join()
+        return self.peak
+
+
+def run(cmd: list, stdin=None, stdout=None) -> tuple[float, int, dict]:
+    """(wall seconds, the command's peak RSS, {descendant pid: peak RSS}), in bytes; it must succeed."""
+    t = time.perf_counter()
+    with open(stdin, "rb") if stdin else open(os.devnull, "rb") as fin, \
+            open(stdout, "wb") if stdout else open(os.devnull, "wb") as fout:
+        proc = subprocess.Popen([sys.executable, "-m", "textqa.cli", *map(str, cmd)], stdin=fin, stdout=fout,
+                                stderr=subprocess.PIPE, cwd=ROOT)
+        rss = PeakRSS(proc.pid)
+        _, err = proc.communicate()
+    peak = rss.stop()
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(map(str, cmd))} failed:\n{err.decode()[-2000:]}")
+    own = peak.pop(proc.pid, 0)
+    return time.perf_counter() - t, own, peak
+
+
+def make_inputs(folder: Path, n_lines: int, n_docs: int) -> tuple[Path, Path]:
+    from textqa.models.icd9.records import read_cmc_xml
+    from textqa.paths import DATA_DIR
+    with gzip.open(DATA_DIR / "truecase" / "val_input.txt.gz", "rt", encoding="utf-8") as f:
+        lines = [l for l in f if l.strip()]
+    text = folder / "lines.txt"
+    with open(text, "w", encoding="utf-8") as out:
+        for i in range(n_lines):
+            out.write(lines[i % len(lines)])
+    records = read_cmc_xml(DATA_DIR / "icd9" / "cmc2007_train_dev80.xml.gz")
+    docs = folder / "records.jsonl"
+    with open(docs, "w", encoding="utf-8") as out:
+        for i in range(n_docs):
+            r = records[i % len(records)]
+            out.write(json.dumps({"id": f"{r.id}-{i // len(records)}", "sections": r.sections}) + "\n")
+    return text, docs
+
+
+def load_seconds(kind: str, folder: Path) -> float:
+    code = {"truecase": "from textqa.models.truecaser.service_api import TruecaserService as M; M.load",
+            "icd9": "from textqa.models.icd9.store import load_coder as load; load"}[kind]
+    script = (f"import time; {code.split(';')[0]}; t = time.perf_counter(); "
+              f"{code.split(';')[1].strip()}({str(folder)!r}); print(time.perf_counter() - t)")
+    return float(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                                cwd=ROOT).stdout)
+
+
+def main(argv=None) -> int:
+    from bench.report import write_section
+    from textqa.paths import artifacts_dir
+
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--artifacts", type=Path, default=None)
+    p.add_argument("--lines", type=int, default=1_000_000, help="tokenized lines to truecase (default 1,000,000)")
+    p.add_argument("--docs", type=int, default=100_000, help="ICD-9 records to code (default 100,000)")
+    p.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
+    args = p.parse_args(argv)
+    arts = artifacts_dir(args.artifacts)
+    mb = lambda b: b / 2**20
+    rows, notes = [], []
+    with tempfile.TemporaryDirectory(prefix="bench-batch-") as tmp:
+        tmp = Path(tmp)
+        print(f"making inputs: {args.lines:,} lines, {args.docs:,} records", file=sys.stderr)
+        text, docs = make_inputs(tmp, args.lines, args.docs)
+        jobs = {"truecase": (text, args.lines, "lines", ["truecase", "--tokenized", "--model", arts / "truecaser"],
+                             ["--tokenized", "--model", arts / "truecaser"], "textqa truecase --tokenized < IN"),
+                "icd9": (docs, args.docs, "documents", ["icd9", "code", "--jsonl", docs, "--model", arts / "icd9"],
+                         ["--model", arts / "icd9"], "textqa icd9 code --jsonl IN")}
+        for kind, (src, n, unit, single_cmd, opts, single_name) in jobs.items():
+            print(f"{kind}: single process", file=sys.stderr)
+            ref = tmp / f"{kind}.single"
+            secs, own, _ = run(single_cmd, stdin=src if kind == "truecase" else None, stdout=ref)
+            base = n / secs
+            rows.append((kind, single_name, secs, n / secs, 1.0, mb(own), "-"))
+            for workers in (1, 2):
+                print(f"{kind}: batch, {workers} worker(s)", file=sys.stderr)
+                out = tmp / f"{kind}.{workers}"
+                secs, client, peak = run(["batch", kind, src, out, "--workers", workers, *opts])
+                same = out.read_bytes() == ref.read_bytes()
+                if not same:
+                    raise SystemExit(f"{kind}: textqa batch output differs from {single_name}")
+                big = sorted(peak.values(), reverse=True)[:workers]      # the workers (nannies are small)
+                rows.append((kind, f"textqa batch {kind} --workers {workers}", secs, n / secs, (n / secs) / base,
+                             mb(client), ", ".join(f"{mb(b):,.0f}" for b in big)))
+                out.unlink()
+        print("icd9: partitions of 100 (overhead)", file=sys.stderr)
+        out = tmp / "icd9.small"
+        small, _, _ = run(["batch", "icd9", docs, out, "--workers", 2, "--partition-size", 100, "--model", arts / "icd9"])
+        if out.read_bytes() != (tmp / "icd9.single").read_bytes():
+            raise SystemExit("icd9: output with partitions of 100 differs")
+        large = next(r[2] for r in rows if r[1] == "textqa batch icd9 --workers 2")
+        n_small, n_large = -(-args.docs // 100), -(-args.docs // 10000)
+        overhead = (small - large) / (n_small - n_large)
+        loads = {k: load_seconds(k, arts / d) for k, d in (("truecase", "truecaser"), ("icd9", "icd9"))}
+
+    lines = ["## Batch inference on Dask (`make bench`, `python -m bench.batch`)", "",
+             f"Run on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, one machine; "
+             f"inputs: the bundled truecaser dev input repeated to {args.lines:,} tokenized lines, the 782 CMC "
+             f"2007 records repeated to {args.docs:,} (new ids). Times are end to end (process start, "
+             "LocalCluster start, model loads, reading, writing); every batch output was checked byte-identical "
+             "to the single-process command's. Default partitions (10,000 lines).", "",
+             "| model | command | seconds | items/s | x single | client peak RSS (MB) | worker peak RSS (MB) |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for kind, name, secs, rate, ratio, client, workers in rows:
+        lines.append(f"| {kind} | `{name}` | {secs:,.1f} | {rate:,.0f} | {ratio:.2f} | {client:,.0f} | {workers} |")
+    lines += ["",
+              f"- Per-partition overhead: **{overhead * 1000:.1f} ms** per partition (ICD-9 with 2 workers: "
+              f"{n_small:,} partitions of 100 documents took {small:.1f} s, {n_large} of 10,000 took {large:.1f} s).",
+              f"- Model load per worker (what each worker pays once): truecaser {loads['truecase']:.2f} s, "
+              f"ICD-9 {loads['icd9']:.2f} s.",
+              "- 2 workers on 2 cores share them with the client (reading, writing) and the scheduler: at best "
+              "about 1.8x. See `docs/scaling.md` for what these numbers mean on 10 and 100 machines."]
+    write_section(args.out, "batch", lines)
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
