@@ -69,6 +69,7 @@ bench: train wrk
 	$(PY) -m bench.icd9 --artifacts $(ARTIFACTS)
 	$(PY) -m bench.qa
 	$(PY) -m bench.batch --artifacts $(ARTIFACTS)
+	$(PY) -m bench.lm_scale
 
 # wrk (HTTP load generator) for bench/service.py: a Debian package, installed when missing
 wrk:
