@@ -258,3 +258,34 @@ def test_external_cluster_survives_a_killed_worker(truecaser_artifact, tokenized
                 os.killpg(p.pid, signal.SIGKILL)
         for log in logs:
             log.close()
+
+
+def test_a_scheduler_without_workers_or_no_scheduler_is_a_one_line_error(truecaser_artifact, tmp_path):
+    """Instead of waiting forever (tasks with no worker) or a traceback (nothing listening)."""
+    src = tmp_path / "in.txt"
+    src.write_text("new york .\n", encoding="utf-8")
+    env = {**os.environ, "TEXTQA_DASK_TIMEOUT": "3"}
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+
+    def batch():
+        return subprocess.run([sys.executable, "-m", "textqa.cli", "batch", "truecase", str(src), str(tmp_path / "out"),
+                               "--model", str(truecaser_artifact / "truecaser"), "--scheduler", address], cwd=ROOT,
+                              capture_output=True, timeout=120, env=env)
+    r = batch()
+    assert r.returncode == 2 and b"Traceback" not in r.stderr
+    assert r.stderr.decode().strip().splitlines()[-1].startswith(f"textqa: error: cannot reach the Dask scheduler at {address}")
+    scheduler = subprocess.Popen([str(Path(sys.executable).parent / "dask"), "scheduler", "--host", "127.0.0.1",
+                                  "--port", str(port), "--no-dashboard"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        from distributed import Client
+        Client(address, timeout="60s").close()            # the scheduler is up
+        r = batch()
+        assert r.returncode == 2 and r.stderr.decode().strip().splitlines()[-1] == (
+            f"textqa: error: no Dask worker joined the scheduler at {address} within 3 s (start some: "
+            "dask worker ADDRESS, with this project's venv)")
+    finally:
+        os.killpg(scheduler.pid, signal.SIGTERM)
+        scheduler.wait(timeout=30)
+    assert not (tmp_path / "out").exists() and not (tmp_path / "out.parts").exists()

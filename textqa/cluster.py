@@ -11,6 +11,15 @@ import sys
 from contextlib import contextmanager
 
 
+def _timeout() -> float:
+    """Seconds to reach a running scheduler, and again for it to have a worker
+    (``$TEXTQA_DASK_TIMEOUT``, default 30)."""
+    try:
+        return float(os.environ.get("TEXTQA_DASK_TIMEOUT", "30"))
+    except ValueError:
+        return 30.0
+
+
 def add_arguments(p, default: str | None, what: str) -> None:
     p.add_argument("--scheduler", default=default, metavar="local|ADDRESS",
                    help=f"{what} on a Dask cluster: 'local' (a LocalCluster on this machine) or a running "
@@ -38,10 +47,18 @@ def connect(scheduler: str, workers: int | None = None):
                                dashboard_address=":0" if has_dashboard() else None,
                                silence_logs=logging.CRITICAL)     # a task's error is reported once, by us
         return Client(cluster), cluster
+    wait = _timeout()
     try:
-        return Client(scheduler, timeout="20s"), None
+        client = Client(scheduler, timeout=f"{wait}s")
     except (OSError, ValueError, TypeError) as e:
         raise EvalInputError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+    try:                                # without a worker the tasks would wait forever, silently
+        client.wait_for_workers(1, timeout=wait)
+    except (TimeoutError, OSError):
+        client.close()
+        raise EvalInputError(f"no Dask worker joined the scheduler at {scheduler} within {wait:g} s "
+                             "(start some: dask worker ADDRESS, with this project's venv)") from None
+    return client, None
 
 
 @contextmanager
