@@ -363,9 +363,9 @@ def _corpus_line(metric, names: list[Path], details: bool) -> bytes:
     """'textqa blanc score --corpus' output from the partitions' per-line statistics, summed line by
     line in input order as ``BLANC.corpus_score`` sums them (the same floating-point result)."""
     import numpy as np
-    total = np.zeros((3, metric.params.max_k))
+    total = np.zeros((3, metric.params.columns))
     for target in names:
-        for row in np.frombuffer(target.read_bytes(), dtype=np.float64).reshape(-1, 3, metric.params.max_k):
+        for row in np.frombuffer(target.read_bytes(), dtype=np.float64).reshape(-1, 3, metric.params.columns):
             total += row
     s = metric.score_of_total(total)
     return (f"{s.score:.6f} {s.precision:.6f} {s.recall:.6f}\n" if details else f"{s.score:.6f}\n").encode()

@@ -31,11 +31,13 @@ numbers.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 from numba import njit
 
 
+@lru_cache(maxsize=64)
 def _bound(max_n: int, max_gap: int) -> int:
     """Occurrences one start position can begin: sum over n of C(n - 1 + max_gap, max_gap)
     (the ways to place at most max_gap skipped units among n - 1 steps), an upper bound."""
@@ -253,12 +255,27 @@ def clipped_stats(hyp, ref, max_n: int, alpha: float = 0.0, max_gap: int = 0) ->
     """[3, max_n]: common, hypothesis-own and reference-own clipped skip-n-gram masses of two
     sequences of units, n = 1..max_n (module docstring): two strings (their characters) or two
     lists of words."""
+    out = np.zeros((3, max_n))
+    clipped_into(out, hyp, ref, max_n, alpha, max_gap)
+    return out
+
+
+@njit(cache=True)
+def _chrf_convention(out):
+    for n in range(out.shape[1]):
+        if out[2, n] == 0.0:
+            out[1, n] = 0.0
+
+
+def clipped_into(out, hyp, ref, max_n: int, alpha: float = 0.0, max_gap: int = 0, chrf: bool = False) -> None:
+    """``clipped_stats`` added into ``out`` (a [3, max_n] block, zeros on entry; a view into a
+    larger array is fine).  ``chrf``: as chrF counts, an order the reference lacks gets no
+    hypothesis count either (it matters only for corpus sums)."""
     if max_n < 1 or max_gap < 0 or alpha < 0:
         raise ValueError("max_n must be >= 1, max_gap and alpha >= 0")
     decays = _DECAYS.get((alpha, max_gap))
     if decays is None:
         decays = _DECAYS[(alpha, max_gap)] = np.exp(-alpha * np.arange(max_gap + 1, dtype=np.float64))
-    out = np.zeros((3, max_n))
     if isinstance(hyp, str) and isinstance(ref, str):
         done = _code_stats(_codes(hyp), _codes(ref), max_n, decays, max_gap, _bound(max_n, max_gap), out)
     else:
@@ -269,7 +286,10 @@ def clipped_stats(hyp, ref, max_n: int, alpha: float = 0.0, max_gap: int = 0) ->
         done = bits * max_n <= 63
         if done:
             _clipped(x, y, max_n, bits, decays, max_gap, _bound(max_n, max_gap), out)
-    return out if done else clipped_stats_reference(hyp, ref, max_n, alpha, max_gap)
+    if not done:
+        out[:] = clipped_stats_reference(hyp, ref, max_n, alpha, max_gap)
+    if chrf:
+        _chrf_convention(out)
 
 
 _PUNCTS = frozenset('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')

@@ -69,20 +69,28 @@ def alignment(ref: list[str], hyp: list[str], partial: bool = True, prefix_len: 
               if not used_y[y] and len(hyp[y]) >= 3 and hyp[y][:1].isalnum()]
     if left_y:
         dice_of = {}
+        postings: dict = {}                   # trigram -> hypothesis words left over that have it
+        size_y = {}
+        for y, gy in left_y:
+            size_y[y] = len(gy)
+            for g in gy:
+                postings.setdefault(g, []).append(y)
         for x in range(m):
             if used_x[x] or len(ref[x]) < 3 or not ref[x][:1].isalnum():
                 continue
             gx = _trigrams(ref[x])
             lx = len(gx)
-            for y, gy in left_y:
-                ly = len(gy)
-                if 2 * min(lx, ly) < CHAR_DICE_MIN * (lx + ly):      # cannot reach the threshold
-                    continue
-                dice = 2 * len(gx & gy) / (lx + ly)
+            shared: dict = {}                 # |gx & gy| for the words sharing a trigram at all
+            for g in gx:
+                for y in postings.get(g, ()):
+                    shared[y] = shared.get(y, 0) + 1
+            for y, c in shared.items():
+                dice = 2 * c / (lx + size_y[y])
                 if dice >= CHAR_DICE_MIN:
                     dice_of[(x, y)] = dice
         if dice_of:
-            partial_pairs += _greedy(list(dice_of), m, n, used_x, used_y, dice_of)
+            partial_pairs += _greedy(list(dice_of), m, n, used_x, used_y, dice_of)   # sorted there: the
+                                                                                 # dict's order is no matter
     return exact, partial_pairs
 
 

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field, fields
 import numpy as np
 
 from .acs import GAP_SIDES, common_skip_ngram_mass, own_skip_ngram_mass
+from .clipped import chrf_chars, chrf_words, clipped_into
 from .matching import MATCHINGS, match_matrix
 
 TOKENIZERS = ("13a", "13a-words", "none")
@@ -46,14 +47,28 @@ class BLANCParams:
     lowercase: bool = True
     tokenize: str = "13a"               # sacrebleu's 13a; "13a-words": 13a without punctuation-only tokens;
                                         # "none": split on whitespace (pre-tokenized input)
+    # the character level and chrF++'s word n-grams (clipped masses, textqa.models.blanc.clipped):
+    char_weights: tuple = ()            # c_n for character orders n = 1..N (chrF: six 1s); () = no character level
+    char_alpha: float = 0.0             # gap decay inside a character skip-n-gram (eq. 1)
+    char_max_gap: int = 0               # characters an occurrence may skip (0: contiguous n-grams, chrF)
+    word_ngram_weights: tuple = ()      # v_m for chrF++'s word orders m = 1..M (chrF++: (1, 1)); () = none
+    char_lowercase: bool = False        # lowercase for both (chrF's default: case-sensitive)
 
     def __post_init__(self):
         self.size_weights = tuple(float(w) for w in self.size_weights)
+        self.char_weights = tuple(float(w) for w in self.char_weights)
+        self.word_ngram_weights = tuple(float(w) for w in self.word_ngram_weights)
         problems = []
-        if self.alpha < 0 or self.beta < 0:
-            problems.append("alpha and beta must be >= 0")
-        if not self.size_weights or any(w < 0 for w in self.size_weights) or sum(self.size_weights) <= 0:
-            problems.append("size_weights must be non-negative with a positive sum")
+        if self.alpha < 0 or self.beta < 0 or self.char_alpha < 0:
+            problems.append("alpha, beta and char_alpha must be >= 0")
+        weights = self.size_weights + self.char_weights + self.word_ngram_weights
+        if any(w < 0 for w in weights) or sum(weights) <= 0:
+            problems.append("size_weights, char_weights and word_ngram_weights must be non-negative with a "
+                            "positive sum")
+        if not isinstance(self.char_max_gap, int) or not 0 <= self.char_max_gap <= 4:
+            problems.append("char_max_gap must be an integer in 0..4")
+        if len(self.char_weights) > 9 or len(self.word_ngram_weights) > 4:
+            problems.append("at most 9 character orders and 4 word n-gram orders")
         if self.beta_f <= 0:
             problems.append("beta_f must be > 0")
         if self.matching not in MATCHINGS:
@@ -71,9 +86,15 @@ class BLANCParams:
     def max_k(self) -> int:
         return len(self.size_weights)
 
+    @property
+    def columns(self) -> int:
+        """Columns of a statistics block: ACS sizes, then character orders, then word n-gram orders."""
+        return len(self.size_weights) + len(self.char_weights) + len(self.word_ngram_weights)
+
     def to_dict(self) -> dict:
         d = asdict(self)
-        d["size_weights"] = list(self.size_weights)
+        for k in ("size_weights", "char_weights", "word_ngram_weights"):
+            d[k] = list(getattr(self, k))
         return d
 
     @classmethod
@@ -166,6 +187,8 @@ class BLANC:
         """[3, K]: common, hypothesis-own and reference-own skip-k-gram mass, k = 1..K."""
         p = self.params
         K = p.max_k
+        if K == 0:
+            return np.zeros((3, 0))
         if len(hyp) * len(ref) > MAX_CELLS:
             raise ValueError(f"sentence pair too long for ACS: {len(hyp)} x {len(ref)} tokens "
                              f"(limit {MAX_CELLS:,} token pairs)")
@@ -183,19 +206,58 @@ class BLANC:
         if not references:
             raise ValueError("at least one reference is needed")
         hyp = self.tokens(hypothesis)
-        return np.stack([self.pair_stats(hyp, self.tokens(r)) for r in references])
+        p = self.params
+        if not (p.char_weights or p.word_ngram_weights):
+            return np.stack([self.pair_stats(hyp, self.tokens(r)) for r in references])
+        K = p.max_k
+        out = np.zeros((len(references), 3, p.columns))
+        for i, r in enumerate(references):
+            if K:
+                out[i, :, :K] = self.pair_stats(hyp, self.tokens(r))
+            self.clipped_level_stats(hypothesis, r, out[i, :, K:])
+        return out
+
+    def clipped_level_stats(self, hypothesis: str, reference: str, out=None) -> np.ndarray:
+        """[3, N + M]: the character orders' and chrF++'s word orders' clipped statistics
+        (:mod:`textqa.models.blanc.clipped`), counted as chrF counts them (an order the reference
+        lacks gets no hypothesis count either: it only matters for corpus sums); into ``out``."""
+        p = self.params
+        N, M = len(p.char_weights), len(p.word_ngram_weights)
+        if out is None:
+            out = np.zeros((3, N + M))
+        if p.char_lowercase:
+            hypothesis, reference = hypothesis.lower(), reference.lower()
+        if N:
+            clipped_into(out[:, :N], chrf_chars(hypothesis), chrf_chars(reference), N, p.char_alpha,
+                         p.char_max_gap, chrf=True)
+        if M:
+            clipped_into(out[:, N:], chrf_words(hypothesis), chrf_words(reference), M, chrf=True)
+        return out
 
     def _pr(self, stats) -> tuple[float, float]:
-        """(P, R) of one [3, K] statistics block, in plain floats (faster than numpy for small K)."""
-        w = self.params.size_weights
+        """(P, R) of one statistics block, in plain floats (faster than numpy for few columns).
+
+        All levels are pooled: P = sum w P_col / sum w over the columns that count, likewise R.
+        An ACS size counts for P when the hypothesis has it and for R when the reference has it
+        (module docstring); a character or word n-gram order counts for both only when both
+        sentences have it (chrF's "effective order"), so that chrF and chrF++ are points of this
+        space: six character orders weighted 1 (plus two word orders for chrF++), beta_F = 2."""
+        p = self.params
         common, own_h, own_r = stats[0].tolist(), stats[1].tolist(), stats[2].tolist()
         pn = pd = rn = rd = 0.0
-        for k, wk in enumerate(w):
+        for k, wk in enumerate(p.size_weights):
             if own_h[k] > 0:
                 pn += wk * common[k] / own_h[k]
                 pd += wk
             if own_r[k] > 0:
                 rn += wk * common[k] / own_r[k]
+                rd += wk
+        k0 = len(p.size_weights)
+        for k, wk in enumerate(p.char_weights + p.word_ngram_weights, start=k0):
+            if own_h[k] > 0 and own_r[k] > 0:
+                pn += wk * common[k] / own_h[k]
+                rn += wk * common[k] / own_r[k]
+                pd += wk
                 rd += wk
         return (pn / pd if pd else 0.0), (rn / rd if rd else 0.0)
 
@@ -220,7 +282,7 @@ class BLANC:
         (unlike sacrebleu's streams, so that segments may have different numbers of references)."""
         if len(hypotheses) != len(references):
             raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} reference lists")
-        total = np.zeros((3, self.params.max_k))
+        total = np.zeros((3, self.params.columns))
         for hyp, refs in zip(hypotheses, references):
             s = self.sentence_score(hyp, refs).stats
             total += s["per_reference"][s["best_reference"]]
@@ -240,10 +302,12 @@ class BLANC:
     # ------------------------------------------------------------ signature
     def signature(self) -> str:
         p = self.params
-        w = ",".join(f"{x:.4g}" for x in p.size_weights)
+        w = ",".join(f"{x:.4g}" for x in p.size_weights) or "none"
         return (f"BLANC|alpha:{p.alpha:.4g}|beta:{p.beta:.4g}|w:{w}|beta_f:{p.beta_f:.4g}|m:{p.matching}"
                 f"|pw:{p.partial_weight:.4g}|pl:{p.prefix_len}|gap:{p.gap_side}|lc:{'yes' if p.lowercase else 'no'}"
-                f"|tok:{p.tokenize}|version:textqa-{self.version}")
+                f"|tok:{p.tokenize}|c:{','.join(f'{x:.4g}' for x in p.char_weights) or 'none'}|ca:{p.char_alpha:.4g}"
+                f"|cg:{p.char_max_gap}|wn:{','.join(f'{x:.4g}' for x in p.word_ngram_weights) or 'none'}"
+                f"|clc:{'yes' if p.char_lowercase else 'no'}|version:textqa-{self.version}")
 
     def params_json(self) -> str:
         return json.dumps(self.params.to_dict(), indent=2)
