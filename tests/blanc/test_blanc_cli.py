@@ -73,11 +73,12 @@ def _independent_scores(metric, rows):
     """Each metric computed here by its own library (BLANC through its per-sentence path)."""
     from rouge_score import rouge_scorer
     from sacrebleu.metrics import BLEU, CHRF
-    bleu, chrf = BLEU(effective_order=True), CHRF()
+    bleu, chrf, chrfpp = BLEU(effective_order=True), CHRF(), CHRF(word_order=2)
     rouge = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
     return {"blanc": [metric.sentence_score(h, [r]).score for h, r in rows],
             "sentbleu": [bleu.sentence_score(h, [r]).score for h, r in rows],
             "chrf": [chrf.sentence_score(h, [r]).score for h, r in rows],
+            "chrf++": [chrfpp.sentence_score(h, [r]).score for h, r in rows],
             "rougeL": [rouge.score(r, h)["rougeL"].fmeasure for h, r in rows]}
 
 

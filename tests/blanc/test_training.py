@@ -37,14 +37,15 @@ def test_heldout_report_is_reproduced_by_the_saved_model_and_beats_sentence_bleu
     from textqa.evaluation.mt import read_mt_tsv
     test = json.loads((blanc_artifact / "blanc" / "manifest.json").read_text())["metrics"]["test"]
     group = f"{blanc_heldout.name.split('_')[0]}:liv-en"
-    assert set(test) == {"blanc", "sentbleu", "chrf"} and set(test["blanc"]) == {group, "average"}
+    assert set(test) == {"blanc", "sentbleu", "chrf", "chrf++"} and set(test["blanc"]) == {group, "average"}
     rows = read_mt_tsv(blanc_heldout)
     human = [r.human_score for r in rows]
     metric = load_blanc(blanc_artifact / "blanc")
-    bleu, chrf = BLEU(effective_order=True), CHRF()
+    bleu, chrf, chrfpp = BLEU(effective_order=True), CHRF(), CHRF(word_order=2)
     independent = {"blanc": [metric.sentence_score(r.hypothesis, [r.reference]).score for r in rows],
                    "sentbleu": [bleu.sentence_score(r.hypothesis, [r.reference]).score for r in rows],
-                   "chrf": [chrf.sentence_score(r.hypothesis, [r.reference]).score for r in rows]}
+                   "chrf": [chrf.sentence_score(r.hypothesis, [r.reference]).score for r in rows],
+                   "chrf++": [chrfpp.sentence_score(r.hypothesis, [r.reference]).score for r in rows]}
     for name, scores in independent.items():
         assert test[name][group] == pytest.approx(pearsonr(scores, human).statistic, abs=1e-9), name
         assert test[name]["average"] == test[name][group]
@@ -103,3 +104,48 @@ def test_failed_training_leaves_the_previous_artifact_untouched(blanc_artifact, 
     with pytest.raises(SystemExit, match="bad.tsv:1: header lacks column"):
         run(_args("--train", str(bad), "--test", "--artifacts", str(root), "--restarts", "1"))
     assert {p.name: p.read_bytes() for p in (root / "blanc").iterdir()} == before
+
+
+def test_training_starts_from_chrf_and_chrf_plus_plus_exactly():
+    """Restarts 0 and 1 begin at chrF and chrF++ (points of BLANC's space): their objective is
+    sacrebleu's chrF / chrF++ correlation per language pair, averaged."""
+    from scipy.stats import pearsonr
+    from sacrebleu.metrics import CHRF
+
+    from textqa.evaluation.mt import read_mt_tsv
+    from textqa.models.blanc.metric import BLANCParams
+    from textqa.training.blanc import beta_f_of
+    assert beta_f_of(0.8) == pytest.approx(2.0)
+    data = JudgedPairs([COLING], BLANCParams(size_weights=[1.0] * 4, char_weights=[1.0] * 6,
+                                             word_ngram_weights=[1.0] * 2))
+    objective = _Objective(data, 4, "max", "segment", "pearson")
+    rows = read_mt_tsv(COLING)
+    for i, peer in ((0, CHRF()), (1, CHRF(word_order=2))):
+        start = _start(i, np.random.default_rng(0), 4, True, 6, 2)
+        per_pair = []
+        for lp in sorted({r.lang_pair for r in rows}):
+            mine = [r for r in rows if r.lang_pair == lp]
+            per_pair.append(pearsonr([peer.sentence_score(r.hypothesis, [r.reference]).score for r in mine],
+                                     [r.human_score for r in mine]).statistic)
+        assert objective(start) == pytest.approx(np.mean(per_pair), abs=1e-9)
+
+
+def test_pooled_levels_in_training_equal_the_sentence_path():
+    """The batched correlations with ACS, character and word n-gram levels pooled (training's path)
+    against BLANC.sentence_score of the same parameters."""
+    from scipy.stats import pearsonr
+
+    from textqa.evaluation.mt import read_mt_tsv
+    from textqa.models.blanc.metric import BLANC, BLANCParams
+    params = BLANCParams(alpha=0.0, beta=0.2, partial_weight=0.5, size_weights=(0.3, 0.2),
+                         char_weights=(0.1, 0.1, 0.05, 0.05, 0.05, 0.05), word_ngram_weights=(0.07, 0.03), beta_f=3.0)
+    data = JudgedPairs([COLING], params)
+    seg = correlations(data, data.stats(0.0, 0.2, 0.5, 2, "max"),
+                       params.size_weights + params.char_weights + params.word_ngram_weights, 3.0, "segment")
+    metric = BLANC(params)
+    rows = read_mt_tsv(COLING)
+    for lp in sorted({r.lang_pair for r in rows}):
+        mine = [r for r in rows if r.lang_pair == lp]
+        scores = [metric.sentence_score(r.hypothesis, [r.reference]).score for r in mine]
+        assert seg[f"coling16:{lp}"] == pytest.approx(pearsonr(scores, [r.human_score for r in mine]).statistic,
+                                                      abs=1e-9)

@@ -82,9 +82,9 @@ def sentence_bleu(hyps: list[str], refs: list[str]) -> list[float]:
     return [bleu.sentence_score(h, [r]).score if h.strip() else 0.0 for h, r in zip(hyps, refs)]
 
 
-def sentence_chrf(hyps: list[str], refs: list[str]) -> list[float]:
+def sentence_chrf(hyps: list[str], refs: list[str], word_order: int = 0) -> list[float]:
     from sacrebleu.metrics import CHRF
-    chrf = CHRF()
+    chrf = CHRF(word_order=word_order)
     return [chrf.sentence_score(h, [r]).score if h.strip() else 0.0 for h, r in zip(hyps, refs)]
 
 
@@ -100,13 +100,14 @@ def corpus_bleu(hyps: list[str], refs: list[str]) -> float:
     return BLEU().corpus_score(hyps, [refs]).score
 
 
-def corpus_chrf(hyps: list[str], refs: list[str]) -> float:
+def corpus_chrf(hyps: list[str], refs: list[str], word_order: int = 0) -> float:
     from sacrebleu.metrics import CHRF
-    return CHRF().corpus_score(hyps, [refs]).score
+    return CHRF(word_order=word_order).corpus_score(hyps, [refs]).score
 
 
-SENTENCE_BASELINES = {"sentbleu": sentence_bleu, "chrf": sentence_chrf, "rougeL": sentence_rouge_l}
-CORPUS_BASELINES = {"sentbleu": corpus_bleu, "chrf": corpus_chrf,
+SENTENCE_BASELINES = {"sentbleu": sentence_bleu, "chrf": sentence_chrf,
+                      "chrf++": lambda h, r: sentence_chrf(h, r, word_order=2), "rougeL": sentence_rouge_l}
+CORPUS_BASELINES = {"sentbleu": corpus_bleu, "chrf": corpus_chrf, "chrf++": lambda h, r: corpus_chrf(h, r, 2),
                     "rougeL": lambda h, r: sum(sentence_rouge_l(h, r)) / max(len(h), 1)}
 
 
@@ -134,21 +135,46 @@ def per_pair_correlation(rows: list[MTRow], scores: list[float], method: str = "
     return out
 
 
+def _bootstrap_averages(rows: list[MTRow], score_lists: list, n_resamples: int, seed: int):
+    """[resample, metric] average per-pair Pearson, every metric on the same resampled segments
+    (segments resampled within each language pair), so that differences are paired."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    human = np.array([r.human_score for r in rows], dtype=float)
+    S = np.array(score_lists, dtype=float)                       # [metric, row]
+    groups = [np.array(idx) for idx in by_pair(rows).values() if len(idx) >= 3]
+    out = np.zeros((n_resamples, len(S)))
+    for b in range(n_resamples):
+        sums, counts = np.zeros(len(S)), np.zeros(len(S))
+        for idx in groups:
+            j = idx[rng.integers(0, len(idx), len(idx))]
+            y = human[j]
+            if y.std() == 0:
+                continue
+            for m in range(len(S)):
+                x = S[m, j]
+                if x.std() > 0:
+                    sums[m] += float(np.corrcoef(x, y)[0, 1])
+                    counts[m] += 1
+        out[b] = sums / np.maximum(counts, 1)
+    return out
+
+
 def average_pearson_ci(rows: list[MTRow], scores: list[float], n_resamples: int = 1000, seed: int = 0):
     """95% bootstrap interval of the average per-pair Pearson (segments resampled within each pair)."""
     import numpy as np
-    rng = np.random.default_rng(seed)
-    groups = [(np.array([scores[i] for i in idx]), np.array([rows[i].human_score for i in idx]))
-              for idx in by_pair(rows).values() if len(idx) >= 3]
-    stats = []
-    for _ in range(n_resamples):
-        rs = []
-        for x, y in groups:
-            j = rng.integers(0, len(x), len(x))
-            if x[j].std() > 0 and y[j].std() > 0:
-                rs.append(float(np.corrcoef(x[j], y[j])[0, 1]))
-        stats.append(sum(rs) / len(rs))
-    lo, hi = np.percentile(stats, [2.5, 97.5])
+    lo, hi = np.percentile(_bootstrap_averages(rows, [scores], n_resamples, seed)[:, 0], [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def average_pearson_difference_ci(rows: list[MTRow], scores_a: list[float], scores_b: list[float],
+                                  n_resamples: int = 1000, seed: int = 0):
+    """95% paired bootstrap interval of (average per-pair Pearson of a) - (that of b): both metrics
+    on the same resampled segments, so the interval is of the difference itself (narrower than
+    comparing two separate intervals, and the test of "a beats b": the interval excludes 0)."""
+    import numpy as np
+    avgs = _bootstrap_averages(rows, [scores_a, scores_b], n_resamples, seed)
+    lo, hi = np.percentile(avgs[:, 0] - avgs[:, 1], [2.5, 97.5])
     return float(lo), float(hi)
 
 

@@ -1,12 +1,15 @@
 """Train BLANC's parameters on human judgments of MT (Lita, Rogati & Lavie 2005, section 5).
 
-Hill climbing from several random starting points over the gap decay alpha, the gap-
-difference decay beta, the partial-match weight, the skip-ngram size weights and beta_F,
-maximising the correlation of BLANC with human scores (Pearson by default; Spearman or
-Kendall tau-b), at segment level or system level, computed per language pair of each
-training file and averaged.  Restarts run in parallel (joblib); a fixed seed makes the
-result reproducible.  The default trains on WMT21 DA + COLING-16 DA and reports on WMT22 DA,
-never seen in training.
+Hill climbing from several starting points (chrF, chrF++, the earlier default, random points)
+over the gap decay alpha, the gap-difference decay beta, the partial-match weight, the weights of
+the ACS sizes, of the character orders and of chrF++'s word orders, and the recall weight
+rho = beta_F^2 / (1 + beta_F^2) in [0, 1), maximising the correlation of BLANC with human scores
+(Pearson by default; Spearman or Kendall tau-b), at segment level or system level, computed per
+language pair of each training file and averaged.  Restarts run in parallel (joblib); a fixed
+seed makes the result reproducible.  The final parameters are chosen among the restarts' end
+points on held-out language pairs (``--select-pairs``), and the other held-out pairs are
+reported.  The default climbs on WMT21 DA + COLING-16 DA, selects on WMT22 ja-en + liv-en and
+reports on WMT22 ru-en + uk-en.
 """
 from __future__ import annotations
 
@@ -32,6 +35,7 @@ MT = DATA_DIR / "mt"
 DEFAULT_TRAIN = [MT / "wmt21_toen_da_seg.tsv.gz", MT / "coling16_toen_da_seg.tsv.gz"]
 DEFAULT_TEST = [MT / "wmt22_toen_da_seg.tsv.gz"]
 DEFAULT_DATA = DEFAULT_TRAIN + DEFAULT_TEST
+DEFAULT_SELECT = ["ja-en", "liv-en"]        # half of WMT22's pairs choose among the restarts; the others report
 
 GRIDS = {
     "alpha": (0.0, 0.025, 0.05, 0.1, 0.2, 0.4, 0.8, 1.6),
@@ -52,6 +56,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="parallel restarts")
     p.add_argument("--max-k", type=int, default=4, help="largest skip-ngram size (default 4)")
+    p.add_argument("--char-orders", type=int, default=6,
+                   help="character n-gram orders of the character level (default 6, chrF's; 0: none)")
+    p.add_argument("--word-ngram-orders", type=int, default=2,
+                   help="chrF++'s word n-gram orders (default 2; 0: none)")
+    p.add_argument("--select-pairs", nargs="+", default=None, metavar="LANG_PAIR",
+                   help="language pairs of the --test data on which the restarts' end points are compared to "
+                        "choose the final parameters (then not reported as held-out); default: ja-en liv-en "
+                        "with the default test data (WMT22), otherwise choose by the training objective")
     p.add_argument("--matching", choices=["one-to-one", "all"], default="one-to-one",
                    help="word matching policy (default one-to-one; 'all' is the paper's all pairs)")
     p.add_argument("--gap-side", choices=["max", "hyp", "ref"], default="max",
@@ -80,9 +92,15 @@ class JudgedPairs:
             for r in read_mt_tsv(path, allow_empty=True):
                 self.rows.append((Path(path).name.split("_")[0] + ":" + r.lang_pair, r))
         metric = BLANC(base)
+        self.n_acs = base.max_k
         hyps = [metric.tokens(r.hypothesis) for _, r in self.rows]
         refs = [metric.tokens(r.reference) for _, r in self.rows]
         self.batch = PairBatch(hyps, refs, base.matching, base.prefix_len, partial=base.partial_weight > 0)
+        n_clipped = len(base.char_weights) + len(base.word_ngram_weights)
+        self.clipped = np.zeros((len(self.rows), 3, n_clipped))
+        if n_clipped:                 # the character and word n-gram levels do not depend on what is climbed
+            for i, (_, r) in enumerate(self.rows):
+                metric.clipped_level_stats(r.hypothesis, r.reference, self.clipped[i])
         self.human = np.array([r.human_score for _, r in self.rows])
         names = [g for g, _ in self.rows]
         self.groups = {g: np.array([i for i, n in enumerate(names) if n == g]) for g in sorted(set(names))}
@@ -94,6 +112,11 @@ class JudgedPairs:
         self.system_human = np.bincount(self.system_of, self.human) / np.bincount(self.system_of)
         self.system_groups = {g: np.array([i for i, k in enumerate(keys) if k[0] == g]) for g in self.groups}
 
+    def stats(self, alpha: float, beta: float, partial_weight: float, max_k: int, gap_side: str) -> np.ndarray:
+        """[N, 3, K + character and word n-gram orders]: the ACS sizes for these decays, then the
+        fixed clipped levels."""
+        acs = self.batch.stats(alpha, beta, partial_weight, max_k, gap_side)
+        return np.concatenate([acs, self.clipped], axis=2) if self.clipped.shape[2] else acs
 
 def _corr(x: np.ndarray, y: np.ndarray, method: str) -> float:
     if len(x) < 3 or x.std() == 0 or y.std() == 0:
@@ -108,14 +131,15 @@ def _corr(x: np.ndarray, y: np.ndarray, method: str) -> float:
 
 def correlations(data: JudgedPairs, stats: np.ndarray, weights, beta_f: float, level: str = "segment",
                  method: str = "pearson") -> dict:
-    """Per group correlation of BLANC with the human scores, and their average."""
+    """Per group correlation of BLANC with the human scores, and their average (each group, a
+    language pair of a file, weighs the same)."""
     if level == "segment":
-        scores = stats_f(stats, weights, beta_f)
+        scores = stats_f(stats, weights, beta_f, data.n_acs)
         out = {g: _corr(scores[idx], data.human[idx], method) for g, idx in data.groups.items()}
     else:
         total = np.zeros((len(data.system_keys),) + stats.shape[1:])
         np.add.at(total, data.system_of, stats)
-        scores = stats_f(total, weights, beta_f)
+        scores = stats_f(total, weights, beta_f, data.n_acs)
         out = {g: _corr(scores[idx], data.system_human[idx], method) for g, idx in data.system_groups.items()}
     valid = [v for v in out.values() if not math.isnan(v)]
     out["average"] = sum(valid) / len(valid) if valid else math.nan
@@ -132,21 +156,32 @@ class _Objective:
     def stats(self, ai: int, bi: int, pi: int) -> np.ndarray:
         key = (ai, bi, pi)
         if key not in self.cache:
-            self.cache[key] = self.data.batch.stats(GRIDS["alpha"][ai], GRIDS["beta"][bi],
-                                                    GRIDS["partial_weight"][pi], self.max_k, self.gap_side)
+            self.cache[key] = self.data.stats(GRIDS["alpha"][ai], GRIDS["beta"][bi],
+                                              GRIDS["partial_weight"][pi], self.max_k, self.gap_side)
             if len(self.cache) > self.cache_size:
                 self.cache.popitem(last=False)
         self.cache.move_to_end(key)
         return self.cache[key]
 
     def __call__(self, state) -> float:
-        ai, bi, pi, w, bf = state
-        r = correlations(self.data, self.stats(ai, bi, pi), w, bf, self.level, self.method)["average"]
+        ai, bi, pi, w, rho = state
+        r = correlations(self.data, self.stats(ai, bi, pi), w, beta_f_of(rho), self.level, self.method)["average"]
         return -1.0 if math.isnan(r) else r
 
 
+RHO_MAX = 0.999999          # recall weight beta^2 / (1 + beta^2) < 1 (1 would be recall alone: beta = inf)
+
+
+def beta_f_of(rho: float) -> float:
+    """beta_F of a recall weight rho: F = P R / (rho P + (1 - rho) R) = F_beta with beta^2 = rho / (1 - rho)."""
+    return math.sqrt(rho / (1.0 - rho)) if rho > 0 else 1e-6
+
+
 def _neighbours(state, partial_allowed: bool):
-    ai, bi, pi, w, bf = state
+    """The decays one grid step either way; each weight times or divided by 1.5 (below 1e-3 it
+    becomes 0) and plus 0.05 (so that a level at 0 can enter); the recall weight rho by 0.01 and
+    0.05 either way within [0, RHO_MAX].  Weights are renormalised to sum 1."""
+    ai, bi, pi, w, rho = state
     for name, i, pos in (("alpha", ai, 0), ("beta", bi, 1), ("partial_weight", pi, 2)):
         if name == "partial_weight" and not partial_allowed:
             continue
@@ -157,12 +192,20 @@ def _neighbours(state, partial_allowed: bool):
                 s[pos] = j
                 yield tuple(s)
     for k in range(len(w)):
-        for factor in (1.5, 1 / 1.5):
+        for change in ("up", "down", "add"):
             w2 = np.array(w, dtype=float)
-            w2[k] = max(w2[k] * factor, 1e-3)
-            yield (ai, bi, pi, tuple(w2 / w2.sum()), bf)
-    for factor in (1.25, 1 / 1.25):
-        yield (ai, bi, pi, w, float(min(max(bf * factor, 0.1), 30.0)))
+            if change == "add":
+                w2[k] += 0.05
+            else:
+                w2[k] = w2[k] * (1.5 if change == "up" else 1 / 1.5)
+                if w2[k] < 1e-3:
+                    w2[k] = 0.0
+            if w2.sum() > 0 and not np.array_equal(w2, w):
+                yield (ai, bi, pi, tuple(float(x) for x in w2 / w2.sum()), rho)
+    for d in (-0.05, -0.01, 0.01, 0.05):
+        r2 = float(min(max(rho + d, 0.0), RHO_MAX))
+        if r2 != rho:
+            yield (ai, bi, pi, w, r2)
 
 
 def hill_climb(objective: _Objective, start, max_steps: int, partial_allowed: bool = True):
@@ -180,31 +223,45 @@ def hill_climb(objective: _Objective, start, max_steps: int, partial_allowed: bo
     return state, value
 
 
-def _start(i: int, rng: np.random.Generator, max_k: int, partial_allowed: bool):
-    if i == 0:      # a sensible default: no gap decay, some displacement decay, uniform sizes, F1
-        return (0, GRIDS["beta"].index(0.4), GRIDS["partial_weight"].index(0.5) if partial_allowed else 0,
-                tuple([1.0 / max_k] * max_k), 1.0)
-    w = rng.dirichlet(np.ones(max_k))
+def _start(i: int, rng: np.random.Generator, max_k: int, partial_allowed: bool, n_char: int = 0, n_wng: int = 0):
+    """Restart i's starting point: 0 chrF (when there is a character level), 1 chrF++ (when there
+    are word n-grams too), then the earlier default (no gap decay, some displacement decay, uniform
+    ACS sizes, F1), then random points.  rho = 0.8 is chrF's beta = 2."""
+    beta0, partial0 = GRIDS["beta"].index(0.4), GRIDS["partial_weight"].index(0.5) if partial_allowed else 0
+    fixed = []
+    if n_char:
+        fixed.append((0, beta0, partial0, tuple([0.0] * max_k + [1.0 / n_char] * n_char + [0.0] * n_wng), 0.8))
+        if n_wng:
+            u = 1.0 / (n_char + n_wng)
+            fixed.append((0, beta0, partial0, tuple([0.0] * max_k + [u] * (n_char + n_wng)), 0.8))
+    fixed.append((0, beta0, partial0, tuple([1.0 / max_k] * max_k + [0.0] * (n_char + n_wng)), 0.5))
+    if i < len(fixed):
+        return fixed[i]
+    w = rng.dirichlet(np.ones(max_k + n_char + n_wng))
     return (int(rng.integers(len(GRIDS["alpha"]))), int(rng.integers(len(GRIDS["beta"]))),
             int(rng.integers(len(GRIDS["partial_weight"]))) if partial_allowed else 0,
-            tuple(float(x) for x in w), float(np.exp(rng.uniform(np.log(0.5), np.log(3.0)))))
+            tuple(float(x) for x in w), float(rng.uniform(0.2, 0.95)))
 
 
 @same_numbers_anywhere
 def _restart(data, i, seed, args_tuple):
-    max_k, gap_side, level, method, max_steps, partial_allowed = args_tuple
+    max_k, gap_side, level, method, max_steps, partial_allowed, n_char, n_wng = args_tuple
     rng = np.random.default_rng([seed, i])
     objective = _Objective(data, max_k, gap_side, level, method)
     t = time.perf_counter()
-    state, value = hill_climb(objective, _start(i, rng, max_k, partial_allowed), max_steps, partial_allowed)
+    state, value = hill_climb(objective, _start(i, rng, max_k, partial_allowed, n_char, n_wng), max_steps,
+                              partial_allowed)
     return i, state, value, time.perf_counter() - t
 
 
 def params_of(state, base: BLANCParams) -> BLANCParams:
-    ai, bi, pi, w, bf = state
+    ai, bi, pi, w, rho = state
+    K, Nc = base.max_k, len(base.char_weights)
+    w = [round(float(x), 4) for x in w]
     d = base.to_dict()
     d.update(alpha=GRIDS["alpha"][ai], beta=GRIDS["beta"][bi], partial_weight=GRIDS["partial_weight"][pi],
-             size_weights=[round(float(x), 4) for x in w], beta_f=round(float(bf), 4))
+             size_weights=w[:K], char_weights=w[K:K + Nc], word_ngram_weights=w[K + Nc:],
+             beta_f=round(beta_f_of(rho), 4))
     return BLANCParams.from_dict(d)
 
 
@@ -227,9 +284,12 @@ def _run(args: argparse.Namespace) -> int:
         if not Path(f).is_file():
             raise SystemExit(f"error: {f}: no such file")
     partial_allowed = not args.no_partial
+    if args.char_orders < 0 or args.word_ngram_orders < 0 or args.max_k < 1:
+        raise SystemExit("error: --max-k must be >= 1, --char-orders and --word-ngram-orders >= 0")
     base = BLANCParams(size_weights=[1.0] * args.max_k, matching=args.matching, gap_side=args.gap_side,
                        partial_weight=0.5 if partial_allowed else 0.0, lowercase=args.lowercase,
-                       tokenize=args.tokenize)
+                       tokenize=args.tokenize, char_weights=[1.0] * args.char_orders,
+                       word_ngram_weights=[1.0] * args.word_ngram_orders)
     out = args.out or artifacts_dir(args.artifacts) / "blanc"
     try:
         say("reading and aligning " + ", ".join(p.name for p in args.train))
@@ -237,34 +297,64 @@ def _run(args: argparse.Namespace) -> int:
         say(f"{len(train.rows)} training pairs in {len(train.groups)} groups; "
             f"{args.restarts} restarts on " + (f"the Dask cluster {args.scheduler}" if args.scheduler
                                                else f"{args.jobs} process(es)"))
-        spec = (args.max_k, args.gap_side, args.level, args.objective, args.max_steps, partial_allowed)
+        spec = (args.max_k, args.gap_side, args.level, args.objective, args.max_steps, partial_allowed,
+                args.char_orders, args.word_ngram_orders)
         results = []
         for i, state, value, secs in Parallel(n_jobs=args.jobs, return_as="generator")(
                 delayed(_restart)(train, i, args.seed, spec) for i in range(args.restarts)):
             results.append((value, i, state))
             q = params_of(state, base)
             say(f"restart {i + 1}/{args.restarts}: train {args.level} {args.objective} {value:.4f} (alpha {q.alpha}, "
-                f"beta {q.beta}, partial {q.partial_weight}, beta_F {q.beta_f}, {secs:.0f}s)")
-        value, best_i, state = max(results, key=lambda r: (r[0], -r[1]))
+                f"beta {q.beta}, partial {q.partial_weight}, beta_F {q.beta_f}, ACS {sum(q.size_weights):.2f}, "
+                f"characters {sum(q.char_weights):.2f}, word n-grams {sum(q.word_ngram_weights):.2f}, {secs:.0f}s)")
+        test = JudgedPairs(args.test, base) if args.test else None
+        select = None
+        select_pairs = args.select_pairs
+        if select_pairs is None and [Path(t) for t in args.test] == DEFAULT_TEST:
+            select_pairs = DEFAULT_SELECT
+        if select_pairs:
+            if test is None:
+                raise SystemExit("error: --select-pairs needs --test data")
+            wanted = set(select_pairs)
+            select = {g: idx for g, idx in test.groups.items() if g.split(":", 1)[1] in wanted}
+            if not select:
+                raise SystemExit(f"error: none of {', '.join(sorted(wanted))} is a language pair of the test data "
+                                 f"({', '.join(sorted(test.groups))})")
+
+        def held_out(params, groups):
+            stats = test.stats(params.alpha, params.beta, params.partial_weight, args.max_k, args.gap_side)
+            corr = correlations(test, stats, params.size_weights + params.char_weights + params.word_ngram_weights,
+                                params.beta_f, args.level, args.objective)
+            vals = [corr[g] for g in groups if not math.isnan(corr[g])]
+            return {**{g: corr[g] for g in groups}, "average": sum(vals) / len(vals) if vals else math.nan}
+
+        if select:
+            ranked = [(held_out(params_of(st, base), select)["average"], v, i, st) for v, i, st in results]
+            _, value, best_i, state = max(ranked, key=lambda r: (r[0], r[1], -r[2]))
+        else:
+            value, best_i, state = max(results, key=lambda r: (r[0], -r[1]))
         params = params_of(state, base)
-        stats = train.batch.stats(params.alpha, params.beta, params.partial_weight, args.max_k, args.gap_side)
-        metrics = {"train": correlations(train, stats, params.size_weights, params.beta_f, args.level, args.objective),
+        weights = params.size_weights + params.char_weights + params.word_ngram_weights
+        stats = train.stats(params.alpha, params.beta, params.partial_weight, args.max_k, args.gap_side)
+        metrics = {"train": correlations(train, stats, weights, params.beta_f, args.level, args.objective),
                    "level": args.level, "objective": args.objective, "best_restart": best_i,
-                   "restart_values": sorted(round(r[0], 4) for r in results)}
-        if args.test:
+                   "restart_values": [round(r[0], 4) for r in sorted(results, key=lambda r: r[1])],
+                   "recall_weight": round(params.beta_f ** 2 / (1 + params.beta_f ** 2), 6)}
+        if test is not None:
             say("scoring the held-out data " + ", ".join(p.name for p in args.test))
-            test = JudgedPairs(args.test, params)
-            tstats = test.batch.stats(params.alpha, params.beta, params.partial_weight, args.max_k, args.gap_side)
-            metrics["test"] = {"blanc": correlations(test, tstats, params.size_weights, params.beta_f, args.level,
-                                                     args.objective)}
+            report = [g for g in test.groups if not select or g not in select]
+            metrics["test"] = {"blanc": held_out(params, report)}
+            if select:
+                metrics["selection"] = {"pairs": sorted(select), "blanc": held_out(params, list(select)),
+                                        "restarts": [round(r[0], 4) for r in sorted(ranked, key=lambda r: r[2])]}
             if not args.no_baselines and args.level == "segment":
-                for name in ("sentbleu", "chrf"):
+                for name in ("sentbleu", "chrf", "chrf++"):
                     say(f"baseline {name} on the held-out data")
                     scores = SENTENCE_BASELINES[name]([r.hypothesis for _, r in test.rows],
                                                       [r.reference for _, r in test.rows])
-                    s = np.array(scores, dtype=float)
-                    metrics["test"][name] = {g: _corr(s[idx], test.human[idx], args.objective)
-                                             for g, idx in test.groups.items()}
+                    sc = np.array(scores, dtype=float)
+                    metrics["test"][name] = {g: _corr(sc[test.groups[g]], test.human[test.groups[g]], args.objective)
+                                             for g in report}
                     vals = [v for v in metrics["test"][name].values() if not math.isnan(v)]
                     metrics["test"][name]["average"] = sum(vals) / len(vals)
         metrics["training_seconds"] = round(time.perf_counter() - t0, 1)

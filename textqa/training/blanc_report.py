@@ -13,7 +13,8 @@ import numpy as np
 
 from textqa.evaluation.commands import print_json
 from textqa.evaluation.io import EvalInputError
-from textqa.evaluation.mt import (CORPUS_BASELINES, SENTENCE_BASELINES, average_pearson_ci, per_pair_correlation,
+from textqa.evaluation.mt import (CORPUS_BASELINES, SENTENCE_BASELINES, average_pearson_ci,
+                                  average_pearson_difference_ci, per_pair_correlation,
                            read_mt_tsv, system_level)
 from textqa.common import add_model_arguments
 from textqa.paths import artifacts_dir
@@ -25,7 +26,7 @@ DESCRIPTION = ("Pearson correlation with the human score, per language pair and 
                "human_score (the layout of data/mt/*.tsv.gz; .gz accepted)\n"
                "--system-level adds system-level correlations (system score = corpus score of the system's "
                "segments; human = mean of its segments' human scores).")
-METRICS = ("blanc", "sentbleu", "chrf", "rougeL")
+METRICS = ("blanc", "sentbleu", "chrf", "chrf++", "rougeL")
 
 
 def add_arguments(p) -> None:
@@ -115,6 +116,12 @@ def run(args) -> int:
         if level == "segment" and args.ci:
             cis = {m: average_pearson_ci(rows, scores[m]) for m in names}
             print(f"  {'95% CI':<12}" + "".join(f"{f'{lo:.3f}-{hi:.3f}':>12}" for lo, hi in cis.values()))
+            if "blanc" in names:
+                avg = result[level]["average"]
+                for m in names:
+                    if m != "blanc":
+                        lo, hi = average_pearson_difference_ci(rows, scores["blanc"], scores[m])
+                        print(f"  blanc - {m}: {avg['blanc'] - avg[m]:+.4f} (paired 95% CI {lo:+.4f} to {hi:+.4f})")
     if args.plot and metric is not None:
         print(f"plot written to {args.plot}")
     return 0

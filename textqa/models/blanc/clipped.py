@@ -269,14 +269,17 @@ def _chrf_convention(out):
 
 def clipped_into(out, hyp, ref, max_n: int, alpha: float = 0.0, max_gap: int = 0, chrf: bool = False) -> None:
     """``clipped_stats`` added into ``out`` (a [3, max_n] block, zeros on entry; a view into a
-    larger array is fine).  ``chrf``: as chrF counts, an order the reference lacks gets no
+    larger array is fine).  ``hyp`` and ``ref`` may also be int64 arrays of unit codes (equal units,
+    equal codes).  ``chrf``: as chrF counts, an order the reference lacks gets no
     hypothesis count either (it matters only for corpus sums)."""
     if max_n < 1 or max_gap < 0 or alpha < 0:
         raise ValueError("max_n must be >= 1, max_gap and alpha >= 0")
     decays = _DECAYS.get((alpha, max_gap))
     if decays is None:
         decays = _DECAYS[(alpha, max_gap)] = np.exp(-alpha * np.arange(max_gap + 1, dtype=np.float64))
-    if isinstance(hyp, str) and isinstance(ref, str):
+    if isinstance(hyp, np.ndarray) and isinstance(ref, np.ndarray):      # unit codes (int64) already
+        done = _code_stats(hyp, ref, max_n, decays, max_gap, _bound(max_n, max_gap), out)
+    elif isinstance(hyp, str) and isinstance(ref, str):
         done = _code_stats(_codes(hyp), _codes(ref), max_n, decays, max_gap, _bound(max_n, max_gap), out)
     else:
         alphabet: dict = {}

@@ -127,23 +127,35 @@ def f_measure(p, r, beta_f: float):
     return f if f.ndim else float(f)
 
 
-def combine_sizes(common: np.ndarray, own: np.ndarray, size_weights) -> np.ndarray:
-    """sum_k w_k common_k / own_k over the sizes with own_k > 0, divided by those sizes' weights.
+def combine_sizes(common: np.ndarray, own: np.ndarray, size_weights, counts=None) -> np.ndarray:
+    """sum_k w_k common_k / own_k over the sizes that count, divided by those sizes' weights.
 
-    ``common`` and ``own`` are [..., K]; the result drops the last axis.
+    ``common`` and ``own`` are [..., K]; the result drops the last axis.  A size counts where
+    ``counts`` is true (default: where own_k > 0).
     """
     w = np.asarray(size_weights, dtype=float)
     has = own > 0
     ratio = np.divide(common, own, out=np.zeros_like(common, dtype=float), where=has)
+    if counts is not None:
+        has = counts
     wsum = (has * w).sum(-1)
-    return np.divide((ratio * w).sum(-1), wsum, out=np.zeros_like(wsum, dtype=float), where=wsum > 0)
+    return np.divide((ratio * has * w).sum(-1), wsum, out=np.zeros_like(wsum, dtype=float), where=wsum > 0)
 
 
-def stats_f(stats: np.ndarray, size_weights, beta_f: float) -> np.ndarray:
-    """F of each [3, K] statistics block in ``stats`` [N, 3, K] (common, hypothesis-own, reference-own)."""
-    p = combine_sizes(stats[:, 0, :], stats[:, 1, :], size_weights)
-    r = combine_sizes(stats[:, 0, :], stats[:, 2, :], size_weights)
-    return f_measure(p, r, beta_f)
+def stats_f(stats: np.ndarray, size_weights, beta_f: float, n_acs: int | None = None) -> np.ndarray:
+    """F of each statistics block in ``stats`` [N, 3, C] (common, hypothesis-own, reference-own),
+    as ``BLANC._pr`` pools them: the first ``n_acs`` columns (default: all) are ACS sizes, which
+    count for P where the hypothesis has them and for R where the reference has them; the others
+    are character / word n-gram orders, which count for both only where both sentences have them."""
+    common, own_h, own_r = stats[:, 0, :], stats[:, 1, :], stats[:, 2, :]
+    if n_acs is None or n_acs >= stats.shape[-1]:
+        return f_measure(combine_sizes(common, own_h, size_weights), combine_sizes(common, own_r, size_weights),
+                         beta_f)
+    for_p, for_r = own_h > 0, own_r > 0
+    both = for_p & for_r
+    for_p[:, n_acs:], for_r[:, n_acs:] = both[:, n_acs:], both[:, n_acs:]
+    return f_measure(combine_sizes(common, own_h, size_weights, for_p),
+                     combine_sizes(common, own_r, size_weights, for_r), beta_f)
 
 
 class BLANC:
@@ -156,6 +168,8 @@ class BLANC:
         self.version = version
         self._tokenizer = None
         self._token_cache: dict = {}
+        self._unit_cache: dict = {}      # text -> (character codes, word ids) for the clipped levels
+        self._word_ids: dict = {}        # chrF++ word -> id (reset with the cache, so ids stay consistent)
 
     # ------------------------------------------------------------ text -> tokens
     def tokens(self, text: str) -> list[str]:
@@ -225,14 +239,27 @@ class BLANC:
         N, M = len(p.char_weights), len(p.word_ngram_weights)
         if out is None:
             out = np.zeros((3, N + M))
-        if p.char_lowercase:
-            hypothesis, reference = hypothesis.lower(), reference.lower()
+        (hc, hw), (rc, rw) = self._units(hypothesis), self._units(reference)
         if N:
-            clipped_into(out[:, :N], chrf_chars(hypothesis), chrf_chars(reference), N, p.char_alpha,
-                         p.char_max_gap, chrf=True)
+            clipped_into(out[:, :N], hc, rc, N, p.char_alpha, p.char_max_gap, chrf=True)
         if M:
-            clipped_into(out[:, N:], chrf_words(hypothesis), chrf_words(reference), M, chrf=True)
+            clipped_into(out[:, N:], hw, rw, M, chrf=True)
         return out
+
+    def _units(self, text: str):
+        """(character codes, chrF++ word ids) of a text, cached (references recur across systems)."""
+        got = self._unit_cache.get(text)
+        if got is None:
+            if len(self._unit_cache) >= 65536:
+                self._unit_cache.clear()
+                self._word_ids.clear()         # together: cached ids never mix two numberings
+            t = text.lower() if self.params.char_lowercase else text
+            ids = self._word_ids
+            words = chrf_words(t) if self.params.word_ngram_weights else []
+            got = (np.frombuffer(chrf_chars(t).encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64),
+                   np.array([ids.setdefault(w, len(ids) + 1) for w in words], dtype=np.int64))
+            self._unit_cache[text] = got
+        return got
 
     def _pr(self, stats) -> tuple[float, float]:
         """(P, R) of one statistics block, in plain floats (faster than numpy for few columns).
