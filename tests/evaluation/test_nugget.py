@@ -97,3 +97,20 @@ def test_cli_pyramid_and_stemming(tmp_path, capsys):
     stemmed = json.loads(capsys.readouterr().out)["runs"]["r"]
     r, p = 1.0 / 1.5, 1.0                            # 33 characters, under the 100-character allowance
     assert stemmed["f"] == pytest.approx((1 + 9) * p * r / (9 * p + r))
+
+
+def test_recall_does_not_depend_on_the_hash_seed():
+    """The judge sums over sets of n-grams; in set order a recall exactly at the threshold (this one
+    is 4(a+b) / 8(a+b)) came out 0.49999999999999994 or 0.5000000000000001 depending on the process's
+    hash seed, so the stemming test above failed now and then.  Summed exactly, it is one number."""
+    import subprocess
+    import sys
+    code = ("from textqa.evaluation.nuggeteer import NuggetJudge, idf_table\n"
+            "idf = idf_table(['Fermi designing a nuclear reactor', 'Fermi designed nuclear reactors', "
+            "'awarded the Nobel Prize'])\n"
+            "j = NuggetJudge({1: 'Fermi designed nuclear reactors', 2: 'awarded the Nobel Prize'}, idf=idf, stem=True)\n"
+            "print(repr(j.recall(1, 'Fermi designing a nuclear reactor')))")
+    import os
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout.strip() for seed in range(12)}
+    assert outs == {"0.5"}

@@ -60,7 +60,9 @@ class NuggetJudge:
         df = Counter(ng for s in self.ngrams_.values() for ng in s)
         n_g = len(self.nuggets)
         self.informativeness_ = {ng: 1.0 - c / n_g for ng, c in df.items()}
-        self.own_total_ = {g: sum(self._score(g, ng) for ng in self.ngrams(self.nuggets[g])) or 1.0
+        # fsum: the n-grams are a set, whose order follows the hash seed; a plain sum's last bits
+        # would too, and a recall exactly at the threshold would then fall either side of it
+        self.own_total_ = {g: math.fsum(self._score(g, ng) for ng in self.ngrams(self.nuggets[g])) or 1.0
                            for g in self.nuggets}
 
     def words(self, text: str) -> list[str]:
@@ -87,7 +89,7 @@ class NuggetJudge:
 
     def recall(self, g, response: str) -> float:
         """Eq. 3 (normalised by the nugget's own score when ``normalize``)."""
-        total = sum(self._score(g, ng) for ng in self.ngrams(response))
+        total = math.fsum(self._score(g, ng) for ng in self.ngrams(response))
         return total / self.own_total_[g] if self.normalize else total
 
     def contains(self, g, response: str, threshold: float) -> bool:
