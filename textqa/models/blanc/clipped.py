@@ -45,45 +45,10 @@ def _bound(max_n: int, max_gap: int) -> int:
 
 
 @njit(cache=True)
-def _contiguous(seq, max_n, bits):
-    """``_masses`` for max_gap = 0: every order's n-gram keys (disjoint ranges) sorted at once."""
-    L = seq.shape[0]
-    total = 0
-    for n in range(1, max_n + 1):
-        total += max(0, L - n + 1)
-    keys = np.empty(max(total, 1), np.int64)
-    m = 0
-    for i in range(L):
-        key = 0
-        for n in range(1, min(max_n, L - i) + 1):
-            key = (key << bits) | seq[i + n - 1]
-            keys[m] = key
-            m += 1
-    keys = np.sort(keys[:m])
-    weights = np.empty(m, np.float64)
-    orders = np.empty(m, np.int64)
-    u = 0
-    for j in range(m):
-        if u > 0 and keys[j] == keys[u - 1]:
-            weights[u - 1] += 1.0
-        else:
-            keys[u] = keys[j]
-            weights[u] = 1.0
-            k, n = keys[j], 0
-            while k > 0:
-                k >>= bits
-                n += 1
-            orders[u] = n
-            u += 1
-    return keys[:u], weights[:u], orders[:u]
-
-
-@njit(cache=True)
 def _masses(seq, max_n, bits, decays, max_gap, bound):
-    """(sorted unique keys, their masses, their orders) of every skip-n-gram of ``seq``."""
+    """(sorted unique keys, their masses, their orders) of every skip-n-gram of ``seq`` (max_gap > 0;
+    contiguous n-grams are counted by ``_contiguous_clipped``)."""
     L = seq.shape[0]
-    if max_gap == 0:
-        return _contiguous(seq, max_n, bits)
     cap = max(1, L * bound)
     keys = np.empty(cap, np.int64)
     weights = np.empty(cap, np.float64)
@@ -137,6 +102,15 @@ def _masses(seq, max_n, bits, decays, max_gap, bound):
 
 
 @njit(cache=True)
+def _slot(table, key, mask):
+    """The slot of ``key`` in an open-addressing table (linear probing; 0 marks an empty slot)."""
+    h = ((key * 0x9E3779B97F4A7C15) >> 17) & mask
+    while table[h] != 0 and table[h] != key:
+        h = (h + 1) & mask
+    return h
+
+
+@njit(cache=True)
 def _contiguous_clipped(x, y, max_n, bits, out):
     """``_clipped`` for max_gap = 0 in O(|x| + |y|): own_n is the number of n-gram positions, and
     common_n = sum_g min(c_x(g), c_y(g)) is counted in one pass over y against a hash table of
@@ -156,18 +130,14 @@ def _contiguous_clipped(x, y, max_n, bits, out):
         key = 0
         for n in range(1, min(max_n, L - i) + 1):
             key = (key << bits) | x[i + n - 1]
-            h = ((key * 0x9E3779B97F4A7C15) >> 17) & mask
-            while table[h] != 0 and table[h] != key:
-                h = (h + 1) & mask
+            h = _slot(table, key, mask)
             table[h] = key
             cx[h] += 1
     for i in range(M):
         key = 0
         for n in range(1, min(max_n, M - i) + 1):
             key = (key << bits) | y[i + n - 1]
-            h = ((key * 0x9E3779B97F4A7C15) >> 17) & mask
-            while table[h] != 0 and table[h] != key:
-                h = (h + 1) & mask
+            h = _slot(table, key, mask)
             if table[h] == key and cy[h] < cx[h]:
                 cy[h] += 1
                 out[0, n - 1] += 1.0
