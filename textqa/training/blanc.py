@@ -96,11 +96,8 @@ class JudgedPairs:
         hyps = [metric.tokens(r.hypothesis) for _, r in self.rows]
         refs = [metric.tokens(r.reference) for _, r in self.rows]
         self.batch = PairBatch(hyps, refs, base.matching, base.prefix_len, partial=base.partial_weight > 0)
-        n_clipped = len(base.char_weights) + len(base.word_ngram_weights)
-        self.clipped = np.zeros((len(self.rows), 3, n_clipped))
-        if n_clipped:                 # the character and word n-gram levels do not depend on what is climbed
-            for i, (_, r) in enumerate(self.rows):
-                metric.clipped_level_stats(r.hypothesis, r.reference, self.clipped[i])
+        # the character and word n-gram levels do not depend on what is climbed: computed once
+        self.clipped = metric.clipped_batch([r.hypothesis for _, r in self.rows], [r.reference for _, r in self.rows])
         self.human = np.array([r.human_score for _, r in self.rows])
         names = [g for g, _ in self.rows]
         self.groups = {g: np.array([i for i, n in enumerate(names) if n == g]) for g in sorted(set(names))}
@@ -141,9 +138,13 @@ def correlations(data: JudgedPairs, stats: np.ndarray, weights, beta_f: float, l
         np.add.at(total, data.system_of, stats)
         scores = stats_f(total, weights, beta_f, data.n_acs)
         out = {g: _corr(scores[idx], data.system_human[idx], method) for g, idx in data.system_groups.items()}
-    valid = [v for v in out.values() if not math.isnan(v)]
-    out["average"] = sum(valid) / len(valid) if valid else math.nan
-    return out
+    return averaged(out, list(out))
+
+
+def averaged(corr: dict, groups) -> dict:
+    """``groups``' correlations from ``corr`` and their average (NaNs left out, as ``correlations`` does)."""
+    vals = [corr[g] for g in groups if not math.isnan(corr[g])]
+    return {**{g: corr[g] for g in groups}, "average": sum(vals) / len(vals) if vals else math.nan}
 
 
 # ------------------------------------------------------------------ hill climbing
@@ -321,16 +322,15 @@ def _run(args: argparse.Namespace) -> int:
                 raise SystemExit(f"error: none of {', '.join(sorted(wanted))} is a language pair of the test data "
                                  f"({', '.join(sorted(test.groups))})")
 
-        def held_out(params, groups):
+        def held_out(params):
+            """Every test group's correlation with these parameters."""
             stats = test.stats(params.alpha, params.beta, params.partial_weight, args.max_k, args.gap_side)
-            corr = correlations(test, stats, params.size_weights + params.char_weights + params.word_ngram_weights,
+            return correlations(test, stats, params.size_weights + params.char_weights + params.word_ngram_weights,
                                 params.beta_f, args.level, args.objective)
-            vals = [corr[g] for g in groups if not math.isnan(corr[g])]
-            return {**{g: corr[g] for g in groups}, "average": sum(vals) / len(vals) if vals else math.nan}
 
         if select:
-            ranked = [(held_out(params_of(st, base), select)["average"], v, i, st) for v, i, st in results]
-            _, value, best_i, state = max(ranked, key=lambda r: (r[0], r[1], -r[2]))
+            ranked = [(held_out(params_of(st, base)), v, i, st) for v, i, st in results]
+            corr, value, best_i, state = max(ranked, key=lambda r: (averaged(r[0], select)["average"], r[1], -r[2]))
         else:
             value, best_i, state = max(results, key=lambda r: (r[0], -r[1]))
         params = params_of(state, base)
@@ -342,21 +342,21 @@ def _run(args: argparse.Namespace) -> int:
                    "recall_weight": round(params.beta_f ** 2 / (1 + params.beta_f ** 2), 6)}
         if test is not None:
             say("scoring the held-out data " + ", ".join(p.name for p in args.test))
+            if not select:
+                corr = held_out(params)
             report = [g for g in test.groups if not select or g not in select]
-            metrics["test"] = {"blanc": held_out(params, report)}
+            metrics["test"] = {"blanc": averaged(corr, report)}
             if select:
-                metrics["selection"] = {"pairs": sorted(select), "blanc": held_out(params, list(select)),
-                                        "restarts": [round(r[0], 4) for r in sorted(ranked, key=lambda r: r[2])]}
+                metrics["selection"] = {"pairs": sorted(select), "blanc": averaged(corr, list(select)),
+                                        "restarts": [round(averaged(r[0], select)["average"], 4)
+                                                     for r in sorted(ranked, key=lambda r: r[2])]}
             if not args.no_baselines and args.level == "segment":
                 for name in ("sentbleu", "chrf", "chrf++"):
                     say(f"baseline {name} on the held-out data")
-                    scores = SENTENCE_BASELINES[name]([r.hypothesis for _, r in test.rows],
-                                                      [r.reference for _, r in test.rows])
-                    sc = np.array(scores, dtype=float)
-                    metrics["test"][name] = {g: _corr(sc[test.groups[g]], test.human[test.groups[g]], args.objective)
-                                             for g in report}
-                    vals = [v for v in metrics["test"][name].values() if not math.isnan(v)]
-                    metrics["test"][name]["average"] = sum(vals) / len(vals)
+                    sc = np.array(SENTENCE_BASELINES[name]([r.hypothesis for _, r in test.rows],
+                                                           [r.reference for _, r in test.rows]), dtype=float)
+                    metrics["test"][name] = averaged({g: _corr(sc[test.groups[g]], test.human[test.groups[g]],
+                                                               args.objective) for g in report}, report)
         metrics["training_seconds"] = round(time.perf_counter() - t0, 1)
         save_blanc(params, out, metrics=metrics, data_fingerprint=file_fingerprint(args.train),
                    extra={"training_data": [str(p) for p in args.train], "test_data": [str(p) for p in args.test]})

@@ -41,15 +41,14 @@ def add_arguments(p) -> None:
 
 
 def blanc_scores(metric, hyps: list[str], refs: list[str]) -> np.ndarray:
-    """Sentence BLANC for many single-reference pairs through the batched ACS path (pair by pair
-    when the metric has a character or word n-gram level, which the batch does not compute)."""
+    """Sentence BLANC for many single-reference pairs through the batched ACS path, with the
+    character and word n-gram levels' statistics appended."""
     from textqa.models.blanc.batch import PairBatch
     p = metric.params
-    if p.char_weights or p.word_ngram_weights:
-        return np.array([metric.sentence_score(h, [r]).score for h, r in zip(hyps, refs)])
     batch = PairBatch([metric.tokens(h) for h in hyps], [metric.tokens(r) for r in refs], p.matching,
                       p.prefix_len, partial=p.partial_weight > 0)
-    return metric.scores_from_stats(batch.stats(p.alpha, p.beta, p.partial_weight, p.max_k, p.gap_side))
+    acs = batch.stats(p.alpha, p.beta, p.partial_weight, p.max_k, p.gap_side)
+    return metric.scores_from_stats(np.concatenate([acs, metric.clipped_batch(hyps, refs)], axis=2))
 
 
 def run(args) -> int:

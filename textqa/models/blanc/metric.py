@@ -321,10 +321,22 @@ class BLANC:
         p, r = self._pr(total)
         return BLANCScore(self._f(p, r), p, r, {"total": total})
 
-    def scores_from_stats(self, stats: np.ndarray, size_weights=None, beta_f=None) -> np.ndarray:
-        """Sentence F for a batch of single-reference stats [N, 3, K] (training re-weights these)."""
-        return stats_f(stats, self.params.size_weights if size_weights is None else size_weights,
-                       self.params.beta_f if beta_f is None else beta_f)
+    def scores_from_stats(self, stats: np.ndarray, weights=None, beta_f=None) -> np.ndarray:
+        """Sentence F for a batch of single-reference stats [N, 3, columns] (ACS sizes, then the
+        clipped levels, as ``clipped_batch`` appends them); ``weights`` all columns' (default: the
+        parameters')."""
+        p = self.params
+        return stats_f(stats, p.size_weights + p.char_weights + p.word_ngram_weights if weights is None else weights,
+                       p.beta_f if beta_f is None else beta_f, p.max_k)
+
+    def clipped_batch(self, hypotheses: list[str], references: list[str]) -> np.ndarray:
+        """[N, 3, N + M]: ``clipped_level_stats`` of many single-reference pairs (the columns that
+        the batched ACS statistics lack)."""
+        out = np.zeros((len(hypotheses), 3, len(self.params.char_weights) + len(self.params.word_ngram_weights)))
+        if out.shape[2]:
+            for i, (h, r) in enumerate(zip(hypotheses, references)):
+                self.clipped_level_stats(h, r, out[i])
+        return out
 
     # ------------------------------------------------------------ signature
     def signature(self) -> str:
