@@ -131,24 +131,29 @@ def _blanc_partition(metric, options: dict, label: str, first_line: int, rows: l
     return "".join(out).encode("utf-8")
 
 
+def _raw_lines(path: Path):
+    """The newline-ended byte lines of a file (``.gz`` decompressed), streamed; an unreadable file
+    or a truncated ``.gz`` raises the error ``evaluation.io.read_bytes`` words."""
+    opener = gzip.open if path.name.endswith(".gz") else open
+    try:
+        with opener(path, "rb") as f:
+            yield from f
+    except (OSError, EOFError) as e:
+        raise EvalInputError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
+
+
 def _text_lines(path: Path):
     """The lines of a UTF-8 file as 'textqa blanc score' reads them (``str.splitlines``), streamed;
     bad bytes and unreadable files raise the errors that ``evaluation.io.read_lines`` words."""
-    opener = gzip.open if path.name.endswith(".gz") else open
     newlines = offset = 0
-    try:
-        with opener(path, "rb") as f:
-            for raw in f:               # a "\n" never occurs inside a UTF-8 sequence: lines decode alone
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError as e:
-                    raise EvalInputError(f"{path}:{newlines + 1}: not valid UTF-8 "
-                                         f"(byte offset {offset + e.start})") from None
-                yield from text.splitlines()
-                newlines += 1
-                offset += len(raw)
-    except (OSError, EOFError) as e:
-        raise EvalInputError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
+    for raw in _raw_lines(path):        # a "\n" never occurs inside a UTF-8 sequence: lines decode alone
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise EvalInputError(f"{path}:{newlines + 1}: not valid UTF-8 (byte offset {offset + e.start})") from None
+        yield from text.splitlines()
+        newlines += 1
+        offset += len(raw)
 
 
 def _blanc_partitions(hyps: Path, refs: list[Path], size: int, allow_empty: bool):
@@ -181,21 +186,16 @@ def _partitions(path: Path, size: int):
     """(index, first line number, byte offset, bytes) of consecutive partitions of ``size`` newline-ended lines of
     ``path``.  Line numbers count as the single-process commands do (``str.splitlines``: a lone CR,
     U+2028 and the like end a line too), so errors name the same line."""
-    opener = gzip.open if path.name.endswith(".gz") else open
-    try:
-        with opener(path, "rb") as f:
-            buf, first, index, offset = [], 1, 0, 0
-            for line in f:
-                buf.append(line)
-                if len(buf) == size:
-                    data = b"".join(buf)
-                    yield index, first, offset, data
-                    first += len(data.decode("utf-8", errors="surrogateescape").splitlines())
-                    buf, index, offset = [], index + 1, offset + len(data)
-            if buf:
-                yield index, first, offset, b"".join(buf)
-    except (OSError, EOFError) as e:            # unreadable, or a truncated .gz: as read_bytes reports it
-        raise EvalInputError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
+    buf, first, index, offset = [], 1, 0, 0
+    for line in _raw_lines(path):
+        buf.append(line)
+        if len(buf) == size:
+            data = b"".join(buf)
+            yield index, first, offset, data
+            first += len(data.decode("utf-8", errors="surrogateescape").splitlines())
+            buf, index, offset = [], index + 1, offset + len(data)
+    if buf:
+        yield index, first, offset, b"".join(buf)
 
 
 def add_arguments(p) -> None:
