@@ -69,11 +69,10 @@ def merge_word_counts(a: tuple, b: tuple) -> tuple:
     return counts, a[1] + b[1], a[2] + b[2]
 
 
-def ngram_counts(part: tuple[list[str], int], vocab_words: list[str], known: dict) -> lmmod.NGramCounts:
+def ngram_counts(part: tuple[list[str], int], vocab: LMVocabulary) -> lmmod.NGramCounts:
     """Unigram, bigram and trigram counts of a partition's sentences over the LM ids (``NGramCounts``:
     no n-gram crosses a sentence boundary, so partitions' counts add up to the corpus's)."""
     sents, _ = part
-    vocab = LMVocabulary(vocab_words, known, {})
     cache: dict[str, int] = {}
     ids = []
     for s in sents:
@@ -86,9 +85,7 @@ def ngram_counts(part: tuple[list[str], int], vocab_words: list[str], known: dic
                     i = cache[t] = vocab.id_of(t)
                 row.append(i)
             ids.append(np.asarray(row, dtype=np.int64))
-    if not ids:
-        return lmmod.NGramCounts(len(vocab_words), np.zeros(len(vocab_words), np.int64), *[np.zeros(0, np.int64)] * 4)
-    return lmmod.NGramCounts.from_packed(lmmod.pack_sentences(ids, BOS_ID, EOS_ID), len(vocab_words), BOS_ID, EOS_ID)
+    return lmmod.NGramCounts.from_packed(lmmod.pack_sentences(ids, BOS_ID, EOS_ID), vocab.V, BOS_ID, EOS_ID)
 
 
 def _merge_keys(k1, c1, k2, c2):
@@ -159,10 +156,12 @@ def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], preto
     del counts
 
     def count_ngrams(say):
-        [words_f, known_f] = client.scatter([vocab.words, vocab.known], broadcast=True)
+        # sent once to each worker, with its word index built once (not per partition); the rare
+        # forms are not needed there (they map to their class's UNKNOWN token)
+        [vocab_f] = client.scatter([LMVocabulary(vocab.words, vocab.known, {})], broadcast=True)
         say(f"counting n-grams on the cluster ({len(parts)} partitions, tree reduction)")
         total = _tree_reduce(client, merge_ngram_counts,
-                             [client.submit(ngram_counts, p, words_f, known_f, pure=False) for p in parts])
+                             [client.submit(ngram_counts, p, vocab_f, pure=False) for p in parts])
         wait(total)
         result = total.result()
         parts.clear()                       # the tokenized corpus is no longer needed on the workers
