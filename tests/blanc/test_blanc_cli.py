@@ -110,10 +110,10 @@ def test_correlate_system_level_and_plot(blanc_artifact, small_tsv, tmp_path, ca
     assert main(["eval", "correlate", "--tsv", str(small_tsv), "--model", str(blanc_artifact / "blanc"),
                  "--system-level", "--plot", str(png), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"segment", "system"} and "average" in out["system"]
+    assert set(out) == {"segment", "system", "system_kendall"} and "average" in out["system"]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # system level: each system's corpus score (sacrebleu / BLANC.corpus_score) against its mean human score
-    from scipy.stats import pearsonr
+    from scipy.stats import kendalltau, pearsonr
     from sacrebleu.metrics import BLEU, CHRF
 
     from textqa.models.blanc.store import load_blanc
@@ -130,6 +130,38 @@ def test_correlate_system_level_and_plot(blanc_artifact, small_tsv, tmp_path, ca
         for name, f in corpus.items():
             values = [f([r[5] for r in g], [r[4] for r in g]) for g in groups]
             assert out["system"][lp][name] == pytest.approx(pearsonr(values, human).statistic, abs=1e-9), (lp, name)
+            assert out["system_kendall"][lp][name] == pytest.approx(kendalltau(values, human).statistic,
+                                                                    abs=1e-9), (lp, name)
+
+
+def test_correlate_system_outputs_file_at_system_level(blanc_artifact, tmp_path, capsys):
+    """A slice of the real WMT22 system-outputs file (uk-en, first 40 segments of every system):
+    one system has no human score (NA), which only --level system accepts."""
+    lines = gzip.open(DATA_DIR / "mt" / "wmt22_toen_sys_outputs.tsv.gz", "rt", encoding="utf-8").read().splitlines()
+    uk = [l for l in lines[1:] if l.startswith("uk-en\t") and int(l.split("\t")[1]) <= 40]
+    assert any(l.split("\t")[6] == "NA" for l in uk)
+    path = tmp_path / "sys.tsv"
+    path.write_text("\n".join([lines[0]] + uk) + "\n", encoding="utf-8")
+    model = str(blanc_artifact / "blanc")
+    assert main(["eval", "correlate", "--tsv", str(path), "--model", model, "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "sys.tsv:" in err and "human_score 'NA' is not a number" in err
+    assert main(["eval", "correlate", "--tsv", str(path), "--model", model, "--level", "system", "--json",
+                 "--metrics", "blanc", "chrf"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"system", "system_kendall"} and set(out["system"]) == {"uk-en", "average"}
+    from sacrebleu.metrics import CHRF
+    from scipy.stats import pearsonr
+    rows = [l.split("\t") for l in uk if l.split("\t")[6] != "NA"]
+    systems = sorted({r[2] for r in rows})
+    human = [float(next(r[6] for r in rows if r[2] == s)) for s in systems]
+    chrf = [CHRF().corpus_score([r[5] for r in rows if r[2] == s], [[r[4] for r in rows if r[2] == s]]).score
+            for s in systems]
+    assert out["system"]["uk-en"]["chrf"] == pytest.approx(pearsonr(chrf, human).statistic, abs=1e-9)
+    assert main(["eval", "correlate", "--tsv", str(path), "--model", model, "--level", "system", "--ci",
+                 "--resamples", "50", "--metrics", "blanc", "chrf"]) == 0
+    text = capsys.readouterr().out
+    assert "system-level Kendall tau-b" in text and "blanc - chrf:" in text and "paired 95% CI" in text
 
 
 @pytest.mark.parametrize("content, message", [

@@ -149,3 +149,51 @@ def test_pooled_levels_in_training_equal_the_sentence_path():
         scores = [metric.sentence_score(r.hypothesis, [r.reference]).score for r in mine]
         assert seg[f"coling16:{lp}"] == pytest.approx(pearsonr(scores, [r.human_score for r in mine]).statistic,
                                                       abs=1e-9)
+
+
+def _sys_slice(tmp_path, year: str, pairs: tuple, n_segments: int):
+    """The first ``n_segments`` segments of every system of some pairs of a real WMT system-outputs file."""
+    import gzip
+    lines = gzip.open(DATA_DIR / "mt" / f"wmt{year}_toen_sys_outputs.tsv.gz", "rt", encoding="utf-8").read().splitlines()
+    keep = [l for l in lines[1:] if l.split("\t")[0] in pairs and int(l.split("\t")[1]) <= n_segments]
+    path = tmp_path / f"wmt{year}_toen_sys_outputs.tsv"
+    path.write_text("\n".join([lines[0]] + keep) + "\n", encoding="utf-8")
+    return path
+
+
+def test_system_level_training_on_system_outputs(tmp_path):
+    """--level system on real system-outputs files: NA systems left out, --segments-per-pair keeps the
+    first segments of every system, the objective's cached system sums give the same correlations as
+    summing every segment, and the held-out baselines are corpus scores (sacrebleu's)."""
+    from sacrebleu.metrics import CHRF
+    from scipy.stats import pearsonr
+
+    from textqa.models.blanc.metric import BLANCParams
+    train = _sys_slice(tmp_path, "21", ("cs-en", "is-en"), 30)
+    test = _sys_slice(tmp_path, "22", ("uk-en", "liv-en"), 30)
+    base = BLANCParams(size_weights=[1.0] * 2, char_weights=[1.0] * 2, word_ngram_weights=[])
+    data = JudgedPairs([test], base, segments_per_pair=12)
+    assert all(r.human_score is not None for _, r in data.rows)                 # uk-en GTCOM is NA: left out
+    assert {r.system for _, r in data.rows if r.lang_pair == "uk-en"} and \
+        "GTCOM" not in {r.system for _, r in data.rows}
+    for g in data.groups:
+        assert len({r.seg_id for n, r in data.rows if n == g}) == 12
+    objective = _Objective(data, 2, "max", "system", "pearson")
+    state = (0, 2, 3, (0.25, 0.25, 0.25, 0.25), 0.5)
+    direct = correlations(data, data.stats(GRIDS["alpha"][0], GRIDS["beta"][2], GRIDS["partial_weight"][3], 2, "max"),
+                          state[3], 1.0, "system")
+    assert objective(state) == pytest.approx(direct["average"], abs=1e-12)
+
+    out = tmp_path / "blanc-sys"
+    assert run(_args("--train", str(train), "--test", str(test), "--level", "system", "--restarts", "2",
+                     "--jobs", "1", "--max-steps", "3", "--char-orders", "2", "--word-ngram-orders", "0",
+                     "--max-k", "2", "--out", str(out))) == 0
+    metrics = json.loads((out / "manifest.json").read_text())["metrics"]
+    assert metrics["level"] == "system" and set(metrics["test"]) == {"blanc", "sentbleu", "chrf", "chrf++"}
+    rows = [r for r in (l.split("\t") for l in test.read_text(encoding="utf-8").splitlines()[1:])
+            if r[0] == "uk-en" and r[6] != "NA"]
+    systems = sorted({r[2] for r in rows})
+    human = [float(next(r[6] for r in rows if r[2] == s)) for s in systems]
+    chrf = [CHRF().corpus_score([r[5] for r in rows if r[2] == s], [[r[4] for r in rows if r[2] == s]]).score
+            for s in systems]
+    assert metrics["test"]["chrf"]["wmt22:uk-en"] == pytest.approx(pearsonr(chrf, human).statistic, abs=1e-9)

@@ -1,10 +1,10 @@
 """textqa.evaluation.mt: corpus BLEU/chrF by hand, system-level grouping, the bootstrap interval."""
 import numpy as np
 import pytest
-from scipy.stats import pearsonr
+from scipy.stats import kendalltau, pearsonr
 
-from textqa.evaluation.mt import MTRow, average_pearson_ci, corpus_bleu, corpus_chrf, per_pair_correlation, read_mt_tsv, \
-    system_level
+from textqa.evaluation.mt import MTRow, SystemLevel, average_pearson_ci, corpus_bleu, corpus_chrf, CORPUS_BASELINES, \
+    per_pair_correlation, read_mt_tsv, score_from_statistics, segment_statistics
 from textqa.paths import DATA_DIR
 
 
@@ -32,19 +32,49 @@ def _row(lp, system, human, hyp="h", ref="r", i=0):
 
 
 def test_system_level_groups_by_pair_and_system():
+    # synthetic rows: the "metric" is the total hypothesis length of a system's segments
     rows = [_row("de-en", "B", 0.5, "x y", i=0), _row("de-en", "A", 1.0, "x", i=1), _row("de-en", "B", -0.5, "z", i=2),
-            _row("cs-en", "A", None, "q", i=3), _row("de-en", "A", 0.0, "w", i=4)]
-    seen = []
+            _row("cs-en", "A", None, "q", i=3), _row("de-en", "A", 0.0, "w", i=4), _row("de-en", "C", 2.0, "long", i=0),
+            _row("cs-en", "A", 1.0, "abc", i=5), _row("cs-en", "B", 2.0, "a", i=5)]
+    stats = np.array([[len(r.hypothesis)] for r in rows], dtype=float)
+    t = SystemLevel(rows, {"len": (stats, lambda total: total[:, 0])}).table()
+    # cs-en has 2 systems with human scores (fewer than 3): left out; its NA row is ignored
+    # human = mean of the system's rows; the score sums its own segments
+    assert t.systems == [("de-en", "A", 0.5), ("de-en", "B", 0.0), ("de-en", "C", 2.0)]
+    assert t.scores == {"len": [2.0, 4.0, 4.0]}
+    assert t.pearson["de-en"]["len"] == pytest.approx(pearsonr([2, 4, 4], [0.5, 0.0, 2.0]).statistic)
+    assert t.kendall["de-en"]["len"] == pytest.approx(kendalltau([2, 4, 4], [0.5, 0.0, 2.0]).statistic)
+    assert set(t.pearson) == {"de-en", "average"}
 
-    def metric(hyps, refs):
-        seen.append(list(hyps))
-        return float(len(" ".join(hyps)))
 
-    keys, scores = system_level(rows, {"len": metric})
-    # sorted by (pair, system); human = mean of the system's rows; cs-en/A has no human score: left out
-    assert keys == [("de-en", "A", 0.5), ("de-en", "B", 0.0)]
-    assert scores == {"len": [3.0, 5.0]}               # "x w" and "x y z": each system's own segments, in order
-    assert ["x", "w"] in seen and ["x y", "z"] in seen
+@pytest.mark.parametrize("name", ["sentbleu", "chrf", "chrf++", "rougeL"])
+def test_segment_statistics_sum_to_the_corpus_score(name):
+    rows = read_mt_tsv(DATA_DIR / "mt" / "coling16_toen_da_seg.tsv.gz")[:150]
+    hyps, refs = [r.hypothesis for r in rows], [r.reference for r in rows]
+    stats = segment_statistics(name, hyps, refs)
+    f = score_from_statistics(name)
+    for part in (slice(0, 150), slice(10, 57), slice(100, 101)):
+        total = stats[part].sum(axis=0, keepdims=True)
+        assert f(total)[0] == pytest.approx(CORPUS_BASELINES[name](hyps[part], refs[part]), abs=1e-9)
+
+
+def test_system_bootstrap_resamples_segments_for_every_system_alike():
+    rows = read_mt_tsv(DATA_DIR / "mt" / "coling16_toen_da_seg.tsv.gz")
+    hyps, refs = [r.hypothesis for r in rows], [r.reference for r in rows]
+    stats = {m: (segment_statistics(m, hyps, refs), score_from_statistics(m)) for m in ("chrf", "rougeL")}
+    system = SystemLevel(rows, stats)
+    t = system.table()
+    boot = system.bootstrap(n_resamples=60, seed=3)
+    assert boot.shape == (60, 2)
+    for k, m in enumerate(("chrf", "rougeL")):
+        lo, hi = np.percentile(boot[:, k], [2.5, 97.5])
+        assert lo < t.pearson["average"][m] < hi and hi - lo > 0.01
+    assert np.array_equal(boot, system.bootstrap(n_resamples=60, seed=3))
+    # all-ones counts are the full test set: the bootstrap's scoring path gives the table's scores
+    lp = next(iter(system.pairs))
+    n_seg = next(iter(system.pairs[lp][2].values())).shape[1]
+    full = system._scores(lp, np.ones(n_seg))
+    assert list(full["chrf"]) == pytest.approx([s for (p, _, _), s in zip(t.systems, t.scores["chrf"]) if p == lp])
 
 
 def test_average_pearson_ci_on_real_judgments():

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from .io import EvalInputError, decode, read_bytes
 from .stats import kendall_tau_b, pearson, spearman
 
@@ -135,7 +137,7 @@ def per_pair_correlation(rows: list[MTRow], scores: list[float], method: str = "
     return out
 
 
-def _bootstrap_averages(rows: list[MTRow], score_lists: list, n_resamples: int, seed: int):
+def bootstrap_average_pearsons(rows: list[MTRow], score_lists: list, n_resamples: int, seed: int):
     """[resample, metric] average per-pair Pearson, every metric on the same resampled segments
     (segments resampled within each language pair), so that differences are paired."""
     import numpy as np
@@ -163,7 +165,7 @@ def _bootstrap_averages(rows: list[MTRow], score_lists: list, n_resamples: int, 
 def average_pearson_ci(rows: list[MTRow], scores: list[float], n_resamples: int = 1000, seed: int = 0):
     """95% bootstrap interval of the average per-pair Pearson (segments resampled within each pair)."""
     import numpy as np
-    lo, hi = np.percentile(_bootstrap_averages(rows, [scores], n_resamples, seed)[:, 0], [2.5, 97.5])
+    lo, hi = np.percentile(bootstrap_average_pearsons(rows, [scores], n_resamples, seed)[:, 0], [2.5, 97.5])
     return float(lo), float(hi)
 
 
@@ -173,25 +175,126 @@ def average_pearson_difference_ci(rows: list[MTRow], scores_a: list[float], scor
     on the same resampled segments, so the interval is of the difference itself (narrower than
     comparing two separate intervals, and the test of "a beats b": the interval excludes 0)."""
     import numpy as np
-    avgs = _bootstrap_averages(rows, [scores_a, scores_b], n_resamples, seed)
+    avgs = bootstrap_average_pearsons(rows, [scores_a, scores_b], n_resamples, seed)
     lo, hi = np.percentile(avgs[:, 0] - avgs[:, 1], [2.5, 97.5])
     return float(lo), float(hi)
 
 
-def system_level(rows: list[MTRow], corpus_metrics: dict) -> tuple[list[tuple], dict]:
-    """Per (lang_pair, system): human score (mean of its rows) and each metric's corpus score.
+# ------------------------------------------------------------------ system level from segment statistics
+def _sacrebleu_metric(name: str):
+    from sacrebleu.metrics import BLEU, CHRF
+    return {"sentbleu": BLEU, "chrf": CHRF, "chrf++": lambda: CHRF(word_order=2)}[name]()
 
-    Returns (keys, {metric: [score per key]}) with keys (lang_pair, system, human)."""
-    groups: dict = {}
-    for r in rows:
-        groups.setdefault((r.lang_pair, r.system), []).append(r)
-    keys, scores = [], {m: [] for m in corpus_metrics}
-    for (lp, system), rs in sorted(groups.items()):
-        human = [r.human_score for r in rs if r.human_score is not None]
-        if not human:
-            continue
-        keys.append((lp, system, sum(human) / len(human)))
-        for m, f in corpus_metrics.items():
-            scores[m].append(float(f([r.hypothesis for r in rs], [r.reference for r in rs])))
-    return keys, scores
 
+def segment_statistics(name: str, hyps: list[str], refs: list[str]):
+    """[N, S] per-segment sufficient statistics of a baseline's corpus score: summed over a
+    system's segments, ``score_from_statistics`` turns them into exactly its corpus score
+    (sacrebleu's own statistics for BLEU, chrF, chrF++; ROUGE-L's corpus score is the mean of the
+    sentence scores, so its statistics are (score, 1))."""
+    import numpy as np
+    if name == "rougeL":
+        return np.column_stack([sentence_rouge_l(hyps, refs), np.ones(len(hyps))])
+    return np.array(_sacrebleu_metric(name)._extract_corpus_statistics(hyps, [refs]), dtype=float)
+
+
+def score_from_statistics(name: str):
+    """f(totals [n, S]) -> [n] corpus scores of ``segment_statistics`` summed per system."""
+    import numpy as np
+    if name == "rougeL":
+        return lambda t: t[:, 0] / np.maximum(t[:, 1], 1)
+    metric = _sacrebleu_metric(name)
+    # sacrebleu's BLEU reads integer counts; the sums of integer statistics are exact in float64
+    as_list = (lambda row: [int(round(x)) for x in row]) if name == "sentbleu" else list
+    return lambda t: np.array([metric._compute_score_from_stats(as_list(row)).score for row in t])
+
+
+@dataclass
+class SystemTable:
+    """System-level correlations: per language pair, each metric's Pearson and Kendall tau-b of
+    the systems' corpus scores with their human scores; ``systems`` the (lang_pair, system,
+    human) keys and ``scores`` each metric's corpus score per key."""
+    pearson: dict
+    kendall: dict
+    systems: list
+    scores: dict
+
+
+class SystemLevel:
+    """Corpus scores of every (language pair, system) from per-segment statistics, so that a
+    bootstrap over test segments (the same resampled segments for every system and metric, as
+    the WMT metrics tasks resample) recomputes them without rescoring anything.
+
+    ``stats``: {metric: ([N, ...] statistics per row, f(totals [n, ...]) -> [n] scores)}.  A
+    system's human score is the mean of its rows' (in a system-outputs file every row carries the
+    system's score; rows without one, ``NA``, are left out and so are systems without any)."""
+
+    def __init__(self, rows: list[MTRow], stats: dict):
+        import numpy as np
+        self.metrics = list(stats)
+        self.score_fns = {m: f for m, (_, f) in stats.items()}
+        self.pairs = {}
+        for lp, idx in sorted(by_pair(rows).items()):
+            idx = [i for i in idx if rows[i].human_score is not None]
+            systems = sorted({rows[i].system for i in idx})
+            segs = sorted({rows[i].seg_id for i in idx})
+            if len(systems) < 3:
+                continue
+            si = {s: k for k, s in enumerate(systems)}
+            gi = {g: k for k, g in enumerate(segs)}
+            r_sys = np.array([si[rows[i].system] for i in idx])
+            r_seg = np.array([gi[rows[i].seg_id] for i in idx])
+            human = np.bincount(r_sys, [rows[i].human_score for i in idx]) / np.bincount(r_sys)
+            dense = {}
+            for m, (S, _) in stats.items():
+                S = np.asarray(S, dtype=float)
+                d = np.zeros((len(systems), len(segs)) + S.shape[1:])
+                np.add.at(d, (r_sys, r_seg), S[idx])
+                dense[m] = d
+            self.pairs[lp] = (systems, human, dense)
+
+    def _scores(self, lp: str, counts=None) -> dict:
+        systems, human, dense = self.pairs[lp]
+        out = {}
+        for m, d in dense.items():
+            total = d.sum(axis=1) if counts is None else np.tensordot(counts, d, axes=([0], [1]))
+            out[m] = np.asarray(self.score_fns[m](total), dtype=float)
+        return out
+
+    def table(self) -> SystemTable:
+        from scipy.stats import kendalltau
+        pearson, kendall, keys, scores = {}, {}, [], {m: [] for m in self.metrics}
+        for lp, (systems, human, _) in self.pairs.items():
+            sc = self._scores(lp)
+            keys += [(lp, s, float(h)) for s, h in zip(systems, human)]
+            for m in self.metrics:
+                scores[m] += [float(x) for x in sc[m]]
+                ok = sc[m].std() > 0 and human.std() > 0
+                pearson.setdefault(lp, {})[m] = float(np.corrcoef(sc[m], human)[0, 1]) if ok else math.nan
+                kendall.setdefault(lp, {})[m] = float(kendalltau(sc[m], human, variant="b").statistic) if ok \
+                    else math.nan
+        for table in (pearson, kendall):
+            table["average"] = {m: _nanmean([table[lp][m] for lp in self.pairs]) for m in self.metrics}
+        return SystemTable(pearson, kendall, keys, scores)
+
+    def bootstrap(self, n_resamples: int = 1000, seed: int = 0):
+        """[resample, metric] average per-pair system-level Pearson, test segments resampled
+        within each pair (the same segments for every system and metric: paired)."""
+        rng = np.random.default_rng(seed)
+        out = np.zeros((n_resamples, len(self.metrics)))
+        for b in range(n_resamples):
+            sums, counts = np.zeros(len(self.metrics)), np.zeros(len(self.metrics))
+            for lp, (systems, human, dense) in self.pairs.items():
+                n_seg = next(iter(dense.values())).shape[1]
+                c = np.bincount(rng.integers(0, n_seg, n_seg), minlength=n_seg).astype(float)
+                sc = self._scores(lp, c)
+                for k, m in enumerate(self.metrics):
+                    if sc[m].std() > 0 and human.std() > 0:
+                        sums[k] += float(np.corrcoef(sc[m], human)[0, 1])
+                        counts[k] += 1
+            out[b] = sums / np.maximum(counts, 1)
+        return out
+
+
+def _nanmean(values) -> float:
+    vals = [v for v in values if not math.isnan(v)]
+    return sum(vals) / len(vals) if vals else math.nan

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from textqa.evaluation.io import EvalInputError
-from textqa.evaluation.mt import SENTENCE_BASELINES, read_mt_tsv
+from textqa.evaluation.mt import SENTENCE_BASELINES, read_mt_tsv, score_from_statistics, segment_statistics
 from textqa.models.blanc.batch import PairBatch
 from textqa.models.blanc.metric import BLANC, BLANCParams, stats_f
 from textqa.models.blanc.store import save_blanc
@@ -50,6 +50,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--test", nargs="*", type=Path, default=DEFAULT_TEST, metavar="TSV",
                    help="held-out judgment TSVs to report on (default: WMT22 DA)")
     p.add_argument("--level", choices=["segment", "system"], default="segment", help="correlation level")
+    p.add_argument("--segments-per-pair", type=int, default=None, metavar="N",
+                   help="keep each language pair's first N segments (of every system): for system-level "
+                        "training on the large system-outputs files (default: all)")
     p.add_argument("--objective", choices=["pearson", "spearman", "kendall"], default="pearson")
     p.add_argument("--restarts", type=int, default=6, help="hill-climbing starting points (default 6)")
     p.add_argument("--max-steps", type=int, default=60, help="hill-climbing steps per restart")
@@ -64,6 +67,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="language pairs of the --test data on which the restarts' end points are compared to "
                         "choose the final parameters (then not reported as held-out); default: ja-en liv-en "
                         "with the default test data (WMT22), otherwise choose by the training objective")
+    p.add_argument("--select-from", choices=["path", "ends"], default="path",
+                   help="what --select-pairs chooses among: every point of every climb (default; early stopping "
+                        "on the selection pairs) or each restart's end point")
     p.add_argument("--matching", choices=["one-to-one", "all"], default="one-to-one",
                    help="word matching policy (default one-to-one; 'all' is the paper's all pairs)")
     p.add_argument("--gap-side", choices=["max", "hyp", "ref"], default="max",
@@ -86,10 +92,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 class JudgedPairs:
     """Tokenised, aligned pairs of some TSVs, with groups (file:lang_pair) and systems."""
 
-    def __init__(self, paths: list[Path], base: BLANCParams):
+    def __init__(self, paths: list[Path], base: BLANCParams, segments_per_pair: int | None = None):
+        """Rows without a human score (``NA`` in a system-outputs file) are left out;
+        ``segments_per_pair`` keeps each language pair's first N segment ids (every system's)."""
         self.rows = []
         for path in paths:
-            for r in read_mt_tsv(path, allow_empty=True):
+            kept: dict = {}
+            for r in read_mt_tsv(path, allow_empty=True, need_scores=False):
+                if r.human_score is None:
+                    continue
+                if segments_per_pair is not None:
+                    segs = kept.setdefault(r.lang_pair, set())
+                    if r.seg_id not in segs:
+                        if len(segs) >= segments_per_pair:
+                            continue
+                        segs.add(r.seg_id)
                 self.rows.append((Path(path).name.split("_")[0] + ":" + r.lang_pair, r))
         metric = BLANC(base)
         self.n_acs = base.max_k
@@ -115,6 +132,13 @@ class JudgedPairs:
         acs = self.batch.stats(alpha, beta, partial_weight, max_k, gap_side)
         return np.concatenate([acs, self.clipped], axis=2) if self.clipped.shape[2] else acs
 
+    def system_totals(self, stats: np.ndarray) -> np.ndarray:
+        """[systems, 3, columns]: each system's statistics summed (its corpus score's)."""
+        total = np.zeros((len(self.system_keys),) + stats.shape[1:])
+        np.add.at(total, self.system_of, stats)
+        return total
+
+
 def _corr(x: np.ndarray, y: np.ndarray, method: str) -> float:
     if len(x) < 3 or x.std() == 0 or y.std() == 0:
         return math.nan
@@ -127,15 +151,15 @@ def _corr(x: np.ndarray, y: np.ndarray, method: str) -> float:
 
 
 def correlations(data: JudgedPairs, stats: np.ndarray, weights, beta_f: float, level: str = "segment",
-                 method: str = "pearson") -> dict:
+                 method: str = "pearson", aggregated: bool = False) -> dict:
     """Per group correlation of BLANC with the human scores, and their average (each group, a
-    language pair of a file, weighs the same)."""
+    language pair of a file, weighs the same).  At system level ``stats`` may already be
+    ``data.system_totals`` (``aggregated``)."""
     if level == "segment":
         scores = stats_f(stats, weights, beta_f, data.n_acs)
         out = {g: _corr(scores[idx], data.human[idx], method) for g, idx in data.groups.items()}
     else:
-        total = np.zeros((len(data.system_keys),) + stats.shape[1:])
-        np.add.at(total, data.system_of, stats)
+        total = stats if aggregated else data.system_totals(stats)
         scores = stats_f(total, weights, beta_f, data.n_acs)
         out = {g: _corr(scores[idx], data.system_human[idx], method) for g, idx in data.system_groups.items()}
     return averaged(out, list(out))
@@ -157,8 +181,10 @@ class _Objective:
     def stats(self, ai: int, bi: int, pi: int) -> np.ndarray:
         key = (ai, bi, pi)
         if key not in self.cache:
-            self.cache[key] = self.data.stats(GRIDS["alpha"][ai], GRIDS["beta"][bi],
-                                              GRIDS["partial_weight"][pi], self.max_k, self.gap_side)
+            stats = self.data.stats(GRIDS["alpha"][ai], GRIDS["beta"][bi], GRIDS["partial_weight"][pi],
+                                    self.max_k, self.gap_side)
+            # at system level only the systems' sums matter: cached instead of every segment's
+            self.cache[key] = self.data.system_totals(stats) if self.level == "system" else stats
             if len(self.cache) > self.cache_size:
                 self.cache.popitem(last=False)
         self.cache.move_to_end(key)
@@ -166,7 +192,8 @@ class _Objective:
 
     def __call__(self, state) -> float:
         ai, bi, pi, w, rho = state
-        r = correlations(self.data, self.stats(ai, bi, pi), w, beta_f_of(rho), self.level, self.method)["average"]
+        r = correlations(self.data, self.stats(ai, bi, pi), w, beta_f_of(rho), self.level, self.method,
+                         aggregated=True)["average"]
         return -1.0 if math.isnan(r) else r
 
 
@@ -209,9 +236,12 @@ def _neighbours(state, partial_allowed: bool):
             yield (ai, bi, pi, w, r2)
 
 
-def hill_climb(objective: _Objective, start, max_steps: int, partial_allowed: bool = True):
-    """Steepest ascent: move to the best neighbour while it improves the objective."""
+def hill_climb(objective: _Objective, start, max_steps: int, partial_allowed: bool = True, path=None):
+    """Steepest ascent: move to the best neighbour while it improves the objective.  ``path``, a
+    list, receives every (state, value) visited (the start first), for selection along the climb."""
     state, value = start, objective(start)
+    if path is not None:
+        path.append((state, value))
     for _ in range(max_steps):
         best, best_v = None, value
         for cand in _neighbours(state, partial_allowed):
@@ -221,6 +251,8 @@ def hill_climb(objective: _Objective, start, max_steps: int, partial_allowed: bo
         if best is None:
             break
         state, value = best, best_v
+        if path is not None:
+            path.append((state, value))
     return state, value
 
 
@@ -250,9 +282,10 @@ def _restart(data, i, seed, args_tuple):
     rng = np.random.default_rng([seed, i])
     objective = _Objective(data, max_k, gap_side, level, method)
     t = time.perf_counter()
+    path: list = []
     state, value = hill_climb(objective, _start(i, rng, max_k, partial_allowed, n_char, n_wng), max_steps,
-                              partial_allowed)
-    return i, state, value, time.perf_counter() - t
+                              partial_allowed, path)
+    return i, state, value, time.perf_counter() - t, path
 
 
 def params_of(state, base: BLANCParams) -> BLANCParams:
@@ -285,6 +318,8 @@ def _run(args: argparse.Namespace) -> int:
         if not Path(f).is_file():
             raise SystemExit(f"error: {f}: no such file")
     partial_allowed = not args.no_partial
+    if args.segments_per_pair is not None and args.segments_per_pair < 1:
+        raise SystemExit("error: --segments-per-pair must be at least 1")
     if args.char_orders < 0 or args.word_ngram_orders < 0 or args.max_k < 1:
         raise SystemExit("error: --max-k must be >= 1, --char-orders and --word-ngram-orders >= 0")
     base = BLANCParams(size_weights=[1.0] * args.max_k, matching=args.matching, gap_side=args.gap_side,
@@ -294,21 +329,23 @@ def _run(args: argparse.Namespace) -> int:
     out = args.out or artifacts_dir(args.artifacts) / "blanc"
     try:
         say("reading and aligning " + ", ".join(p.name for p in args.train))
-        train = JudgedPairs(args.train, base)
+        train = JudgedPairs(args.train, base, args.segments_per_pair)
         say(f"{len(train.rows)} training pairs in {len(train.groups)} groups; "
             f"{args.restarts} restarts on " + (f"the Dask cluster {args.scheduler}" if args.scheduler
                                                else f"{args.jobs} process(es)"))
         spec = (args.max_k, args.gap_side, args.level, args.objective, args.max_steps, partial_allowed,
                 args.char_orders, args.word_ngram_orders)
         results = []
-        for i, state, value, secs in Parallel(n_jobs=args.jobs, return_as="generator")(
+        paths = {}
+        for i, state, value, secs, path in Parallel(n_jobs=args.jobs, return_as="generator")(
                 delayed(_restart)(train, i, args.seed, spec) for i in range(args.restarts)):
             results.append((value, i, state))
+            paths[i] = path
             q = params_of(state, base)
             say(f"restart {i + 1}/{args.restarts}: train {args.level} {args.objective} {value:.4f} (alpha {q.alpha}, "
                 f"beta {q.beta}, partial {q.partial_weight}, beta_F {q.beta_f}, ACS {sum(q.size_weights):.2f}, "
                 f"characters {sum(q.char_weights):.2f}, word n-grams {sum(q.word_ngram_weights):.2f}, {secs:.0f}s)")
-        test = JudgedPairs(args.test, base) if args.test else None
+        test = JudgedPairs(args.test, base, args.segments_per_pair) if args.test else None
         select = None
         select_pairs = args.select_pairs
         if select_pairs is None and [Path(t) for t in args.test] == DEFAULT_TEST:
@@ -322,15 +359,32 @@ def _run(args: argparse.Namespace) -> int:
                 raise SystemExit(f"error: none of {', '.join(sorted(wanted))} is a language pair of the test data "
                                  f"({', '.join(sorted(test.groups))})")
 
+        test_stats: dict = {}
+
         def held_out(params):
             """Every test group's correlation with these parameters."""
-            stats = test.stats(params.alpha, params.beta, params.partial_weight, args.max_k, args.gap_side)
-            return correlations(test, stats, params.size_weights + params.char_weights + params.word_ngram_weights,
-                                params.beta_f, args.level, args.objective)
+            key = (params.alpha, params.beta, params.partial_weight)
+            if key not in test_stats:
+                st = test.stats(*key, args.max_k, args.gap_side)
+                test_stats[key] = test.system_totals(st) if args.level == "system" else st
+            return correlations(test, test_stats[key],
+                                params.size_weights + params.char_weights + params.word_ngram_weights,
+                                params.beta_f, args.level, args.objective, aggregated=True)
 
         if select:
-            ranked = [(held_out(params_of(st, base)), v, i, st) for v, i, st in results]
-            corr, value, best_i, state = max(ranked, key=lambda r: (averaged(r[0], select)["average"], r[1], -r[2]))
+            # candidates: each restart's end point, or (--select-from path) every point of every climb,
+            # which stops a climb early where the selection pairs stop gaining (the starts chrF and
+            # chrF++ among them)
+            if args.select_from == "path":
+                say(f"selecting among the {sum(len(p) for p in paths.values())} points of the climbs on "
+                    + ", ".join(sorted(select)))
+                cands = [(v, i, j, st) for i in sorted(paths) for j, (st, v) in enumerate(paths[i])]
+            else:
+                cands = [(v, i, len(paths[i]) - 1, st) for v, i, st in results]
+            ranked = [(held_out(params_of(st, base)), v, i, j, st) for v, i, j, st in cands]
+            corr, value, best_i, best_j, state = max(
+                ranked, key=lambda r: (averaged(r[0], select)["average"], r[1], -r[2], r[3]))
+            ends = {i: r for r in ranked for i in [r[2]] if r[3] == len(paths[i]) - 1}
         else:
             value, best_i, state = max(results, key=lambda r: (r[0], -r[1]))
         params = params_of(state, base)
@@ -348,15 +402,21 @@ def _run(args: argparse.Namespace) -> int:
             metrics["test"] = {"blanc": averaged(corr, report)}
             if select:
                 metrics["selection"] = {"pairs": sorted(select), "blanc": averaged(corr, list(select)),
-                                        "restarts": [round(averaged(r[0], select)["average"], 4)
-                                                     for r in sorted(ranked, key=lambda r: r[2])]}
-            if not args.no_baselines and args.level == "segment":
+                                        "from": args.select_from, "step": best_j,
+                                        "restarts": [round(averaged(ends[i][0], select)["average"], 4)
+                                                     for i in sorted(ends)]}
+            if not args.no_baselines:
+                hyps, refs = [r.hypothesis for _, r in test.rows], [r.reference for _, r in test.rows]
                 for name in ("sentbleu", "chrf", "chrf++"):
-                    say(f"baseline {name} on the held-out data")
-                    sc = np.array(SENTENCE_BASELINES[name]([r.hypothesis for _, r in test.rows],
-                                                           [r.reference for _, r in test.rows]), dtype=float)
-                    metrics["test"][name] = averaged({g: _corr(sc[test.groups[g]], test.human[test.groups[g]],
-                                                               args.objective) for g in report}, report)
+                    say(f"baseline {name} on the held-out data ({args.level} level)")
+                    if args.level == "segment":
+                        sc, human, groups = (np.array(SENTENCE_BASELINES[name](hyps, refs), dtype=float),
+                                             test.human, test.groups)
+                    else:       # corpus scores of the systems from sacrebleu's summed statistics
+                        totals = test.system_totals(segment_statistics(name, hyps, refs))
+                        sc, human, groups = score_from_statistics(name)(totals), test.system_human, test.system_groups
+                    metrics["test"][name] = averaged({g: _corr(sc[groups[g]], human[groups[g]], args.objective)
+                                                      for g in report}, report)
         metrics["training_seconds"] = round(time.perf_counter() - t0, 1)
         save_blanc(params, out, metrics=metrics, data_fingerprint=file_fingerprint(args.train),
                    extra={"training_data": [str(p) for p in args.train], "test_data": [str(p) for p in args.test]})

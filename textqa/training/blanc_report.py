@@ -13,9 +13,8 @@ import numpy as np
 
 from textqa.evaluation.commands import print_json
 from textqa.evaluation.io import EvalInputError
-from textqa.evaluation.mt import (CORPUS_BASELINES, SENTENCE_BASELINES, average_pearson_ci,
-                                  average_pearson_difference_ci, per_pair_correlation,
-                           read_mt_tsv, system_level)
+from textqa.evaluation.mt import (SENTENCE_BASELINES, SystemLevel, bootstrap_average_pearsons,
+                                  per_pair_correlation, read_mt_tsv, score_from_statistics, segment_statistics)
 from textqa.common import add_model_arguments
 from textqa.paths import artifacts_dir
 
@@ -24,8 +23,12 @@ DESCRIPTION = ("Pearson correlation with the human score, per language pair and 
                "(a trained model), sentence BLEU and chrF (sacrebleu) and ROUGE-L (rouge-score).\n\n"
                "--tsv: header line, then tab-separated lang_pair seg_id system source reference hypothesis "
                "human_score (the layout of data/mt/*.tsv.gz; .gz accepted)\n"
-               "--system-level adds system-level correlations (system score = corpus score of the system's "
-               "segments; human = mean of its segments' human scores).")
+               "--level system (or both; --system-level is both) correlates at system level: a system's score "
+               "is the corpus score of its segments (BLANC's and the baselines' statistics summed), its "
+               "human score the mean of its rows' (a system-outputs file such as "
+               "data/mt/wmt22_toen_sys_outputs.tsv.gz repeats the system's score on every row; NA rows are "
+               "left out), Pearson and Kendall tau-b per language pair and averaged; with --ci, bootstrap "
+               "intervals resampling the test segments (the same for every system and metric).")
 METRICS = ("blanc", "sentbleu", "chrf", "chrf++", "rougeL")
 
 
@@ -33,29 +36,43 @@ def add_arguments(p) -> None:
     p.add_argument("--tsv", type=Path, required=True, help="human judgments with hypotheses and references")
     add_model_arguments(p, "blanc", "BLANC")
     p.add_argument("--lowercase", action="store_true", help="lowercase hypotheses and references first")
-    p.add_argument("--system-level", action="store_true", help="also correlate at system level")
+    p.add_argument("--level", choices=["segment", "system", "both"], default="segment",
+                   help="segment-level correlations (default), system-level, or both")
+    p.add_argument("--system-level", action="store_true", help="the same as --level both")
     p.add_argument("--metrics", nargs="+", choices=METRICS, default=list(METRICS), help="metrics to compare")
-    p.add_argument("--ci", action="store_true", help="95%% bootstrap intervals of the averages (table only)")
+    p.add_argument("--ci", action="store_true", help="95%% bootstrap intervals of the averages and of BLANC's "
+                   "differences from the others (table only)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for --ci (default 1000)")
     p.add_argument("--plot", type=Path, help="PNG scatter of BLANC against the human score per language pair")
     p.add_argument("--allow-empty", action="store_true", help="score empty hypotheses 0 instead of failing")
 
 
-def blanc_scores(metric, hyps: list[str], refs: list[str]) -> np.ndarray:
-    """Sentence BLANC for many single-reference pairs through the batched ACS path, with the
-    character and word n-gram levels' statistics appended."""
+def blanc_stats(metric, hyps: list[str], refs: list[str]) -> np.ndarray:
+    """[N, 3, columns]: BLANC's statistics of many single-reference pairs through the batched ACS
+    path, with the character and word n-gram levels' appended (``scores_from_stats`` gives the
+    sentence scores; summed over a system's segments, ``score_of_total`` its corpus score)."""
     from textqa.models.blanc.batch import PairBatch
     p = metric.params
     batch = PairBatch([metric.tokens(h) for h in hyps], [metric.tokens(r) for r in refs], p.matching,
                       p.prefix_len, partial=p.partial_weight > 0)
     acs = batch.stats(p.alpha, p.beta, p.partial_weight, p.max_k, p.gap_side)
-    return metric.scores_from_stats(np.concatenate([acs, metric.clipped_batch(hyps, refs)], axis=2))
+    return np.concatenate([acs, metric.clipped_batch(hyps, refs)], axis=2)
+
+
+def blanc_scores(metric, hyps: list[str], refs: list[str]) -> np.ndarray:
+    """Sentence BLANC for many single-reference pairs (``blanc_stats`` then the F)."""
+    return metric.scores_from_stats(blanc_stats(metric, hyps, refs))
 
 
 def run(args) -> int:
     from textqa.models.artifact import ArtifactError
     from textqa.models.blanc.store import load_blanc
 
-    rows = read_mt_tsv(args.tsv, allow_empty=args.allow_empty)
+    level = "both" if args.system_level else args.level
+    if args.resamples < 1:
+        raise EvalInputError("--resamples must be at least 1")
+    # a system-outputs file has NA for systems without a human score: allowed at system level only
+    rows = read_mt_tsv(args.tsv, allow_empty=args.allow_empty, need_scores=level != "system")
     metric = None
     if "blanc" in args.metrics:
         try:
@@ -65,33 +82,34 @@ def run(args) -> int:
     fold = (lambda t: t.lower()) if args.lowercase else (lambda t: t)
     hyps = [fold(r.hypothesis) for r in rows]
     refs = [fold(r.reference) for r in rows]
-    scores = {}
+    say = lambda msg: print(f"textqa eval correlate: {msg}", file=sys.stderr, flush=True)
+    scores, sys_stats = {}, {}
     for name in args.metrics:
-        print(f"textqa eval correlate: {name} on {len(rows)} segments", file=sys.stderr, flush=True)
-        scores[name] = list(blanc_scores(metric, hyps, refs)) if name == "blanc" else \
-            SENTENCE_BASELINES[name](hyps, refs)
-    table = {m: per_pair_correlation(rows, s) for m, s in scores.items()}
-    pairs = [k for k in next(iter(table.values())) if k != "average"]
-    result = {"segment": {lp: {m: table[m].get(lp, math.nan) for m in table} for lp in pairs + ["average"]}}
-    if args.system_level:
-        corpus = {m: CORPUS_BASELINES[m] for m in args.metrics if m != "blanc"}
-        if metric is not None:
-            corpus = {"blanc": lambda h, r: metric.corpus_score(h, [[x] for x in r]).score, **corpus}
-        keys, sys_scores = system_level([_folded(r, fold) for r in rows], corpus)
-        result["system"] = {}
-        for m, values in sys_scores.items():
-            by_lp: dict = {}
-            for (lp, _, human), v in zip(keys, values):
-                by_lp.setdefault(lp, ([], []))
-                by_lp[lp][0].append(v)
-                by_lp[lp][1].append(human)
-            for lp, (x, y) in by_lp.items():
-                r = float(np.corrcoef(x, y)[0, 1]) if len(x) > 2 and np.std(x) > 0 and np.std(y) > 0 else math.nan
-                result["system"].setdefault(lp, {})[m] = r
-        valid = lambda m: [v[m] for lp, v in result["system"].items() if not math.isnan(v[m])]
-        result["system"]["average"] = {m: (sum(valid(m)) / len(valid(m)) if valid(m) else math.nan)
-                                       for m in sys_scores}
-    if args.plot and metric is not None:
+        say(f"{name} on {len(rows)} segments")
+        if name == "blanc":
+            st = blanc_stats(metric, hyps, refs)
+            if level != "system":
+                scores[name] = list(metric.scores_from_stats(st))
+            if level != "segment":
+                sys_stats[name] = (st, metric.scores_from_stats)
+            continue
+        if level != "system":
+            scores[name] = SENTENCE_BASELINES[name](hyps, refs)
+        if level != "segment":
+            sys_stats[name] = (segment_statistics(name, hyps, refs), score_from_statistics(name))
+    result = {}
+    if scores:
+        table = {m: per_pair_correlation(rows, s) for m, s in scores.items()}
+        pairs = [k for k in next(iter(table.values())) if k != "average"]
+        result["segment"] = {lp: {m: table[m].get(lp, math.nan) for m in table} for lp in pairs + ["average"]}
+    system = None
+    if sys_stats:
+        system = SystemLevel(rows, sys_stats)
+        if not system.pairs:
+            raise EvalInputError(f"{args.tsv}: no language pair has 3 or more systems with human scores")
+        t = system.table()
+        result["system"], result["system_kendall"] = t.pearson, t.kendall
+    if args.plot and metric is not None and "blanc" in scores:
         from textqa.evaluation.plots import metric_vs_human
         groups = {}
         for i, r in enumerate(rows):
@@ -104,28 +122,37 @@ def run(args) -> int:
         return 0
     if metric is not None:
         print(f"BLANC: {metric.signature()}")
-    for level in ("segment", "system"):
-        if level not in result:
+    titles = {"segment": "segment-level Pearson", "system": "system-level Pearson",
+              "system_kendall": "system-level Kendall tau-b"}
+    for key, title in titles.items():
+        if key not in result:
             continue
-        names = list(next(iter(result[level].values())))
-        print(f"{level}-level Pearson ({args.tsv.name})")
+        names = list(next(iter(result[key].values())))
+        print(f"{title} ({args.tsv.name})")
         print(f"  {'lang_pair':<12}" + "".join(f"{m:>10}" for m in names))
-        for lp, v in result[level].items():
+        for lp, v in result[key].items():
             print(f"  {lp:<12}" + "".join(f"{v[m]:10.4f}" for m in names))
-        if level == "segment" and args.ci:
-            cis = {m: average_pearson_ci(rows, scores[m]) for m in names}
-            print(f"  {'95% CI':<12}" + "".join(f"{f'{lo:.3f}-{hi:.3f}':>12}" for lo, hi in cis.values()))
-            if "blanc" in names:
-                avg = result[level]["average"]
-                for m in names:
-                    if m != "blanc":
-                        lo, hi = average_pearson_difference_ci(rows, scores["blanc"], scores[m])
-                        print(f"  blanc - {m}: {avg['blanc'] - avg[m]:+.4f} (paired 95% CI {lo:+.4f} to {hi:+.4f})")
-    if args.plot and metric is not None:
+        if args.ci and key == "segment":
+            _print_cis(names, result[key]["average"], lambda ms: bootstrap_average_pearsons(
+                rows, [scores[m] for m in ms], args.resamples, 0))
+        if args.ci and key == "system":
+            boot = system.bootstrap(args.resamples)
+            col = {m: k for k, m in enumerate(system.metrics)}
+            _print_cis(names, result[key]["average"], lambda ms: boot[:, [col[m] for m in ms]])
+    if args.plot and metric is not None and "blanc" in scores:
         print(f"plot written to {args.plot}")
     return 0
 
 
-def _folded(row, fold):
-    from dataclasses import replace
-    return replace(row, hypothesis=fold(row.hypothesis), reference=fold(row.reference))
+def _print_cis(names, average: dict, boot_of) -> None:
+    """95% percentile intervals of each metric's average, and paired ones of BLANC minus each."""
+    boot = boot_of(names)
+    cis = [np.percentile(boot[:, k], [2.5, 97.5]) for k in range(len(names))]
+    for m, (lo, hi) in zip(names, cis):
+        print(f"  {m} average {average[m]:.4f} (95% CI {lo:.4f} to {hi:.4f})")
+    if "blanc" in names:
+        b = names.index("blanc")
+        for k, m in enumerate(names):
+            if m != "blanc":
+                lo, hi = np.percentile(boot[:, b] - boot[:, k], [2.5, 97.5])
+                print(f"  blanc - {m}: {average['blanc'] - average[m]:+.4f} (paired 95% CI {lo:+.4f} to {hi:+.4f})")
