@@ -3,7 +3,7 @@
     textqa train all | truecaser | blanc | icd9 | qa [...]
     textqa truecase [--model DIR] [--tokenized] [--baseline]     (stdin -> stdout)
     textqa blanc score [--model DIR] --refs R1 [R2 ...] [--hyps FILE] [--corpus]
-    textqa eval correlate --tsv FILE [--model DIR] [--system-level] [--plot F.png] [--json]
+    textqa eval correlate --tsv FILE [--model DIR] [--level segment|system|both] [--ci] [--plot F.png] [--json]
     textqa icd9 code [--model DIR] (--cmc-xml F | --jsonl F | stdin JSONL) [--classifier svm|brr]
     textqa eval icd9 GOLD PRED [--json]
     textqa qa answer-type [--model DIR] < questions.txt;  textqa qa select [--model DIR] --trecqa F.xml
