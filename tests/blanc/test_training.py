@@ -197,3 +197,22 @@ def test_system_level_training_on_system_outputs(tmp_path):
     chrf = [CHRF().corpus_score([r[5] for r in rows if r[2] == s], [[r[4] for r in rows if r[2] == s]]).score
             for s in systems]
     assert metrics["test"]["chrf"]["wmt22:uk-en"] == pytest.approx(pearsonr(chrf, human).statistic, abs=1e-9)
+
+
+def test_character_skip_ngrams_are_trained_and_saved(tmp_path):
+    """--char-max-gap/--char-alpha put character skip-n-grams into the character level: the saved
+    parameters carry them, and the training correlation is that of the saved metric's own scores."""
+    from scipy.stats import pearsonr
+
+    from textqa.evaluation.mt import read_mt_tsv
+    out = tmp_path / "blanc-skip"
+    assert run(_args("--train", str(COLING), "--test", "--restarts", "1", "--jobs", "1", "--max-steps", "2",
+                     "--char-max-gap", "2", "--char-alpha", "0.5", "--max-k", "2", "--out", str(out))) == 0
+    metric = load_blanc(out)
+    assert metric.params.char_max_gap == 2 and metric.params.char_alpha == 0.5
+    assert "|ca:0.5|cg:2|" in metric.signature()
+    train = json.loads((out / "manifest.json").read_text())["metrics"]["train"]
+    rows = [r for r in read_mt_tsv(COLING) if r.lang_pair == "fr-en"]
+    scores = [metric.sentence_score(r.hypothesis, [r.reference]).score for r in rows]
+    assert train["coling16:fr-en"] == pytest.approx(pearsonr(scores, [r.human_score for r in rows]).statistic,
+                                                    abs=1e-6)

@@ -51,8 +51,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="held-out judgment TSVs to report on (default: WMT22 DA)")
     p.add_argument("--level", choices=["segment", "system"], default="segment", help="correlation level")
     p.add_argument("--segments-per-pair", type=int, default=None, metavar="N",
-                   help="keep each language pair's first N segments (of every system): for system-level "
-                        "training on the large system-outputs files (default: all)")
+                   help="keep each training language pair's first N segments (of every system): for "
+                        "system-level training on the large system-outputs files (default: all; the --test data "
+                        "is always whole)")
     p.add_argument("--objective", choices=["pearson", "spearman", "kendall"], default="pearson")
     p.add_argument("--restarts", type=int, default=6, help="hill-climbing starting points (default 6)")
     p.add_argument("--max-steps", type=int, default=60, help="hill-climbing steps per restart")
@@ -61,6 +62,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-k", type=int, default=4, help="largest skip-ngram size (default 4)")
     p.add_argument("--char-orders", type=int, default=6,
                    help="character n-gram orders of the character level (default 6, chrF's; 0: none)")
+    p.add_argument("--char-max-gap", type=int, default=0, choices=range(5), metavar="G",
+                   help="character skip-n-grams: most characters an occurrence may skip (0-4; default 0, "
+                        "contiguous n-grams as chrF)")
+    p.add_argument("--char-alpha", type=float, default=0.0,
+                   help="gap decay of the character skip-n-grams (weight exp(-alpha * gaps); default 0)")
     p.add_argument("--word-ngram-orders", type=int, default=2,
                    help="chrF++'s word n-gram orders (default 2; 0: none)")
     p.add_argument("--select-pairs", nargs="+", default=None, metavar="LANG_PAIR",
@@ -325,6 +331,7 @@ def _run(args: argparse.Namespace) -> int:
     base = BLANCParams(size_weights=[1.0] * args.max_k, matching=args.matching, gap_side=args.gap_side,
                        partial_weight=0.5 if partial_allowed else 0.0, lowercase=args.lowercase,
                        tokenize=args.tokenize, char_weights=[1.0] * args.char_orders,
+                       char_max_gap=args.char_max_gap, char_alpha=args.char_alpha,
                        word_ngram_weights=[1.0] * args.word_ngram_orders)
     out = args.out or artifacts_dir(args.artifacts) / "blanc"
     try:
@@ -345,7 +352,7 @@ def _run(args: argparse.Namespace) -> int:
             say(f"restart {i + 1}/{args.restarts}: train {args.level} {args.objective} {value:.4f} (alpha {q.alpha}, "
                 f"beta {q.beta}, partial {q.partial_weight}, beta_F {q.beta_f}, ACS {sum(q.size_weights):.2f}, "
                 f"characters {sum(q.char_weights):.2f}, word n-grams {sum(q.word_ngram_weights):.2f}, {secs:.0f}s)")
-        test = JudgedPairs(args.test, base, args.segments_per_pair) if args.test else None
+        test = JudgedPairs(args.test, base) if args.test else None
         select = None
         select_pairs = args.select_pairs
         if select_pairs is None and [Path(t) for t in args.test] == DEFAULT_TEST:
