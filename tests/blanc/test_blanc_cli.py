@@ -206,3 +206,30 @@ def test_blanc_score_allow_empty_and_details(blanc_artifact, tmp_path, capsys, m
     # without --allow-empty the same input is an error naming the line
     assert _score(["blanc", "score", "--model", model, "--refs", str(ref)], hyps.encode(), monkeypatch=monkeypatch) == 2
     assert "<stdin>:2: empty hypothesis" in capsys.readouterr().err
+
+
+def test_correlate_pair_model_scores_each_pair_with_its_own_model(blanc_artifact, small_tsv, tmp_path, capsys):
+    """--pair-model cs-en=DIR: cs-en's segments scored by that model, de-en's by --model; equal to
+    correlating each pair's rows separately with its model."""
+    from textqa.models.blanc.metric import BLANCParams
+    from textqa.models.blanc.store import save_blanc
+    other = tmp_path / "chrf-like"
+    save_blanc(BLANCParams(size_weights=[], char_weights=[1.0] * 6, word_ngram_weights=[], beta_f=2.0), other,
+               metrics={})
+    model = str(blanc_artifact / "blanc")
+    assert main(["eval", "correlate", "--tsv", str(small_tsv), "--model", model, "--pair-model", f"cs-en={other}",
+                 "--metrics", "blanc", "--json"]) == 0
+    mixed = json.loads(capsys.readouterr().out)["segment"]
+    for lp, folder in (("cs-en", str(other)), ("de-en", model)):
+        lines = small_tsv.read_text(encoding="utf-8").splitlines()
+        one = tmp_path / f"{lp}.tsv"
+        one.write_text("\n".join([lines[0]] + [l for l in lines[1:] if l.startswith(lp)]) + "\n", encoding="utf-8")
+        assert main(["eval", "correlate", "--tsv", str(one), "--model", folder, "--metrics", "blanc", "--json"]) == 0
+        assert mixed[lp]["blanc"] == pytest.approx(json.loads(capsys.readouterr().out)["segment"][lp]["blanc"],
+                                                   abs=1e-12)
+    assert mixed["cs-en"]["blanc"] != mixed["de-en"]["blanc"]
+    for bad, message in ((["--pair-model", "cs-en"], "expected LANG_PAIR=DIR"),
+                         (["--pair-model", f"xx-en={other}"], "xx-en not a language pair"),
+                         (["--pair-model", f"cs-en={other}", "--level", "both"], "segment level only")):
+        assert main(["eval", "correlate", "--tsv", str(small_tsv), "--model", model, *bad]) == 2
+        assert message in capsys.readouterr().err

@@ -6,9 +6,10 @@ the ACS sizes, of the character orders and of chrF++'s word orders, and the reca
 rho = beta_F^2 / (1 + beta_F^2) in [0, 1), maximising the correlation of BLANC with human scores
 (Pearson by default; Spearman or Kendall tau-b), at segment level or system level, computed per
 language pair of each training file and averaged.  Restarts run in parallel (joblib); a fixed
-seed makes the result reproducible.  The final parameters are chosen among the restarts' end
-points on held-out language pairs (``--select-pairs``), and the other held-out pairs are
-reported.  The default climbs on WMT21 DA + COLING-16 DA, selects on WMT22 ja-en + liv-en and
+seed makes the result reproducible.  The final parameters are chosen on held-out language pairs
+(``--select-pairs``) among every point the climbs passed through (``--select-from path``: early
+stopping, the starts chrF and chrF++ included) or their end points (``ends``), and the other
+held-out pairs are reported.  The default climbs on WMT21 DA + COLING-16 DA, selects on WMT22 ja-en + liv-en and
 reports on WMT22 ru-en + uk-en.
 """
 from __future__ import annotations

@@ -35,6 +35,9 @@ METRICS = ("blanc", "sentbleu", "chrf", "chrf++", "rougeL")
 def add_arguments(p) -> None:
     p.add_argument("--tsv", type=Path, required=True, help="human judgments with hypotheses and references")
     add_model_arguments(p, "blanc", "BLANC")
+    p.add_argument("--pair-model", action="append", metavar="LANG_PAIR=DIR",
+                   help="score this language pair's segments with another BLANC model (repeatable; segment "
+                        "level): cross-validated evaluations, where each pair is held out from its own model")
     p.add_argument("--lowercase", action="store_true", help="lowercase hypotheses and references first")
     p.add_argument("--level", choices=["segment", "system", "both"], default="segment",
                    help="segment-level correlations (default), system-level, or both")
@@ -73,8 +76,21 @@ def run(args) -> int:
         raise EvalInputError("--resamples must be at least 1")
     # a system-outputs file has NA for systems without a human score: allowed at system level only
     rows = read_mt_tsv(args.tsv, allow_empty=args.allow_empty, need_scores=level != "system")
-    metric = None
-    if "blanc" in args.metrics:
+    metric, pair_models = None, {}
+    for spec in args.pair_model or []:
+        lp, sep, folder = spec.partition("=")
+        if not sep or not lp or not folder:
+            raise EvalInputError(f"--pair-model {spec!r}: expected LANG_PAIR=DIR")
+        if level != "segment":
+            raise EvalInputError("--pair-model works at segment level only")
+        try:
+            pair_models[lp] = load_blanc(Path(folder))
+        except ArtifactError as e:
+            raise EvalInputError(f"--pair-model {spec}: {e}") from e
+    unknown = set(pair_models) - {r.lang_pair for r in rows}
+    if unknown:
+        raise EvalInputError(f"--pair-model: {', '.join(sorted(unknown))} not a language pair of {args.tsv}")
+    if "blanc" in args.metrics and not {r.lang_pair for r in rows} <= set(pair_models):
         try:
             metric = load_blanc(args.model or artifacts_dir(args.artifacts) / "blanc")
         except ArtifactError as e:
@@ -86,6 +102,13 @@ def run(args) -> int:
     scores, sys_stats = {}, {}
     for name in args.metrics:
         say(f"{name} on {len(rows)} segments")
+        if name == "blanc" and pair_models:         # each pair's rows scored by its own model
+            sc = np.zeros(len(rows))
+            for lp in sorted({r.lang_pair for r in rows}):
+                idx = [i for i, r in enumerate(rows) if r.lang_pair == lp]
+                sc[idx] = blanc_scores(pair_models.get(lp, metric), [hyps[i] for i in idx], [refs[i] for i in idx])
+            scores[name] = list(sc)
+            continue
         if name == "blanc":
             st = blanc_stats(metric, hyps, refs)
             if level != "system":
@@ -122,6 +145,8 @@ def run(args) -> int:
         return 0
     if metric is not None:
         print(f"BLANC: {metric.signature()}")
+    for lp, m in sorted(pair_models.items()):
+        print(f"BLANC for {lp}: {m.signature()}")
     titles = {"segment": "segment-level Pearson", "system": "system-level Pearson",
               "system_kendall": "system-level Kendall tau-b"}
     for key, title in titles.items():
