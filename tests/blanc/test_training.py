@@ -52,6 +52,23 @@ def test_heldout_report_is_reproduced_by_the_saved_model_and_beats_sentence_bleu
     # measured on data it never saw (another year, another language pair): BLANC correlates with
     # the human judgments and better than sentence BLEU, the paper's claim (0.286 vs 0.231 when written)
     assert test["blanc"]["average"] > 0.2 and test["blanc"]["average"] > test["sentbleu"]["average"]
+    metrics = json.loads((blanc_artifact / "blanc" / "manifest.json").read_text())["metrics"]
+    # paired bootstrap intervals: each contains its point value, the differences are of BLANC minus each
+    ci = metrics["test_ci"]
+    for name in ("blanc", "sentbleu", "chrf", "chrf++"):
+        assert ci[name][0] < test[name]["average"] < ci[name][1]
+        if name != "blanc":
+            assert ci[f"blanc-{name}"][0] < test["blanc"]["average"] - test[name]["average"] < ci[f"blanc-{name}"][1]
+    # system level over the DA rows: a system's corpus score over its judged segments vs its mean human score
+    systems = sorted({r.system for r in rows})
+    sys_human = [np.mean([r.human_score for r in rows if r.system == s]) for s in systems]
+    sys_chrf = [chrf.corpus_score([r.hypothesis for r in rows if r.system == s],
+                                  [[r.reference for r in rows if r.system == s]]).score for s in systems]
+    sys_blanc = [metric.corpus_score([r.hypothesis for r in rows if r.system == s],
+                                     [[r.reference] for r in rows if r.system == s]).score for s in systems]
+    assert metrics["test_system"]["chrf"][group] == pytest.approx(pearsonr(sys_chrf, sys_human).statistic, abs=1e-9)
+    assert metrics["test_system"]["blanc"][group] == pytest.approx(pearsonr(sys_blanc, sys_human).statistic,
+                                                                   abs=1e-9)
 
 
 def test_hill_climbing_never_decreases_and_beats_its_start():

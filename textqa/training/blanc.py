@@ -414,17 +414,7 @@ def _run(args: argparse.Namespace) -> int:
                                         "restarts": [round(averaged(ends[i][0], select)["average"], 4)
                                                      for i in sorted(ends)]}
             if not args.no_baselines:
-                hyps, refs = [r.hypothesis for _, r in test.rows], [r.reference for _, r in test.rows]
-                for name in ("sentbleu", "chrf", "chrf++"):
-                    say(f"baseline {name} on the held-out data ({args.level} level)")
-                    if args.level == "segment":
-                        sc, human, groups = (np.array(SENTENCE_BASELINES[name](hyps, refs), dtype=float),
-                                             test.human, test.groups)
-                    else:       # corpus scores of the systems from sacrebleu's summed statistics
-                        totals = test.system_totals(segment_statistics(name, hyps, refs))
-                        sc, human, groups = score_from_statistics(name)(totals), test.system_human, test.system_groups
-                    metrics["test"][name] = averaged({g: _corr(sc[groups[g]], human[groups[g]], args.objective)
-                                                      for g in report}, report)
+                metrics.update(_held_out_baselines(args, test, report, params, test_stats, metrics["test"], say))
         metrics["training_seconds"] = round(time.perf_counter() - t0, 1)
         save_blanc(params, out, metrics=metrics, data_fingerprint=file_fingerprint(args.train),
                    extra={"training_data": [str(p) for p in args.train], "test_data": [str(p) for p in args.test]})
@@ -437,7 +427,57 @@ def _run(args: argparse.Namespace) -> int:
     for name, corr in metrics.get("test", {}).items():
         cells = "  ".join(f"{g} {v:.4f}" for g, v in corr.items() if g != "average")
         print(f"test  {name:<9}{corr['average']:.4f}   ({cells})")
+    for name, (lo, hi) in metrics.get("test_ci", {}).items():
+        if name.startswith("blanc-"):
+            print(f"test  {name:<16} paired 95% CI {lo:+.4f} to {hi:+.4f}")
+    if "test_system" in metrics:
+        print("test  system level (DA rows): " + "  ".join(f"{n} {c['average']:.4f}"
+                                                        for n, c in metrics["test_system"].items()))
     return 0
+
+
+def _held_out_baselines(args, test: JudgedPairs, report: list, params: BLANCParams, test_stats: dict,
+                        table: dict, say) -> dict:
+    """Sentence BLEU, chrF and chrF++ on the reported pairs at the training level (added to
+    ``table``); at segment level with Pearson also the paired 95% bootstrap intervals of the
+    averages and of BLANC minus each (1,000 resamples of the segments) and the system-level
+    correlations of the DA rows (a system's corpus score over its judged segments against its mean
+    human score), which are returned for the manifest."""
+    from dataclasses import replace
+
+    from textqa.evaluation.mt import bootstrap_average_pearsons
+    hyps, refs = [r.hypothesis for _, r in test.rows], [r.reference for _, r in test.rows]
+    key = (params.alpha, params.beta, params.partial_weight)
+    weights = params.size_weights + params.char_weights + params.word_ngram_weights
+    segment = args.level == "segment"
+    seg_scores, sys_table, extra = {}, {}, {}
+    for name in ("sentbleu", "chrf", "chrf++"):
+        say(f"baseline {name} on the held-out data ({args.level} level)")
+        totals = None
+        if segment:
+            seg_scores[name] = np.array(SENTENCE_BASELINES[name](hyps, refs), dtype=float)
+            table[name] = averaged({g: _corr(seg_scores[name][idx], test.human[idx], args.objective)
+                                    for g, idx in test.groups.items() if g in report}, report)
+        if not segment or args.objective == "pearson":     # corpus scores from sacrebleu's summed statistics
+            totals = score_from_statistics(name)(test.system_totals(segment_statistics(name, hyps, refs)))
+            sys_table[name] = averaged({g: _corr(totals[idx], test.system_human[idx], args.objective)
+                                        for g, idx in test.system_groups.items() if g in report}, report)
+            if not segment:
+                table[name] = sys_table[name]
+    if segment and args.objective == "pearson":
+        say("paired bootstrap intervals on the reported pairs (1,000 resamples)")
+        blanc = stats_f(test_stats[key], weights, params.beta_f, test.n_acs)
+        idx = np.concatenate([test.groups[g] for g in report])
+        rows = [replace(test.rows[i][1], lang_pair=test.rows[i][0]) for i in idx]
+        names = ["blanc", "sentbleu", "chrf", "chrf++"]
+        boot = bootstrap_average_pearsons(rows, [blanc[idx]] + [seg_scores[n][idx] for n in names[1:]], 1000, 0)
+        ci = lambda x: [round(float(v), 4) for v in np.percentile(x, [2.5, 97.5])]
+        extra["test_ci"] = {**{n: ci(boot[:, k]) for k, n in enumerate(names)},
+                            **{f"blanc-{n}": ci(boot[:, 0] - boot[:, k]) for k, n in enumerate(names) if k}}
+        blanc_sys = correlations(test, test.system_totals(test_stats[key]), weights, params.beta_f, "system",
+                                 "pearson", aggregated=True)
+        extra["test_system"] = {"blanc": averaged(blanc_sys, report), **sys_table}
+    return extra
 
 
 def main(argv=None) -> int:
