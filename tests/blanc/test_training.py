@@ -158,7 +158,7 @@ def test_pooled_levels_in_training_equal_the_sentence_path():
                          char_weights=(0.1, 0.1, 0.05, 0.05, 0.05, 0.05), word_ngram_weights=(0.07, 0.03), beta_f=3.0)
     data = JudgedPairs([COLING], params)
     seg = correlations(data, data.stats(0.0, 0.2, 0.5, 2, "max"),
-                       params.size_weights + params.char_weights + params.word_ngram_weights, 3.0, "segment")
+                       params.weights, 3.0, "segment")
     metric = BLANC(params)
     rows = read_mt_tsv(COLING)
     for lp in sorted({r.lang_pair for r in rows}):

@@ -97,20 +97,8 @@ def sentence_rouge_l(hyps: list[str], refs: list[str]) -> list[float]:
     return [scorer.score(r, h)["rougeL"].fmeasure if h.strip() else 0.0 for h, r in zip(hyps, refs)]
 
 
-def corpus_bleu(hyps: list[str], refs: list[str]) -> float:
-    from sacrebleu.metrics import BLEU
-    return BLEU().corpus_score(hyps, [refs]).score
-
-
-def corpus_chrf(hyps: list[str], refs: list[str], word_order: int = 0) -> float:
-    from sacrebleu.metrics import CHRF
-    return CHRF(word_order=word_order).corpus_score(hyps, [refs]).score
-
-
 SENTENCE_BASELINES = {"sentbleu": sentence_bleu, "chrf": sentence_chrf,
                       "chrf++": lambda h, r: sentence_chrf(h, r, word_order=2), "rougeL": sentence_rouge_l}
-CORPUS_BASELINES = {"sentbleu": corpus_bleu, "chrf": corpus_chrf, "chrf++": lambda h, r: corpus_chrf(h, r, 2),
-                    "rougeL": lambda h, r: sum(sentence_rouge_l(h, r)) / max(len(h), 1)}
 
 
 # ------------------------------------------------------------------ correlation
@@ -140,7 +128,6 @@ def per_pair_correlation(rows: list[MTRow], scores: list[float], method: str = "
 def bootstrap_average_pearsons(rows: list[MTRow], score_lists: list, n_resamples: int, seed: int):
     """[resample, metric] average per-pair Pearson, every metric on the same resampled segments
     (segments resampled within each language pair), so that differences are paired."""
-    import numpy as np
     rng = np.random.default_rng(seed)
     human = np.array([r.human_score for r in rows], dtype=float)
     S = np.array(score_lists, dtype=float)                       # [metric, row]
@@ -150,34 +137,20 @@ def bootstrap_average_pearsons(rows: list[MTRow], score_lists: list, n_resamples
         sums, counts = np.zeros(len(S)), np.zeros(len(S))
         for idx in groups:
             j = idx[rng.integers(0, len(idx), len(idx))]
-            y = human[j]
-            if y.std() == 0:
-                continue
-            for m in range(len(S)):
-                x = S[m, j]
-                if x.std() > 0:
-                    sums[m] += float(np.corrcoef(x, y)[0, 1])
-                    counts[m] += 1
+            _add_pearsons(sums, counts, S[:, j], human[j])
         out[b] = sums / np.maximum(counts, 1)
     return out
 
 
-def average_pearson_ci(rows: list[MTRow], scores: list[float], n_resamples: int = 1000, seed: int = 0):
-    """95% bootstrap interval of the average per-pair Pearson (segments resampled within each pair)."""
-    import numpy as np
-    lo, hi = np.percentile(bootstrap_average_pearsons(rows, [scores], n_resamples, seed)[:, 0], [2.5, 97.5])
-    return float(lo), float(hi)
-
-
-def average_pearson_difference_ci(rows: list[MTRow], scores_a: list[float], scores_b: list[float],
-                                  n_resamples: int = 1000, seed: int = 0):
-    """95% paired bootstrap interval of (average per-pair Pearson of a) - (that of b): both metrics
-    on the same resampled segments, so the interval is of the difference itself (narrower than
-    comparing two separate intervals, and the test of "a beats b": the interval excludes 0)."""
-    import numpy as np
-    avgs = bootstrap_average_pearsons(rows, [scores_a, scores_b], n_resamples, seed)
-    lo, hi = np.percentile(avgs[:, 0] - avgs[:, 1], [2.5, 97.5])
-    return float(lo), float(hi)
+def _add_pearsons(sums: np.ndarray, counts: np.ndarray, columns, y: np.ndarray) -> None:
+    """Add each metric's Pearson with ``y`` into ``sums`` and count it, where both vary (a
+    bootstrap resample of one language pair; the average over pairs is sums / counts)."""
+    if y.std() == 0:
+        return
+    for m, x in enumerate(columns):
+        if x.std() > 0:
+            sums[m] += float(np.corrcoef(x, y)[0, 1])
+            counts[m] += 1
 
 
 # ------------------------------------------------------------------ system level from segment statistics
@@ -191,7 +164,6 @@ def segment_statistics(name: str, hyps: list[str], refs: list[str]):
     system's segments, ``score_from_statistics`` turns them into exactly its corpus score
     (sacrebleu's own statistics for BLEU, chrF, chrF++; ROUGE-L's corpus score is the mean of the
     sentence scores, so its statistics are (score, 1))."""
-    import numpy as np
     if name == "rougeL":
         return np.column_stack([sentence_rouge_l(hyps, refs), np.ones(len(hyps))])
     return np.array(_sacrebleu_metric(name)._extract_corpus_statistics(hyps, [refs]), dtype=float)
@@ -199,7 +171,6 @@ def segment_statistics(name: str, hyps: list[str], refs: list[str]):
 
 def score_from_statistics(name: str):
     """f(totals [n, S]) -> [n] corpus scores of ``segment_statistics`` summed per system."""
-    import numpy as np
     if name == "rougeL":
         return lambda t: t[:, 0] / np.maximum(t[:, 1], 1)
     metric = _sacrebleu_metric(name)
@@ -229,7 +200,6 @@ class SystemLevel:
     system's score; rows without one, ``NA``, are left out and so are systems without any)."""
 
     def __init__(self, rows: list[MTRow], stats: dict):
-        import numpy as np
         self.metrics = list(stats)
         self.score_fns = {m: f for m, (_, f) in stats.items()}
         self.pairs = {}
@@ -287,10 +257,7 @@ class SystemLevel:
                 n_seg = next(iter(dense.values())).shape[1]
                 c = np.bincount(rng.integers(0, n_seg, n_seg), minlength=n_seg).astype(float)
                 sc = self._scores(lp, c)
-                for k, m in enumerate(self.metrics):
-                    if sc[m].std() > 0 and human.std() > 0:
-                        sums[k] += float(np.corrcoef(sc[m], human)[0, 1])
-                        counts[k] += 1
+                _add_pearsons(sums, counts, [sc[m] for m in self.metrics], human)
             out[b] = sums / np.maximum(counts, 1)
         return out
 

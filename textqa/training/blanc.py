@@ -71,8 +71,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--word-ngram-orders", type=int, default=2,
                    help="chrF++'s word n-gram orders (default 2; 0: none)")
     p.add_argument("--select-pairs", nargs="+", default=None, metavar="LANG_PAIR",
-                   help="language pairs of the --test data on which the restarts' end points are compared to "
-                        "choose the final parameters (then not reported as held-out); default: ja-en liv-en "
+                   help="language pairs of the --test data on which the candidate points (--select-from) are "
+                        "compared to choose the final parameters (then not reported as held-out); default: ja-en liv-en "
                         "with the default test data (WMT22), otherwise choose by the training objective")
     p.add_argument("--select-from", choices=["path", "ends"], default="path",
                    help="what --select-pairs chooses among: every point of every climb (default; early stopping "
@@ -375,9 +375,8 @@ def _run(args: argparse.Namespace) -> int:
             if key not in test_stats:
                 st = test.stats(*key, args.max_k, args.gap_side)
                 test_stats[key] = test.system_totals(st) if args.level == "system" else st
-            return correlations(test, test_stats[key],
-                                params.size_weights + params.char_weights + params.word_ngram_weights,
-                                params.beta_f, args.level, args.objective, aggregated=True)
+            return correlations(test, test_stats[key], params.weights, params.beta_f, args.level, args.objective,
+                                aggregated=True)
 
         if select:
             # candidates: each restart's end point, or (--select-from path) every point of every climb,
@@ -392,13 +391,12 @@ def _run(args: argparse.Namespace) -> int:
             ranked = [(held_out(params_of(st, base)), v, i, j, st) for v, i, j, st in cands]
             corr, value, best_i, best_j, state = max(
                 ranked, key=lambda r: (averaged(r[0], select)["average"], r[1], -r[2], r[3]))
-            ends = {i: r for r in ranked for i in [r[2]] if r[3] == len(paths[i]) - 1}
+            ends = {r[2]: r for r in ranked if r[3] == len(paths[r[2]]) - 1}
         else:
             value, best_i, state = max(results, key=lambda r: (r[0], -r[1]))
         params = params_of(state, base)
-        weights = params.size_weights + params.char_weights + params.word_ngram_weights
         stats = train.stats(params.alpha, params.beta, params.partial_weight, args.max_k, args.gap_side)
-        metrics = {"train": correlations(train, stats, weights, params.beta_f, args.level, args.objective),
+        metrics = {"train": correlations(train, stats, params.weights, params.beta_f, args.level, args.objective),
                    "level": args.level, "objective": args.objective, "best_restart": best_i,
                    "restart_values": [round(r[0], 4) for r in sorted(results, key=lambda r: r[1])],
                    "recall_weight": round(params.beta_f ** 2 / (1 + params.beta_f ** 2), 6)}
@@ -448,7 +446,6 @@ def _held_out_baselines(args, test: JudgedPairs, report: list, params: BLANCPara
     from textqa.evaluation.mt import bootstrap_average_pearsons
     hyps, refs = [r.hypothesis for _, r in test.rows], [r.reference for _, r in test.rows]
     key = (params.alpha, params.beta, params.partial_weight)
-    weights = params.size_weights + params.char_weights + params.word_ngram_weights
     segment = args.level == "segment"
     seg_scores, sys_table, extra = {}, {}, {}
     for name in ("sentbleu", "chrf", "chrf++"):
@@ -466,7 +463,7 @@ def _held_out_baselines(args, test: JudgedPairs, report: list, params: BLANCPara
                 table[name] = sys_table[name]
     if segment and args.objective == "pearson":
         say("paired bootstrap intervals on the reported pairs (1,000 resamples)")
-        blanc = stats_f(test_stats[key], weights, params.beta_f, test.n_acs)
+        blanc = stats_f(test_stats[key], params.weights, params.beta_f, test.n_acs)
         idx = np.concatenate([test.groups[g] for g in report])
         rows = [replace(test.rows[i][1], lang_pair=test.rows[i][0]) for i in idx]
         names = ["blanc", "sentbleu", "chrf", "chrf++"]
@@ -474,7 +471,7 @@ def _held_out_baselines(args, test: JudgedPairs, report: list, params: BLANCPara
         ci = lambda x: [round(float(v), 4) for v in np.percentile(x, [2.5, 97.5])]
         extra["test_ci"] = {**{n: ci(boot[:, k]) for k, n in enumerate(names)},
                             **{f"blanc-{n}": ci(boot[:, 0] - boot[:, k]) for k, n in enumerate(names) if k}}
-        blanc_sys = correlations(test, test.system_totals(test_stats[key]), weights, params.beta_f, "system",
+        blanc_sys = correlations(test, test.system_totals(test_stats[key]), params.weights, params.beta_f, "system",
                                  "pearson", aggregated=True)
         extra["test_system"] = {"blanc": averaged(blanc_sys, report), **sys_table}
     return extra

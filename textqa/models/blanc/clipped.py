@@ -59,7 +59,6 @@ def _masses(seq, max_n, bits, decays, max_gap, bound):
     s_key = np.empty(depth * max_n + 1, np.int64)
     s_gap = np.empty(depth * max_n + 1, np.int64)
     for i in range(L):
-        top = 0
         s_pos[0], s_n[0], s_key[0], s_gap[0] = i, 1, seq[i], 0
         top = 1
         while top > 0:

@@ -61,8 +61,7 @@ class BLANCParams:
         problems = []
         if self.alpha < 0 or self.beta < 0 or self.char_alpha < 0:
             problems.append("alpha, beta and char_alpha must be >= 0")
-        weights = self.size_weights + self.char_weights + self.word_ngram_weights
-        if any(w < 0 for w in weights) or sum(weights) <= 0:
+        if any(w < 0 for w in self.weights) or sum(self.weights) <= 0:
             problems.append("size_weights, char_weights and word_ngram_weights must be non-negative with a "
                             "positive sum")
         if not isinstance(self.char_max_gap, int) or not 0 <= self.char_max_gap <= 4:
@@ -87,9 +86,15 @@ class BLANCParams:
         return len(self.size_weights)
 
     @property
+    def weights(self) -> tuple:
+        """Every column's weight, in the order of a statistics block: ACS sizes, then character
+        orders, then word n-gram orders."""
+        return self.size_weights + self.char_weights + self.word_ngram_weights
+
+    @property
     def columns(self) -> int:
-        """Columns of a statistics block: ACS sizes, then character orders, then word n-gram orders."""
-        return len(self.size_weights) + len(self.char_weights) + len(self.word_ngram_weights)
+        """Columns of a statistics block (``weights``)."""
+        return len(self.weights)
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -326,13 +331,13 @@ class BLANC:
         clipped levels, as ``clipped_batch`` appends them); ``weights`` all columns' (default: the
         parameters')."""
         p = self.params
-        return stats_f(stats, p.size_weights + p.char_weights + p.word_ngram_weights if weights is None else weights,
+        return stats_f(stats, p.weights if weights is None else weights,
                        p.beta_f if beta_f is None else beta_f, p.max_k)
 
     def clipped_batch(self, hypotheses: list[str], references: list[str]) -> np.ndarray:
         """[N, 3, N + M]: ``clipped_level_stats`` of many single-reference pairs (the columns that
         the batched ACS statistics lack)."""
-        out = np.zeros((len(hypotheses), 3, len(self.params.char_weights) + len(self.params.word_ngram_weights)))
+        out = np.zeros((len(hypotheses), 3, self.params.columns - self.params.max_k))
         if out.shape[2]:
             for i, (h, r) in enumerate(zip(hypotheses, references)):
                 self.clipped_level_stats(h, r, out[i])
@@ -341,12 +346,12 @@ class BLANC:
     # ------------------------------------------------------------ signature
     def signature(self) -> str:
         p = self.params
-        w = ",".join(f"{x:.4g}" for x in p.size_weights) or "none"
-        return (f"BLANC|alpha:{p.alpha:.4g}|beta:{p.beta:.4g}|w:{w}|beta_f:{p.beta_f:.4g}|m:{p.matching}"
-                f"|pw:{p.partial_weight:.4g}|pl:{p.prefix_len}|gap:{p.gap_side}|lc:{'yes' if p.lowercase else 'no'}"
-                f"|tok:{p.tokenize}|c:{','.join(f'{x:.4g}' for x in p.char_weights) or 'none'}|ca:{p.char_alpha:.4g}"
-                f"|cg:{p.char_max_gap}|wn:{','.join(f'{x:.4g}' for x in p.word_ngram_weights) or 'none'}"
-                f"|clc:{'yes' if p.char_lowercase else 'no'}|version:textqa-{self.version}")
+        w = lambda ws: ",".join(f"{x:.4g}" for x in ws) or "none"
+        return (f"BLANC|alpha:{p.alpha:.4g}|beta:{p.beta:.4g}|w:{w(p.size_weights)}|beta_f:{p.beta_f:.4g}"
+                f"|m:{p.matching}|pw:{p.partial_weight:.4g}|pl:{p.prefix_len}|gap:{p.gap_side}"
+                f"|lc:{'yes' if p.lowercase else 'no'}|tok:{p.tokenize}|c:{w(p.char_weights)}|ca:{p.char_alpha:.4g}"
+                f"|cg:{p.char_max_gap}|wn:{w(p.word_ngram_weights)}|clc:{'yes' if p.char_lowercase else 'no'}"
+                f"|version:textqa-{self.version}")
 
     def params_json(self) -> str:
         return json.dumps(self.params.to_dict(), indent=2)
