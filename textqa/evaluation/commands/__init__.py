@@ -19,6 +19,7 @@ COMMANDS = {
     "aqwv": "textqa.evaluation.commands.aqwv",
     "cpa": "textqa.evaluation.commands.cpa",
     "nuggets": "textqa.evaluation.commands.nuggets",
+    "rouge": "textqa.evaluation.commands.rouge",
 }
 
 

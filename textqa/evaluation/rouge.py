@@ -1,0 +1,820 @@
+"""ROUGE exactly as NIST's ROUGE-1.5.5.pl computes it (Lin 2004, "ROUGE: A Package for Automatic
+Evaluation of Summaries"; the Perl script's own behaviour where the paper is silent).
+
+What "exactly" takes, each point read from ``ROUGE-1.5.5.pl`` (in ``../shared/reference``) and
+pinned by tests against NIST's official DUC 2006 output:
+
+* **Text.**  Files are read as bytes (one character per byte), lower-cased (ASCII only), cut to
+  ``-l`` words or ``-b`` bytes *before* tokenisation (``readText``; ``readText_LCS`` keeps the
+  sentences and, with ``-b``, compares every sentence with the limit on its own, as the script
+  does), then "-" is spaced out and every other character outside ``[A-Za-z0-9-]`` becomes a
+  space.  Tokens that do not start with a letter or digit (the "-" tokens) are dropped.
+* **Stemming** (``-m``): words longer than 3 characters go through the WordNet 2.0 exception
+  lists (adj, adv, noun, verb; a later list overrides an earlier one, as the database the script
+  ships was built) and otherwise through ROUGE's Porter stemmer, which differs from Porter (1980)
+  in step 4 ("-ement", then "-ment", then "-ent" are tried in turn).
+* **Counts.**  N-grams and skip-bigrams are clipped per model (``min`` of the two counts).  With
+  ``-u`` the unigrams of every token but the last are added (the script's loop stops one short).
+  ROUGE-L is the union LCS of every model sentence against all peer sentences, clipped by the
+  unigram counts; ROUGE-W weights runs by ``k ** w`` (Lin 2004, section 3.3) and takes the
+  ``1/w``-th root of the ratio.
+* **Rounding before F.**  Recall and precision are rounded to 5 decimals (``%7.5f``) and F is
+  computed from the rounded values; the average over evaluations is the mean of the per-evaluation
+  rounded scores.
+* **Averages are bootstrap means.**  The printed ``Average_X`` is the mean of ``-r`` bootstrap
+  sample means (not the plain mean), sample ``i`` drawn with Perl's ``srand(i)``/``rand`` (the
+  48-bit ``drand48`` generator), over the evaluations in string order; the interval bounds are
+  the script's order statistics.  Reproducing the generator reproduces the averages and the
+  interval bounds digit for digit.
+* **Formula ``-f``.**  ``A`` sums hits and counts over the models (jackknifing is done by the
+  configuration file, one ``<EVAL>`` per left-out model, as NIST's DUC files do); ``B`` keeps the
+  model with the best rounded recall.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from textqa.evaluation.io import EvalInputError
+
+DATA = Path(__file__).with_name("rouge_data")
+EXCEPTION_FILES = ("adj.exc", "adv.exc", "noun.exc", "verb.exc")
+FORMATS = ("SEE", "ISI", "SPL")
+
+
+# --- ROUGE's Porter stemmer ---------------------------------------------------------------------
+
+_C, _V = "[^aeiou][^aeiouy]*", "[aeiouy][aeiou]*"
+_MGR0 = re.compile(f"^({_C})?{_V}{_C}")
+_MEQ1 = re.compile(f"^({_C})?{_V}{_C}({_V})?$")
+_MGR1 = re.compile(f"^({_C})?{_V}{_C}{_V}{_C}")
+_VOWEL_IN = re.compile("^([^aeiou][^aeiouy]*)?[aeiouy]")
+_CVC = re.compile("^[^aeiou][^aeiouy]*[aeiouy][^aeiouwxy]$")
+_STEP2 = {"ational": "ate", "tional": "tion", "enci": "ence", "anci": "ance", "izer": "ize",
+          "bli": "ble", "alli": "al", "entli": "ent", "eli": "e", "ousli": "ous",
+          "ization": "ize", "ation": "ate", "ator": "ate", "alism": "al", "iveness": "ive",
+          "fulness": "ful", "ousness": "ous", "aliti": "al", "iviti": "ive", "biliti": "ble",
+          "logi": "log"}
+_STEP3 = {"icate": "ic", "ative": "", "alize": "al", "iciti": "ic", "ical": "ic", "ful": "", "ness": ""}
+_STEP2_RE = re.compile("(" + "|".join(_STEP2) + ")$")
+_STEP3_RE = re.compile("(" + "|".join(_STEP3) + ")$")
+_STEP4_RE = re.compile("(al|ance|ence|er|ic|able|ible|ant|ement|ou|ism|ate|iti|ous|ive|ize)$")
+
+
+def porter_stem(w: str) -> str:
+    """ROUGE-1.5.5's Porter stemmer (Porter 1980, "An algorithm for suffix stripping", steps 1a-5,
+    with the script's change to step 4, dated 02/14/2004: "-ement", "-ment" and "-ent" are tried
+    one after another instead of as alternatives)."""
+    if len(w) < 3:
+        return w
+    initial_y = w[0] == "y"
+    if initial_y:
+        w = "Y" + w[1:]
+    # step 1a
+    if m := re.search("(ss|i)es$", w):
+        w = w[:m.start()] + m.group(1)
+    elif re.search("[^s]s$", w):
+        w = w[:-1]
+    # step 1b
+    if w.endswith("eed"):
+        if _MGR0.search(w[:-3]):
+            w = w[:-1]
+    elif m := re.search("(ed|ing)$", w):
+        stem = w[:m.start()]
+        if _VOWEL_IN.search(stem):
+            w = stem
+            if re.search("(at|bl|iz)$", w):
+                w += "e"
+            elif re.search(r"([^aeiouylsz])\1$", w):
+                w = w[:-1]
+            elif _CVC.search(w):
+                w += "e"
+    # step 1c
+    if w.endswith("y") and _VOWEL_IN.search(w[:-1]):
+        w = w[:-1] + "i"
+    # steps 2 and 3
+    for pattern, table in ((_STEP2_RE, _STEP2), (_STEP3_RE, _STEP3)):
+        if m := pattern.search(w):
+            stem = w[:m.start()]
+            if _MGR0.search(stem):
+                w = stem + table[m.group(1)]
+    # step 4 (ROUGE's variant)
+    if m := _STEP4_RE.search(w):
+        if _MGR1.search(w[:m.start()]):
+            w = w[:m.start()]
+    if w.endswith("ment") and _MGR1.search(w[:-4]):
+        w = w[:-4]
+    if w.endswith("ent"):
+        if _MGR1.search(w[:-3]):
+            w = w[:-3]
+    elif m := re.search("(s|t)ion$", w):
+        if _MGR1.search(w[:m.start() + 1]):
+            w = w[:m.start() + 1]
+    # step 5
+    if w.endswith("e"):
+        stem = w[:-1]
+        if _MGR1.search(stem) or (_MEQ1.search(stem) and not _CVC.search(stem)):
+            w = stem
+    if w.endswith("ll") and _MGR1.search(w):
+        w = w[:-1]
+    if initial_y:
+        w = "y" + w[1:]
+    return w
+
+
+# --- resources and tokenisation -------------------------------------------------------------------
+
+@dataclass
+class Resources:
+    """The stopword list (``-s``) and the WordNet exception table (``-m``)."""
+    stopwords: frozenset
+    exceptions: dict
+
+    @classmethod
+    def load(cls, home: Path | None = None) -> "Resources":
+        """From ``home`` (``-e``: ``smart_common_words.txt`` and WordNet's ``adj/adv/noun/verb.exc``)
+        or the copies shipped with textqa."""
+        home = Path(home) if home else DATA
+        try:
+            stop = frozenset((home / "smart_common_words.txt").read_text("latin-1").splitlines())
+            exceptions = {}
+            for name in EXCEPTION_FILES:    # later files override earlier ones, as in ROUGE's database
+                for line in (home / name).read_text("latin-1").splitlines():
+                    parts = line.split()
+                    if parts:
+                        exceptions[parts[0]] = parts[1] if len(parts) > 1 else ""
+        except OSError as e:
+            raise EvalInputError(f"ROUGE data directory {home}: {e.strerror}: {e.filename}") from None
+        return cls(stop, exceptions)
+
+
+class Tokenizer:
+    """Tokens of normalised text as ROUGE-1.5.5 counts them (stopwords, first character, stemming)."""
+
+    def __init__(self, resources: Resources, stem: bool, remove_stopwords: bool):
+        self.stop = resources.stopwords if remove_stopwords else frozenset()
+        self.exceptions = resources.exceptions
+        self.stem = stem
+        self._cache: dict[str, str] = {}
+
+    def _word(self, t: str) -> str:
+        if not self.stem or len(t) <= 3:
+            return t
+        s = self._cache.get(t)
+        if s is None:
+            s = self.exceptions[t] if t in self.exceptions else porter_stem(t)
+            self._cache[t] = s
+        return s
+
+    def tokens(self, text: str | None) -> list[str]:
+        if not text:
+            return []
+        return [self._word(t) for t in text.split(" ") if t not in self.stop and t[0].isalnum()]
+
+
+_NON_WORD = re.compile(r"[^A-Za-z0-9\-]")
+_SPACES = re.compile(r"\s+")
+_SEE = (re.compile(r'^<a size="[0-9]+" name="[0-9]+">\[([0-9]+)\]</a>\s+<a href="#[0-9]+" id=[0-9]+>([^<]+)'),
+        re.compile(r'^<a name="[0-9]+">\[([0-9]+)\]</a>\s+<a href="#[0-9]+" id=[0-9]+>([^<]+)'))
+_ISI = re.compile(r'^<S SNTNO="[0-9a-z,]+">([^<]+)</S>')
+
+
+def _lower(s: str) -> str:
+    return s.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def normalise(text: str) -> str:
+    """``readText``'s clean-up: hyphens spaced out, other non-alphanumerics blanked, spaces squeezed."""
+    text = _NON_WORD.sub(" ", text.replace("-", " - "))
+    return _SPACES.sub(" ", text.strip(" \t\n\r\f\v"))
+
+
+def _perl_split(s: str) -> list[str]:
+    """Perl's ``split(/\\s+/, s)``: a leading empty field stays, trailing empty fields go."""
+    parts = _SPACES.split(s)
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+def read_sentences(path: Path, fmt: str) -> list[str]:
+    """The lower-cased sentences of a summary file in SEE, ISI or SPL format (bytes as characters)."""
+    try:
+        data = Path(path).read_bytes().decode("latin-1")
+    except OSError as e:
+        raise EvalInputError(f"{path}: {e.strerror}") from None
+    lines = data.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    fmt = fmt.upper()
+    out = []
+    for line in lines:
+        if fmt == "SPL":
+            if line:
+                out.append(_lower(line))
+        elif fmt == "SEE":
+            m = _SEE[0].match(line) or _SEE[1].match(line)
+            if m:
+                out.append(_lower(m.group(2)))
+        elif fmt == "ISI":
+            m = _ISI.match(line)
+            if m:
+                out.append(_lower(m.group(1)))
+        else:
+            raise EvalInputError(f"{path}: unknown input format {fmt} (SEE, ISI or SPL)")
+    return out
+
+
+def _cut_words(sentences: list[str], limit: int) -> list[str]:
+    """Sentences kept whole while under ``limit`` words; the one that reaches it is cut (``readText``)."""
+    kept, n = [], 0
+    for s in sentences:
+        words = _perl_split(s)
+        if n + len(words) < limit:
+            kept.append(s)
+            n += len(words)
+        else:
+            need = limit - n
+            kept.append(" ".join(words[:need] + [""] * max(0, need - len(words))))
+            break
+    return kept
+
+
+def limited_text(sentences: list[str], words: int = 0, nbytes: int = 0) -> str:
+    """``readText``: the summary as one normalised string, after the ``-l``/``-b`` cut."""
+    if words:
+        kept = _cut_words(sentences, words)
+    elif nbytes:
+        kept, n = [], 0
+        for s in sentences:
+            if n + len(s) < nbytes:
+                kept.append(s)
+                n += len(s)
+            else:
+                kept.append(s[:nbytes - n])
+                break
+    else:
+        kept = sentences
+    return normalise(" ".join(kept))
+
+
+def limited_units(sentences: list[str], words: int = 0, nbytes: int = 0) -> list[str]:
+    """``readText_LCS``: normalised sentences after the cut (with ``-b`` each sentence is compared
+    with the limit on its own; the script never adds up their lengths)."""
+    if words:
+        kept = _cut_words(sentences, words)
+    elif nbytes:
+        kept = []
+        for s in sentences:
+            if len(s) < nbytes:
+                kept.append(s)
+            else:
+                kept.append(s[:nbytes])
+                break
+    else:
+        kept = sentences
+    return [normalise(s) for s in kept]
+
+
+@dataclass
+class Summary:
+    """One file as the measures see it: all tokens, and tokens per sentence (for ROUGE-L/W)."""
+    tokens: list
+    units: list
+    _grams: dict = field(default_factory=dict)
+    encoded: tuple | None = None        # (token ids, sentence offsets, {id: count}) for ROUGE-L/W
+
+    def ngrams(self, n: int) -> Counter:
+        key = ("n", n)
+        if key not in self._grams:
+            t = self.tokens
+            self._grams[key] = Counter(tuple(t[i:i + n]) for i in range(len(t) - n + 1))
+        return self._grams[key]
+
+    def skip_bigrams(self, gap: int, unigrams: bool) -> Counter:
+        """``createSkipBigram``: pairs at most ``gap`` words apart (any distance when negative),
+        plus, with ``-u``, the unigrams of every token but the last."""
+        key = ("s", gap, unigrams)
+        if key not in self._grams:
+            t, c = self.tokens, Counter()
+            for i in range(len(t) - 1):
+                if unigrams:
+                    c[(t[i],)] += 1
+                end = len(t) if gap < 0 else min(len(t), i + gap + 2)
+                for j in range(i + 1, end):
+                    c[(t[i], t[j])] += 1
+            self._grams[key] = c
+        return self._grams[key]
+
+
+def clipped_hits(model: Counter, peer: Counter) -> int:
+    """Matches of ``model``'s grams in ``peer``, each clipped to the smaller count (``ngramScore``)."""
+    if len(peer) < len(model):
+        return sum(min(c, model[g]) for g, c in peer.items() if g in model)
+    return sum(min(c, peer[g]) for g, c in model.items() if g in peer)
+
+
+# --- LCS and WLCS ---------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _mark(model, peer, mask, weight, weighted):
+    """One model sentence against one peer sentence: the script's DP (``lcs_inner`` or
+    ``wlcs_inner``) and ``markLCS``'s trace-back, marking the model positions on the path."""
+    m, n = model.shape[0], peer.shape[0]
+    if m == 0:
+        return
+    c = np.zeros((m + 1, n + 1))
+    run = np.zeros((m + 1, n + 1), dtype=np.int64)
+    move = np.zeros((m + 1, n + 1), dtype=np.int8)      # 1 diagonal, 2 up, 3 left
+    for i in range(1, m + 1):
+        for j in range(1, n + 1):
+            if model[i - 1] == peer[j - 1]:
+                if weighted:
+                    k = run[i - 1, j - 1]
+                    c[i, j] = c[i - 1, j - 1] + (k + 1.0) ** weight - float(k) ** weight
+                    run[i, j] = k + 1
+                else:
+                    c[i, j] = c[i - 1, j - 1] + 1.0
+                move[i, j] = 1
+            elif c[i - 1, j] >= c[i, j - 1]:
+                c[i, j] = c[i - 1, j]
+                move[i, j] = 2
+            else:
+                c[i, j] = c[i, j - 1]
+                move[i, j] = 3
+    i, j = m, n
+    while i != 0 and j != 0:
+        if move[i, j] == 1:
+            i -= 1
+            j -= 1
+            mask[i] = 1
+        elif move[i, j] == 2:
+            i -= 1
+        else:
+            j -= 1
+
+
+@njit(cache=True)
+def _union_lcs(m_tok, m_off, p_tok, p_off, m_count, p_count, weight, weighted):
+    """``lcs``/``wlcs``: the union LCS hits of every model sentence against all peer sentences,
+    clipped by the unigram counts (which the hits use up), and the model's length base."""
+    hit, base = 0.0, 0.0
+    for u in range(m_off.shape[0] - 1):
+        model = m_tok[m_off[u]:m_off[u + 1]]
+        m = model.shape[0]
+        base += float(m) ** weight if weighted else float(m)
+        mask = np.zeros(m, dtype=np.int8)
+        for v in range(p_off.shape[0] - 1):
+            _mark(model, p_tok[p_off[v]:p_off[v + 1]], mask, weight, weighted)
+        run = 0
+        for j in range(m):
+            t = model[j]
+            if mask[j] == 1 and m_count[t] > 0 and p_count[t] > 0:
+                if weighted:
+                    run += 1
+                    if (j + 1 < m and mask[j + 1] == 0) or j + 1 == m:
+                        hit += float(run) ** weight
+                        run = 0
+                else:
+                    hit += 1.0
+                m_count[t] -= 1
+                p_count[t] -= 1
+    return hit, base
+
+
+class Vocabulary:
+    """Token ids for the LCS kernels."""
+
+    def __init__(self):
+        self.ids: dict[str, int] = {}
+
+    def encode(self, units: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
+        ids = self.ids
+        flat = [ids.setdefault(t, len(ids)) for u in units for t in u]
+        off = np.zeros(len(units) + 1, dtype=np.int64)
+        np.cumsum([len(u) for u in units], out=off[1:])
+        return np.asarray(flat, dtype=np.int64), off
+
+    def counts(self, tokens: list[str]) -> dict[int, int]:
+        ids = self.ids
+        return Counter(ids.setdefault(t, len(ids)) for t in tokens)
+
+    def summary(self, s: "Summary") -> tuple:
+        if s.encoded is None:
+            s.encoded = (*self.encode(s.units), self.counts(s.tokens))
+        return s.encoded
+
+
+# --- one evaluation -----------------------------------------------------------------------------------
+
+def _f(x: float) -> str:
+    return f"{x:7.5f}"
+
+
+def _prf(hit: float, model_count: float, peer_count: float, alpha: float, root: float = 1.0):
+    """Recall, precision (rounded to 5 decimals, as strings) and F computed from the rounded values."""
+    r = _f((hit / model_count) ** root) if model_count else _f(0)
+    p = _f((hit / peer_count) ** root) if peer_count else _f(0)
+    rv, pv = float(r), float(p)
+    den = (1 - alpha) * pv + alpha * rv
+    return r, p, _f(pv * rv / den) if den > 0 else _f(0)
+
+
+@dataclass
+class Options:
+    """The scoring options of ``ROUGE-1.5.5.pl`` (the letters in brackets)."""
+    max_n: int | None = None            # -n
+    compute_l: bool = True              # not -x
+    weight: str | None = None           # -w (kept as typed: it names ROUGE-W-<w>)
+    skip: str | None = None             # -2 (kept as typed: it names ROUGE-S<d>)
+    unigrams: bool = False              # -u
+    both_skip: bool = False             # -U
+    stem: bool = False                  # -m
+    remove_stopwords: bool = False      # -s
+    words: int = 0                      # -l
+    nbytes: int = 0                     # -b
+    formula: str = "A"                  # -f
+    alpha: float = 0.5                  # -p
+    average: int = 0                    # -t
+    confidence: str = "95"              # -c (kept as typed: the script prints it)
+    resamples: int = 1000               # -r
+    per_eval: bool = False              # -d
+
+    def measures(self) -> list[tuple[str, str, dict]]:
+        """(tag, kind, parameters) in the order the script prints them."""
+        out = [(f"ROUGE-{n}", "N", {"n": n}) for n in range(1, (self.max_n or 0) + 1)]
+        if self.compute_l:
+            out.append(("ROUGE-L", "L", {}))
+        if self.weight is not None:
+            out.append((f"ROUGE-W-{self.weight}", "W", {"w": float(self.weight)}))
+        if self.skip is not None:
+            gap = int(self.skip)
+            name = self.skip if gap >= 0 else "*"
+            if self.unigrams:
+                out.append((f"ROUGE-SU{name}", "S", {"gap": gap, "u": True}))
+            else:
+                out.append((f"ROUGE-S{name}", "S", {"gap": gap, "u": False}))
+                if self.both_skip:
+                    out.append((f"ROUGE-SU{name}", "S", {"gap": gap, "u": True}))
+        return out
+
+
+class Scorer:
+    """Scores peers against models with one set of options; files are read and tokenised once."""
+
+    def __init__(self, options: Options, resources: Resources | None = None):
+        self.o = options
+        self.tok = Tokenizer(resources or Resources.load(), options.stem, options.remove_stopwords)
+        self.vocab = Vocabulary()
+        self._files: dict = {}
+        self._counts = [np.zeros(1024, dtype=np.int64), np.zeros(1024, dtype=np.int64)]
+
+    def _scratch(self, counts: dict, which: int = 0) -> np.ndarray:
+        """A zeroed count array over the vocabulary (reused; the caller zeroes what it set)."""
+        size = len(self.vocab.ids)
+        if self._counts[which].shape[0] < size:
+            self._counts[which] = np.zeros(max(size, 2 * self._counts[which].shape[0]), dtype=np.int64)
+        a = self._counts[which]
+        for t, c in counts.items():
+            a[t] = c
+        return a
+
+    def summary(self, path: Path, fmt: str) -> Summary:
+        key = (str(path), fmt.upper())
+        s = self._files.get(key)
+        if s is None:
+            sents = read_sentences(path, fmt)
+            tokens = self.tok.tokens(limited_text(sents, self.o.words, self.o.nbytes))
+            units = [self.tok.tokens(u) for u in limited_units(sents, self.o.words, self.o.nbytes)]
+            s = self._files[key] = Summary(tokens, units)
+        return s
+
+    def score(self, kind: str, params: dict, models: list[Summary], peer: Summary):
+        """``computeNGramScore`` / ``computeLCSScore`` / ``computeWLCSScore`` /
+        ``computeSkipBigramScore``: (model count, hit, peer count, R, P, F)."""
+        o = self.o
+        total_hit = total_model = total_peer = 0.0
+        best = -1.0
+        root = 1.0
+        if kind in ("L", "W"):
+            weighted = kind == "W"
+            w = params.get("w", 1.0)
+            root = 1.0 / w if weighted else 1.0
+            p_tok, p_off, p_counts = self.vocab.summary(peer)
+        for model in models:
+            if kind == "N":
+                mg, pg = model.ngrams(params["n"]), peer.ngrams(params["n"])
+                hit, mc, pc = clipped_hits(mg, pg), sum(mg.values()), sum(pg.values())
+                score = float(_f(hit / mc)) if mc else 0.0
+            elif kind == "S":
+                mg, pg = model.skip_bigrams(params["gap"], params["u"]), peer.skip_bigrams(params["gap"], params["u"])
+                hit, mc, pc = clipped_hits(mg, pg), sum(mg.values()), sum(pg.values())
+                score = float(_f(hit / mc)) if mc else 0.0
+            else:
+                m_tok, m_off, m_counts = self.vocab.summary(model)
+                m_count, p_count = self._scratch(m_counts), self._scratch(p_counts, 1)
+                hit, base = _union_lcs(m_tok, m_off, p_tok, p_off, m_count, p_count, w if weighted else 1.0,
+                                       weighted)
+                m_count[list(m_counts)] = 0
+                p_count[list(p_counts)] = 0
+                if weighted:
+                    score = (hit / base) ** root if base else 0.0
+                    mc, pc = base ** w, float(len(peer.tokens)) ** w
+                else:
+                    score = hit / base if base else 0.0
+                    mc, pc = base, len(peer.tokens)
+            if o.formula == "B":
+                if score > best:
+                    best = score
+                    total_hit, total_model, total_peer = hit, mc, pc
+            else:
+                total_hit += hit
+                total_model += mc
+                total_peer += pc
+        r, p, f = _prf(total_hit, total_model, total_peer, o.alpha, root)
+        return total_model, total_hit, total_peer, r, p, f
+
+
+# --- configuration ----------------------------------------------------------------------------------
+
+@dataclass
+class Evaluation:
+    """One ``<EVAL>``: its peers (id -> file) and models (ids in order -> file)."""
+    id: str
+    fmt: str = "SPL"
+    peer_root: str = ""
+    model_root: str = ""
+    peers: dict = field(default_factory=dict)
+    models: list = field(default_factory=list)
+
+    def peer_path(self, pid: str) -> Path:
+        return Path(f"{self.peer_root}/{self.peers[pid]}") if self.peer_root else Path(self.peers[pid])
+
+    def model_paths(self) -> list[Path]:
+        return [Path(f"{self.model_root}/{f}") if self.model_root else Path(f) for _, f in self.models]
+
+
+def read_config(path: Path, peer_root: str | None = None, model_root: str | None = None) -> list[Evaluation]:
+    """A ROUGE XML configuration (``<ROUGE_EVAL>`` with ``<EVAL ID>``, ``PEER-ROOT``, ``MODEL-ROOT``,
+    ``INPUT-FORMAT TYPE``, ``PEERS``/``P ID`` and ``MODELS``/``M ID``; element names in any case).
+    ``peer_root``/``model_root`` replace the roots the file names (NIST's were absolute paths)."""
+    import xml.etree.ElementTree as ET
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as e:
+        raise EvalInputError(f"{path}: {e.strerror}") from None
+    if b"<!DOCTYPE" in raw.upper() or b"<!ENTITY" in raw.upper():
+        raise EvalInputError(f"{path}: DOCTYPE and ENTITY declarations are not accepted in a ROUGE configuration")
+    try:
+        root = ET.fromstring(raw)
+    except ET.ParseError as e:
+        line = e.position[0] if hasattr(e, "position") else "?"
+        raise EvalInputError(f"{path}:{line}: not well-formed XML ({e})") from None
+    evals: list[Evaluation] = []
+
+    def text(el) -> str:
+        return (el.text or "").strip(" \n\t\r")
+
+    def walk(el, current: Evaluation | None):
+        tag = el.tag.upper()
+        if tag == "EVAL":
+            eid = el.get("ID") or el.get("id")
+            if eid is None:
+                raise EvalInputError(f"{path}: an <EVAL> without an ID attribute")
+            current = next((e for e in evals if e.id == eid), None)
+            if current is None:
+                current = Evaluation(eid)
+                evals.append(current)
+            for child in el:
+                walk(child, current)
+            return
+        if tag in ("INPUT-FORMAT", "PEER-ROOT", "MODEL-ROOT", "PEERS", "MODELS") and current is None:
+            raise EvalInputError(f"{path}: <{el.tag}> outside an <EVAL>")
+        if tag == "INPUT-FORMAT":
+            fmt = (el.get("TYPE") or el.get("type") or "").upper()
+            if fmt not in FORMATS:
+                raise EvalInputError(f"{path}: EVAL {current.id}: unknown input type {fmt!r} (SEE, ISI or SPL)")
+            current.fmt = fmt
+        elif tag == "PEER-ROOT":
+            current.peer_root = peer_root if peer_root is not None else text(el)
+        elif tag == "MODEL-ROOT":
+            current.model_root = model_root if model_root is not None else text(el)
+        elif tag == "PEERS":
+            for p in el:
+                if p.tag.upper() == "P":
+                    current.peers[p.get("ID") or p.get("id")] = text(p)
+        elif tag == "MODELS":
+            for m in el:
+                if m.tag.upper() == "M":
+                    current.models.append((m.get("ID") or m.get("id"), text(m)))
+        else:
+            for child in el:
+                walk(child, current)
+
+    walk(root, None)
+    if not evals:
+        raise EvalInputError(f"{path}: no <EVAL> in the configuration")
+    for e in evals:
+        if not e.models:
+            raise EvalInputError(f"{path}: EVAL {e.id} has no <MODELS>")
+    return evals
+
+
+def read_file_list(path: Path, fmt: str, system_id: str = "X") -> list[Evaluation]:
+    """``-z FORMAT``: one evaluation per line, ``peer model1 model2 ...`` ('#' lines are comments)."""
+    fmt = fmt.upper()
+    if fmt not in FORMATS:
+        raise EvalInputError(f"-z {fmt}: unknown input format (SEE, ISI or SPL)")
+    try:
+        lines = Path(path).read_text("latin-1").splitlines()
+    except OSError as e:
+        raise EvalInputError(f"{path}: {e.strerror}") from None
+    evals = []
+    for no, line in enumerate(lines, 1):
+        if line.startswith("#") or not line.strip():
+            continue
+        files = line.split()
+        if len(files) < 2:
+            raise EvalInputError(f"{path}:{no}: a line needs a peer and at least one model (peer model1 ... modelN)")
+        e = Evaluation(str(len(evals) + 1), fmt)
+        e.peers[system_id] = files[0]
+        e.models = [(f"M.{i}", f) for i, f in enumerate(files[1:], 1)]
+        evals.append(e)
+    if not evals:
+        raise EvalInputError(f"{path}: no evaluation lines")
+    return evals
+
+
+# --- averages and the bootstrap -------------------------------------------------------------------
+
+_DRAND48_A, _DRAND48_C, _MASK48 = np.uint64(0x5DEECE66D), np.uint64(0xB), np.uint64((1 << 48) - 1)
+_INDEX_CACHE: dict = {}
+
+
+def perl_bootstrap_indices(n: int, resamples: int) -> np.ndarray:
+    """Row ``i``: the ``n`` indices ``int(rand(n))`` that Perl draws after ``srand(i)`` (Perl's
+    ``drand48``: x <- (0x5DEECE66D x + 0xB) mod 2^48 from x = seed * 2^16 + 0x330E; rand = x / 2^48)."""
+    key = (n, resamples)
+    if key not in _INDEX_CACHE:
+        x = (np.arange(resamples, dtype=np.uint64) << np.uint64(16)) | np.uint64(0x330E)
+        out = np.empty((resamples, n), dtype=np.int64)
+        with np.errstate(over="ignore"):
+            for j in range(n):
+                x = (x * _DRAND48_A + _DRAND48_C) & _MASK48
+                out[:, j] = (float(n) * np.ldexp(x.astype(np.float64), -48)).astype(np.int64)
+        _INDEX_CACHE[key] = out
+    return _INDEX_CACHE[key]
+
+
+def _seq_sum(a: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Left-to-right sums (the script adds one value at a time; numpy's ``sum`` is pairwise)."""
+    return np.add.accumulate(a, axis=axis).take(-1, axis=axis) if a.shape[axis] else np.zeros(a.shape[:-1])
+
+
+def averages(rows: list[tuple], options: Options) -> dict:
+    """``computeAverages``: ``rows`` are the per-evaluation triples in string order of their test
+    ids ((R, P, F) strings with ``-t 0``; (model count, peer count, hits) with ``-t 1``/``2``)."""
+    o = options
+    vals = np.array([[float(v) for v in r] for r in rows], dtype=np.float64).reshape(-1, 3)
+    n = len(vals)
+    out = {"M_cnt": _seq_sum(vals[:, 0]) if n else 0.0, "P_cnt": _seq_sum(vals[:, 1]) if n else 0.0,
+           "H_cnt": _seq_sum(vals[:, 2]) if n else 0.0}
+    if o.average == 2:
+        return out
+    R = o.resamples
+    if n:
+        idx = perl_bootstrap_indices(n, R)
+        sums = np.stack([_seq_sum(vals[idx, k]) for k in range(3)], axis=1)      # (R, 3)
+    else:
+        sums = np.zeros((R, 3))
+    if o.average == 0:
+        samples = sums / n if n else sums
+    else:
+        m, p, h = sums[:, 0], sums[:, 1], sums[:, 2]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rr = np.where(m > 0, h / np.where(m > 0, m, 1), 0.0)
+            pp = np.where(p > 0, h / np.where(p > 0, p, 1), 0.0)
+            den = (1 - o.alpha) * pp + o.alpha * rr
+            ff = np.where(den > 0, rr * pp / np.where(den > 0, den, 1), 0.0)
+        samples = np.stack([rr, pp, ff], axis=1)
+    delta = R * ((100 - float(o.confidence)) / 2.0) / 100.0
+    ua = int(R - delta - 1)
+    la = int(delta)
+    ratio = R - delta - 1 - ua
+
+    def at(a, i):
+        return a[i] if 0 <= i < len(a) else 0.0
+
+    for k, name in enumerate("RPF"):
+        ranked = np.sort(samples[:, k])
+        out[f"Avg{name}"] = _f(_seq_sum(ranked) / R)
+        out[f"CIAvgL_{name}"] = _f(at(ranked, la) + (at(ranked, la + 1) - at(ranked, la)) * ratio)
+        out[f"CIAvgU_{name}"] = _f(at(ranked, ua) + (at(ranked, ua + 1) - at(ranked, ua)) * ratio)
+    return out
+
+
+# --- a whole run ----------------------------------------------------------------------------------
+
+def _perl_number(x) -> str:
+    """Perl's default number formatting (``%.15g``)."""
+    if isinstance(x, str):
+        return x
+    return f"{x:.15g}"
+
+
+def _by_eval_id(ids: list[str]) -> list[str]:
+    """``by_evalID``: numeric order of leading digits when both ids have them, string order otherwise."""
+    def cmp(a, b):
+        ma, mb = re.match(r"[0-9]+", a), re.match(r"[0-9]+", b)
+        if ma and mb:
+            x, y = int(ma.group()), int(mb.group())
+        else:
+            x, y = a, b
+        return (x > y) - (x < y)
+    return sorted(ids, key=functools.cmp_to_key(cmp))
+
+
+@dataclass
+class MeasureResult:
+    peer: str
+    tag: str
+    per_eval: dict          # test id -> (R, P, F) strings, or (model, peer, hit) counts with -t 1/2
+    average: dict
+
+
+def evaluate(evals: list[Evaluation], peer_ids: list[str], options: Options,
+             resources: Resources | None = None, warn=None, progress=None):
+    """Yield a ``MeasureResult`` per peer and measure, in the script's order (peers as given,
+    measures ROUGE-N, L, W, S/SU).  ``warn`` receives the script's missing-peer warnings."""
+    scorer = Scorer(options, resources)
+    known_missing: set = set()
+    for pid in peer_ids:
+        for tag, kind, params in options.measures():
+            per_eval = {}
+            for e in evals:
+                if pid not in e.peers:
+                    if (e.id, pid) not in known_missing and warn:
+                        warn(f"*ROUGE Warning: test instance for peer {pid} does not exist for evaluation {e.id}")
+                    known_missing.add((e.id, pid))
+                    continue
+                models = []
+                for mp in e.model_paths():
+                    if not mp.exists():
+                        raise EvalInputError(f"Cannot find model summary: {mp}")
+                    models.append(scorer.summary(mp, e.fmt))
+                peer = scorer.summary(e.peer_path(pid), e.fmt)
+                mc, hit, pc, r, p, f = scorer.score(kind, params, models, peer)
+                test_id = f"{e.id}.{pid}"
+                if test_id not in per_eval:
+                    per_eval[test_id] = (r, p, f) if options.average == 0 else (mc, pc, hit)
+                if progress:
+                    progress()
+            rows = [per_eval[k] for k in sorted(per_eval)]
+            yield MeasureResult(pid, tag, per_eval, averages(rows, options))
+
+
+def format_result(res: MeasureResult, options: Options) -> list[str]:
+    """``printResults``: the lines ROUGE-1.5.5.pl prints for one peer and measure."""
+    a, head = res.average, f"{res.peer} {res.tag}"
+    lines = ["---------------------------------------------"]
+    if options.average in (0, 1):
+        for k in "RPF":
+            lines.append(f"{head} Average_{k}: {a['Avg' + k]} ({options.confidence}%-conf.int. {a['CIAvgL_' + k]} - {a['CIAvgU_' + k]})")
+    else:
+        lines.append(f"{head} M_count: {int(a['M_cnt'])} P_count: {int(a['P_cnt'])} H_count: {int(a['H_cnt'])}")
+    if options.per_eval:
+        lines.append(".............................................")
+        for k in _by_eval_id(list(res.per_eval)):
+            r, p, f = res.per_eval[k]
+            lines.append(f"{head} Eval {k} R:{_perl_number(r)} P:{_perl_number(p)} F:{_perl_number(f)}")
+    return lines
+
+
+def as_json(res: MeasureResult, options: Options) -> dict:
+    a = res.average
+    out = {"peer": res.peer, "measure": res.tag}
+    if options.average in (0, 1):
+        for k, name in zip("RPF", ("recall", "precision", "f")):
+            out[name] = float(a["Avg" + k])
+            out[f"{name}_ci"] = [float(a["CIAvgL_" + k]), float(a["CIAvgU_" + k])]
+    else:
+        out.update(model_count=int(a["M_cnt"]), peer_count=int(a["P_cnt"]), hit_count=int(a["H_cnt"]))
+    if options.per_eval:
+        out["evaluations"] = {k: [float(v) for v in res.per_eval[k]] for k in _by_eval_id(list(res.per_eval))}
+    return out
+
+
+def all_peers(evals: list[Evaluation]) -> list[str]:
+    """``-a``: every peer id in the configuration, in string order."""
+    return sorted({p for e in evals for p in e.peers})
+
+
