@@ -20,6 +20,7 @@ COMMANDS = {
     "cpa": "textqa.evaluation.commands.cpa",
     "nuggets": "textqa.evaluation.commands.nuggets",
     "rouge": "textqa.evaluation.commands.rouge",
+    "wer": "textqa.evaluation.commands.wer",
 }
 
 

@@ -1,0 +1,88 @@
+"""WER equal to NIST sclite's on golden outputs (tests/fixtures/wer/make_cases.py made them)."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from textqa.cli import main
+from textqa.evaluation import wer
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "wer"
+
+
+def sclite_sum(name: str) -> dict:
+    """The 'Sum' row of sclite's raw summary (.raw) and the Err% of its percentage summary (.sys)."""
+    raw = (FIX / "golden" / f"{name}.raw").read_text(encoding="latin-1")
+    row = re.search(r"\|\s*Sum\s*\|([^|]*)\|([^|]*)\|", raw)
+    snt, words = map(int, row.group(1).split())
+    corr, sub, dele, ins, err, _serr = map(int, row.group(2).split())
+    pct = re.search(r"\|\s*Sum/Avg\s*\|[^|]*\|([^|]*)\|", (FIX / "golden" / f"{name}.sys").read_text(encoding="latin-1"))
+    return {"segments": snt, "reference_words": words, "correct": corr, "substitutions": sub, "deletions": dele,
+            "insertions": ins, "errors": err, "err_pct": float(pct.group(1).split()[4])}
+
+
+def check(result: dict, gold: dict) -> None:
+    for k in ("segments", "reference_words", "correct", "substitutions", "deletions", "insertions", "errors"):
+        assert result[k] == gold[k], k
+    assert round(100 * result["wer"], 1) == gold["err_pct"]
+
+
+@pytest.mark.parametrize("case, ref, hyp", [("wmt18", "wmt18.stm", "wmt18.ctm"), ("edges", "edges.stm", "edges.ctm"),
+                                            ("wmt18_whole", "wmt18.trn", "wmt18.ctm"),
+                                            ("wmt18_whole", "wmt18_whole.stm", "wmt18.ctm")])
+def test_equal_to_sclite_overall_and_per_file(capsys, case, ref, hyp):
+    assert main(["eval", "wer", str(FIX / ref), str(FIX / hyp), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    check(result["overall"], sclite_sum(case))
+    assert len(result["files"]) == 3
+    for f, r in result["files"].items():
+        check(r, sclite_sum(f"{case}.{f}"))
+
+
+def test_the_wmt18_case_is_not_trivial():
+    result = wer.score(wer.read_reference(FIX / "wmt18.stm"), wer.read_ctm(FIX / "wmt18.ctm"))["overall"]
+    assert result["substitutions"] > 500 and result["deletions"] > 300 and result["insertions"] > 300
+
+
+def test_alignment_prefers_what_sclite_reports_among_equal_costs():
+    # cost 4S + 3(D+I); ties are broken from the end: match/substitution, then insertion, then deletion
+    assert wer.align(["a", "b"], ["B", "c"]) == (1, 0, 1, 1)
+    assert wer.align(["x", "y", "z"], []) == (0, 0, 3, 0)
+    assert wer.align([], ["x"]) == (0, 0, 0, 1)
+    assert wer.align(["a;"[:1], ""], ["a", ""]) == (2, 0, 0, 0)
+
+
+def test_words_are_assigned_to_segments_as_sclite_does(tmp_path):
+    (tmp_path / "r.stm").write_text("F A s 0 3 a b c\nF A s 5 8 d e f\n")
+    (tmp_path / "h.ctm").write_text("F A 0.5 0.2 a\nF A 2.9 0.2 c\nF A 5.5 0.2 d\nF A 1.5 0.2 b\n")
+    segs = wer.read_reference(tmp_path / "r.stm")
+    wer.assign(segs, wer.read_ctm(tmp_path / "h.ctm"))
+    # c's midpoint (3.0) is not before the end (3.0): next segment; b comes after d in the file: stays there
+    assert [s.hyp for s in segs] == [["a"], ["c", "d", "b"]]
+
+
+@pytest.mark.parametrize("stm, ctm, message", [
+    ("F A s 0 3 a\n", "F A 0.5 0.2\n", "h.ctm:1: a CTM record"),
+    ("F A s 0 3 a\n", ";; c\nF A x 0.2 w\n", "h.ctm:2: begin time 'x' is not a number"),
+    ("F A s 0 3 a\n", "F A 0.5 -1 w\n", "h.ctm:1: negative duration"),
+    ("F A s 0 3 a\n", "F A 0.5 0.2 w nan\n", "h.ctm:1: confidence"),
+    ("F A s 3 0 a\n", "F A 0.5 0.2 w\n", "r.stm:1: the segment ends"),
+    ("F A s 0\n", "F A 0.5 0.2 w\n", "r.stm:1: an STM segment"),
+    ("F A s 0 3 { a / b }\n", "F A 0.5 0.2 w\n", "r.stm:1: alternations"),
+    ("F A s 0 3 a\n", "G A 0.5 0.2 w\n", "file 'G' channel 'A' have no reference segment"),
+    ("F A s 0 3 a\n", "dir/F A 0.5 0.2 w\n", "h.ctm:1: the waveform id"),
+])
+def test_bad_input_names_file_and_line(tmp_path, capsys, stm, ctm, message):
+    (tmp_path / "r.stm").write_text(stm)
+    (tmp_path / "h.ctm").write_text(ctm)
+    assert main(["eval", "wer", str(tmp_path / "r.stm"), str(tmp_path / "h.ctm")]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_table_output(capsys):
+    assert main(["eval", "wer", str(FIX / "edges.stm"), str(FIX / "edges.ctm")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1].split() == ["overall", "5", "19", "10", "2", "7", "6", "78.9"]
