@@ -21,6 +21,7 @@ COMMANDS = {
     "nuggets": "textqa.evaluation.commands.nuggets",
     "rouge": "textqa.evaluation.commands.rouge",
     "wer": "textqa.evaluation.commands.wer",
+    "material": "textqa.evaluation.commands.material",
 }
 
 
