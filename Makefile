@@ -70,6 +70,7 @@ bench: train wrk
 	$(PY) -m bench.qa
 	$(PY) -m bench.batch --artifacts $(ARTIFACTS)
 	$(PY) -m bench.lm_scale
+	$(PY) -m bench.rouge
 
 # wrk (HTTP load generator) for bench/service.py: a Debian package, installed when missing
 wrk:

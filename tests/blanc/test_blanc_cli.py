@@ -69,20 +69,32 @@ def test_blanc_score_non_utf8_and_missing_model(blanc_artifact, tmp_path, capsys
     assert "not a model artifact" in capsys.readouterr().err
 
 
-def _independent_scores(metric, rows):
-    """Each metric computed here by its own library (BLANC through its per-sentence path)."""
-    from rouge_score import rouge_scorer
+def _rouge_l_through_files(rows, tmp):
+    """ROUGE-L F of each row through ROUGE-1.5.5's file path (a -z SPL file list), not the sentence API."""
+    from textqa.evaluation import rouge
+    lines = []
+    for i, (h, r) in enumerate(rows):
+        (tmp / f"h{i}").write_text(h + "\n", encoding="utf-8")
+        (tmp / f"r{i}").write_text(r + "\n", encoding="utf-8")
+        lines.append(f"{tmp / f'h{i}'} {tmp / f'r{i}'}")
+    (tmp / "list").write_text("\n".join(lines) + "\n")
+    res = next(rouge.evaluate(rouge.read_file_list(tmp / "list", "SPL"), ["X"], rouge.Options(per_eval=True)))
+    return [float(res.per_eval[f"{i + 1}.X"][2]) if h.strip() else 0.0 for i, (h, _) in enumerate(rows)]
+
+
+def _independent_scores(metric, rows, tmp):
+    """Each metric computed here by its own library (BLANC through its per-sentence path, ROUGE-L
+    through ROUGE-1.5.5's file path)."""
     from sacrebleu.metrics import BLEU, CHRF
     bleu, chrf, chrfpp = BLEU(effective_order=True), CHRF(), CHRF(word_order=2)
-    rouge = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
     return {"blanc": [metric.sentence_score(h, [r]).score for h, r in rows],
             "sentbleu": [bleu.sentence_score(h, [r]).score for h, r in rows],
             "chrf": [chrf.sentence_score(h, [r]).score for h, r in rows],
             "chrf++": [chrfpp.sentence_score(h, [r]).score for h, r in rows],
-            "rougeL": [rouge.score(r, h)["rougeL"].fmeasure for h, r in rows]}
+            "rougeL": _rouge_l_through_files(rows, tmp)}
 
 
-def test_correlate_equals_scipy_on_independently_computed_scores(blanc_artifact, small_tsv, capsys):
+def test_correlate_equals_scipy_on_independently_computed_scores(blanc_artifact, small_tsv, capsys, tmp_path):
     from scipy.stats import pearsonr
 
     from textqa.models.blanc.store import load_blanc
@@ -96,7 +108,7 @@ def test_correlate_equals_scipy_on_independently_computed_scores(blanc_artifact,
     for lp in ("cs-en", "de-en"):
         mine = [r for r in rows if r[0] == lp]
         human = [float(r[6]) for r in mine]
-        scores = _independent_scores(metric, [(r[5], r[4]) for r in mine])
+        scores = _independent_scores(metric, [(r[5], r[4]) for r in mine], tmp_path)
         assert set(out["segment"][lp]) == set(scores)
         for name, values in scores.items():
             assert out["segment"][lp][name] == pytest.approx(pearsonr(values, human).statistic, abs=1e-9), (lp, name)

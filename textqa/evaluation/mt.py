@@ -4,7 +4,7 @@ Input: the TSV layout of the WMT files in ``data/mt/`` (header line, tab-separat
 ``lang_pair seg_id system source reference hypothesis human_score``.
 
 Baselines come from well-kept libraries: sentence/corpus BLEU and chrF from sacrebleu,
-ROUGE-L from Google's rouge-score.  Correlations are computed per language pair and then
+ROUGE-L as ROUGE-1.5.5 computes it (textqa.evaluation.rouge).  Correlations are computed per language pair and then
 averaged over pairs (not pooled: each pair has its own annotators and score scale).
 """
 from __future__ import annotations
@@ -91,10 +91,10 @@ def sentence_chrf(hyps: list[str], refs: list[str], word_order: int = 0) -> list
 
 
 def sentence_rouge_l(hyps: list[str], refs: list[str]) -> list[float]:
-    """rouge-score ROUGE-L F1 (its own tokenizer: lowercase alphanumerics; no stemming)."""
-    from rouge_score import rouge_scorer
-    scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
-    return [scorer.score(r, h)["rougeL"].fmeasure if h.strip() else 0.0 for h, r in zip(hyps, refs)]
+    """ROUGE-L F (alpha 0.5) as ROUGE-1.5.5 computes it (``textqa.evaluation.rouge``: its
+    tokenisation, no stemming, no stopword removal, R and P rounded to 5 decimals before F)."""
+    from textqa.evaluation.rouge import sentence_scores
+    return [f if h.strip() else 0.0 for (_, _, f), h in zip(sentence_scores(hyps, refs, "L"), hyps)]
 
 
 SENTENCE_BASELINES = {"sentbleu": sentence_bleu, "chrf": sentence_chrf,

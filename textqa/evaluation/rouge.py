@@ -488,6 +488,12 @@ class Scorer:
             a[t] = c
         return a
 
+    def from_sentences(self, sentences: list[str]) -> Summary:
+        """A summary given as sentences (lower-cased and cut as a file's would be)."""
+        sents = [_lower(x) for x in sentences if x]
+        return Summary(self.tok.tokens(limited_text(sents, self.o.words, self.o.nbytes)),
+                       [self.tok.tokens(u) for u in limited_units(sents, self.o.words, self.o.nbytes)])
+
     def summary(self, path: Path, fmt: str) -> Summary:
         key = (str(path), fmt.upper())
         s = self._files.get(key)
@@ -810,6 +816,31 @@ def as_json(res: MeasureResult, options: Options) -> dict:
         out.update(model_count=int(a["M_cnt"]), peer_count=int(a["P_cnt"]), hit_count=int(a["H_cnt"]))
     if options.per_eval:
         out["evaluations"] = {k: [float(v) for v in res.per_eval[k]] for k in _by_eval_id(list(res.per_eval))}
+    return out
+
+
+def sentence_scores(hypotheses: list[str], references: list[str], measure: str = "L", options: Options | None = None,
+                    resources: Resources | None = None) -> list[tuple[float, float, float]]:
+    """(R, P, F) of each hypothesis against its reference, each a one-sentence summary, as
+    ROUGE-1.5.5 scores them with ``options`` (default: none, alpha 0.5).  ``measure``: "L", "W",
+    "1".."4", or "S<gap>"/"SU<gap>" (gap -1: any distance)."""
+    o = options or Options()
+    scorer = Scorer(o, resources)
+    if measure == "L":
+        kind, params = "L", {}
+    elif measure == "W":
+        kind, params = "W", {"w": float(o.weight or 1.2)}
+    elif measure.isdigit():
+        kind, params = "N", {"n": int(measure)}
+    elif measure.startswith("SU") or measure.startswith("S"):
+        u = measure.startswith("SU")
+        kind, params = "S", {"gap": int(measure[2 if u else 1:]), "u": u}
+    else:
+        raise ValueError(f"unknown ROUGE measure {measure!r}")
+    out = []
+    for h, r in zip(hypotheses, references):
+        *_, rr, pp, ff = scorer.score(kind, params, [scorer.from_sentences([r])], scorer.from_sentences([h]))
+        out.append((float(rr), float(pp), float(ff)))
     return out
 
 

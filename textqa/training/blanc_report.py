@@ -20,7 +20,7 @@ from textqa.paths import artifacts_dir
 
 HELP = "correlation of BLANC, sentence BLEU, chrF and ROUGE-L with human MT judgments"
 DESCRIPTION = ("Pearson correlation with the human score, per language pair and averaged over pairs, of BLANC "
-               "(a trained model), sentence BLEU and chrF (sacrebleu) and ROUGE-L (rouge-score).\n\n"
+               "(a trained model), sentence BLEU and chrF (sacrebleu) and ROUGE-L (as ROUGE-1.5.5, textqa eval rouge).\n\n"
                "--tsv: header line, then tab-separated lang_pair seg_id system source reference hypothesis "
                "human_score (the layout of data/mt/*.tsv.gz; .gz accepted)\n"
                "--level system (or both; --system-level is both) correlates at system level: a system's score "

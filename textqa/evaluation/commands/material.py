@@ -85,8 +85,8 @@ def run(args) -> int:
         print_json({"archive": str(args.archive), "ok": not report["problems"], **report})
     else:
         status = "OK" if not report["problems"] else f"{len(report['problems'])} problem(s)"
-        print(f"{args.archive}: {report['task']} {report['mode']}, {report['files']} files, "
-              f"{report['queries']} queries, {report['documents']} documents: {status}")
+        what = f"{report['documents']} documents" if report["task"] == "ASR" else f"{report['queries']} queries"
+        print(f"{args.archive}: {report['task']} {report['mode']}, {report['files']} files, {what}: {status}")
         for msg in report["problems"]:
             print(f"  {msg}")
     return 0 if not report["problems"] else 1
