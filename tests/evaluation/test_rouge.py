@@ -160,3 +160,37 @@ def test_json_output(workdir, capsys):
     assert r1["recall_ci"][0] <= r1["recall"] <= r1["recall_ci"][1]
     assert len(r1["evaluations"]) == 8 and all(len(v) == 3 for v in r1["evaluations"].values())
     assert os.path.exists("duc2006_8evals.in")
+
+
+def collapse(evals):
+    """NIST's jackknifed evaluations folded back into one evaluation per topic with all its models."""
+    topics = {}
+    for e in evals:
+        base = e.id.rsplit("-", 1)[0]
+        t = topics.setdefault(base, rouge.Evaluation(base, e.fmt, e.peer_root, e.model_root))
+        for pid, f in e.peers.items():
+            t.peers.setdefault(pid, f)
+        for m in e.models:
+            if m not in t.models:
+                t.models.append(m)
+    for t in topics.values():
+        t.models.sort()
+    return list(topics.values())
+
+
+def test_jackknife_rebuilds_nists_configuration(duc, tmp_path, capsys):
+    nist = rouge.read_config(duc / "rougejk.in")
+    rebuilt = rouge.jackknife(collapse(nist))
+    assert [(e.id, e.peers, e.models) for e in rebuilt] == [(e.id, e.peers, e.models) for e in nist]
+    # and through the command line: two topics with all four models, --jackknife
+    xml = ['<ROUGE_EVAL version="1.5.5">']
+    for t in collapse(nist)[:2]:
+        xml.append(f'<EVAL ID="{t.id}"><PEER-ROOT>{duc / "peers"}</PEER-ROOT><MODEL-ROOT>{duc / "models"}</MODEL-ROOT>'
+                   '<INPUT-FORMAT TYPE="SPL"></INPUT-FORMAT><PEERS>'
+                   + "".join(f'<P ID="{p}">{f}</P>' for p, f in t.peers.items()) + "</PEERS><MODELS>"
+                   + "".join(f'<M ID="{m}">{f}</M>' for m, f in t.models) + "</MODELS></EVAL>")
+    (tmp_path / "topics.in").write_text("\n".join(xml + ["</ROUGE_EVAL>"]))
+    assert main(["eval", "rouge", "--jackknife", "-n", "2", "-m", "-x", "-d", str(tmp_path / "topics.in"), "A"]) == 0
+    evals = [l for l in capsys.readouterr().out.splitlines() if " Eval " in l]
+    gold = set(official_lines(duc, "A"))
+    assert len(evals) == 4 and all(l in gold for l in evals)     # A wrote for both topics: one Eval each, 2 measures

@@ -844,6 +844,25 @@ def sentence_scores(hypotheses: list[str], references: list[str], measure: str =
     return out
 
 
+def jackknife(evals: list[Evaluation]) -> list[Evaluation]:
+    """Jackknifing over the models, as NIST's DUC configurations do it (ROUGE-1.5.5 itself stopped
+    doing it in version 1.4): an evaluation with M >= 2 models becomes M evaluations
+    ``<ID>-<left-out model>``, each scoring against the other M - 1; a peer that is also one of
+    those models (a human summary) is scored only in the evaluation that leaves its own model out.
+    System scores are then comparable with the humans'."""
+    out = []
+    for e in evals:
+        if len(e.models) < 2:
+            out.append(e)
+            continue
+        for left_out, _ in e.models:
+            rest = [(mid, f) for mid, f in e.models if mid != left_out]
+            others = {mid for mid, _ in rest}
+            out.append(Evaluation(f"{e.id}-{left_out}", e.fmt, e.peer_root, e.model_root,
+                                  {pid: f for pid, f in e.peers.items() if pid not in others}, rest))
+    return out
+
+
 def all_peers(evals: list[Evaluation]) -> list[str]:
     """``-a``: every peer id in the configuration, in string order."""
     return sorted({p for e in evals for p in e.peers})

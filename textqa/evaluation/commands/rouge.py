@@ -24,7 +24,8 @@ DESCRIPTION = (
     "  </EVAL> ...\n"
     "  </ROUGE_EVAL>\n"
     "or, with -z FORMAT, a file list: one evaluation per line, \"peer model1 model2 ...\".  Jackknifing "
-    "is written into the configuration as NIST did: one <EVAL> per left-out model.\n\n"
+    "(which ROUGE-1.5.5 no longer does itself) is either written into the configuration, as NIST did "
+    "(one <EVAL> per left-out model), or done by --jackknife on a configuration with all models.\n\n"
     "Summary formats (TYPE / -z): SPL, one sentence per line; SEE, the lines "
     "'<a name=\"N\">[N]</a> <a href=\"#N\" id=N>sentence' of SEE's HTML; ISI, lines "
     "'<S SNTNO=\"N\">sentence</S>'.\n\n"
@@ -60,6 +61,9 @@ def add_arguments(p) -> None:
     p.add_argument("-t", type=int, default=0, metavar="0|1|2",
                    help="0: average per evaluation (default); 1: per token; 2: raw counts")
     p.add_argument("-z", metavar="SEE|SPL|ISI", help="CONFIG is a file list in this summary format")
+    p.add_argument("--jackknife", action="store_true",
+                   help="expand each <EVAL> with M models into M evaluations <ID>-<left-out model> against the "
+                        "other M-1, a human peer scored only where its own model is left out (as NIST's DUC files)")
     p.add_argument("--peer-root", help="use this directory instead of every <PEER-ROOT>")
     p.add_argument("--model-root", help="use this directory instead of every <MODEL-ROOT>")
     # ROUGE-1.5.5 takes "-2 -1" (no gap limit): let values that look like negative numbers through.
@@ -101,8 +105,8 @@ def options_from(args):
 
 
 def run(args) -> int:
-    from textqa.evaluation.rouge import (Resources, all_peers, as_json, evaluate, format_result, read_config,
-                                         read_file_list)
+    from textqa.evaluation.rouge import (Resources, all_peers, as_json, evaluate, format_result, jackknife,
+                                         read_config, read_file_list)
     options = options_from(args)
     resources = Resources.load(args.e)
     if args.z:
@@ -116,6 +120,8 @@ def run(args) -> int:
             peers = [args.system_id]
         else:
             raise EvalInputError("Please specify a system ID to evaluate or use option '-a' to evaluate all systems.")
+    if args.jackknife:
+        evals = jackknife(evals)
     from tqdm import tqdm
     total = len(peers) * len(options.measures()) * len(evals)
     bar = tqdm(total=total, desc="rouge", unit="eval", disable=None, leave=False, file=sys.stderr)
