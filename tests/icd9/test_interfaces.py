@@ -98,12 +98,15 @@ def client(icd9_artifact):
 def test_http_codes_documents(client):
     r = client.post("/v1/icd9/code", json={"documents": [
         {"id": "1", "text": "Three day history of cough. No focal pneumonia."},
-        {"id": 2, "sections": {"history": "Fever.", "impression": "Urinary tract infection."}}], "classifier": "brr"})
+        {"id": 2, "sections": {"history": "Fever.", "impression": "Urinary tract infection."}},
+        {"id": 3, "sections": {"history": "Fever.", "impression": "Normal chest."}}], "classifier": "brr"})
     assert r.status_code == 200
     body = r.get_json()
-    assert [d["id"] for d in body["documents"]] == ["1", "2"] and body["classifier"] == "brr"
+    assert [d["id"] for d in body["documents"]] == ["1", "2", "3"] and body["classifier"] == "brr"
     assert body["documents"][0]["codes"][0]["code"] == "786.2"                  # cough
-    assert body["documents"][1]["codes"][0]["code"] == "780.6"                  # fever, from the history section
+    second = [c["code"] for c in body["documents"][1]["codes"]]
+    assert second[0] == "599.0" and "780.6" not in second      # the guideline drops fever beside the UTI
+    assert body["documents"][2]["codes"][0]["code"] == "780.6"                  # fever, from the history section
 
 
 @pytest.mark.parametrize("body, field", [

@@ -98,3 +98,42 @@ def test_coder_learns_real_codes(cmc):
         ICD9Coder(classifiers=("knn",))
     with pytest.raises(ValueError, match="is not in this model"):
         ICD9Coder(classifiers=("svm",), stopwords=STOP).fit(train[:200]).scores(test[:2], "brr")
+
+
+def test_symptom_guideline_functions():
+    from textqa.models.icd9.guidelines import drop_explained_symptoms, is_symptom, learn_symptom_suppression
+    assert is_symptom("786.2") and is_symptom("780.6") and is_symptom("799.9")
+    assert not is_symptom("486") and not is_symptom("V13.02") and not is_symptom("779.9") and not is_symptom("800.0")
+    # synthetic code sets: fever never beside pneumonia (3 documents), twice beside asthma
+    sets = [{"486"}, {"486"}, {"486", "786.2"}, {"493.90", "780.6"}, {"493.90", "780.6"}, {"493.90"}, {"780.6"}]
+    table = learn_symptom_suppression(sets, min_diagnosis=3)
+    assert table == {"780.6": ["486"], "786.2": ["493.90"]}   # cough beside 486 once: kept; fever beside asthma: kept
+    assert learn_symptom_suppression(sets, min_diagnosis=3, max_rate=0.34)["786.2"] == ["486", "493.90"]
+    assert drop_explained_symptoms(["486", "780.6", "786.2"], table) == ["486", "786.2"]
+    assert drop_explained_symptoms(["780.6"], table) == ["780.6"]                   # no diagnosis: kept
+    assert drop_explained_symptoms(["493.90", "780.6"], table) == ["493.90", "780.6"]
+
+
+def test_guidelines_are_learned_from_training_codes_and_switchable(cmc, tmp_path):
+    from textqa.models.icd9.store import load_coder, save_coder
+    train = cmc[:500]
+    on = ICD9Coder(classifiers=("svm",), stopwords=STOP).fit(train)
+    off = ICD9Coder(classifiers=("svm",), stopwords=STOP, guidelines=()).fit(train)
+    assert off.suppress_ == {} and "486" in on.suppress_["786.2"]
+    S, T = on.scores(cmc[500:], "svm")
+    decided_on, decided_off = on.decide(S, T), off.decide(S, T)
+    dropped = 0
+    for a, b in zip(decided_on, decided_off):
+        assert set(a) <= set(b)
+        gone = {on.codes_[j] for j in set(b) - set(a)}
+        kept = {on.codes_[j] for j in a}
+        for s in gone:                                   # only symptoms, each beside a diagnosis that explains it
+            assert s in on.suppress_ and kept & set(on.suppress_[s])
+        dropped += len(gone)
+    assert dropped > 5
+    save_coder(on, tmp_path / "icd9", descriptions={})
+    again = load_coder(tmp_path / "icd9")
+    assert again.suppress_ == on.suppress_ and again.guidelines == ("symptoms",)
+    assert again.decide(S, T) == decided_on
+    with pytest.raises(ValueError, match="unknown coding guideline"):
+        ICD9Coder(guidelines=("mutual",))

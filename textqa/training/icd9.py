@@ -44,6 +44,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--at-least-one", action="store_true",
                    help="give a document its best code when no score passes its threshold (lowered 5-fold "
                         "micro-F1 here, so off by default)")
+    p.add_argument("--guidelines", nargs="*", default=["symptoms"], choices=["symptoms"], metavar="RULE",
+                   help="coding guidelines over the per-code decisions (default: symptoms, i.e. a symptom code "
+                        "is dropped beside a diagnosis that explains it, pairs learned from the training codes); "
+                        "give none of them ('--guidelines') for independent per-code decisions")
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="parallel code models")
     p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/icd9)")
     p.add_argument("--artifacts", type=Path, default=None,
@@ -56,7 +60,7 @@ def make_coder(args, classifiers) -> ICD9Coder:
     return ICD9Coder(classifiers=classifiers, k=args.k, min_df=args.min_df, min_positives=args.min_positives,
                      C=args.C, svm_cost=args.svm_cost, negation=not args.no_negation, window=args.window,
                      sections=not args.no_sections, n_jobs=args.jobs, seed=args.seed, stopwords=english_stopwords(),
-                     brr_prior=args.brr_prior, at_least_one=args.at_least_one)
+                     brr_prior=args.brr_prior, at_least_one=args.at_least_one, guidelines=args.guidelines)
 
 
 def cross_validate(records, args, classifiers, say=None) -> dict:

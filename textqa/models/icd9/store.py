@@ -65,7 +65,7 @@ def _coder_to_data(coder: ICD9Coder) -> tuple[dict, dict]:
                 arrays[f"{clf}|{code}|{k}"] = np.asarray(m[k])
     meta = {"params": coder.get_params(), "stopwords": sorted(coder.stopwords), "vocabulary": vocabulary,
             "codes": list(coder.codes_), "unpredicted_codes": coder.unpredicted_codes_,
-            "code_counts": coder.code_counts_, "models": models}
+            "code_counts": coder.code_counts_, "suppress": coder.suppress_, "models": models}
     return meta, arrays
 
 
@@ -75,6 +75,7 @@ def _coder_from_data(meta: dict, arrays: dict) -> ICD9Coder:
     coder.codes_ = list(meta["codes"])
     coder.unpredicted_codes_ = dict(meta["unpredicted_codes"])
     coder.code_counts_ = dict(meta["code_counts"])
+    coder.suppress_ = {str(k): [str(d) for d in v] for k, v in meta.get("suppress", {}).items()}
     V = len(coder.vocabulary_)
     coder.models_ = {}
     for clf, per_code in meta["models"].items():
