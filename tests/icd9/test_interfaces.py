@@ -174,3 +174,65 @@ def test_refitting_a_coder_replaces_its_stacked_weights():
         assert np.abs(first - fresh).max() > 0.1             # the two fits really differ
     # liblinear's coordinate descent is not bit-reproducible between fits: equal up to solver noise
     np.testing.assert_allclose(refit, fresh, atol=1e-3)
+
+
+def test_brr_standard_deviations_are_the_posteriors_and_conservative(icd9_artifact, icd9_split):
+    """The stored low-rank posterior gives each score's predictive standard deviation: never below
+    the exact sigma^2 x'(D'D + r I)^-1 x of Lita et al.'s eq. 2 posterior, and within 15% of it."""
+    import numpy as np
+
+    from textqa.models.icd9.coder import _design
+    from textqa.models.icd9.records import read_records
+    from textqa.models.icd9.store import load_coder
+    coder = load_coder(icd9_artifact / "icd9")
+    train = read_records(icd9_split / "train.jsonl")
+    test = read_records(icd9_split / "heldout.jsonl")[:60]
+    X, Xt = coder.matrix(train), coder.matrix(test)
+    std = coder.uncertainty(test, "brr", Xt)
+    for code in ("786.2", "780.6", "599.0"):
+        j, m = coder.codes_.index(code), coder.models_["brr"][code]
+        D, Dt = _design(X, m["features"], m["phi"]).toarray(), _design(Xt, m["features"], m["phi"]).toarray()
+        r = m["sigma2"] / m["tau2"]
+        exact = np.sqrt(m["sigma2"] * np.einsum("ij,ji->i", Dt, np.linalg.solve(D.T @ D + r * np.eye(D.shape[1]), Dt.T)))
+        assert np.all(std[:, j] >= exact * (1 - 1e-3)) and np.all(std[:, j] <= exact * 1.15), code
+    S, _ = coder.scores(test, "brr", Xt)
+    p = coder.probabilities(S, "brr")
+    assert ((0 < p) & (p < 1)).all()
+    for j in range(len(coder.codes_)):                          # Platt: increasing in the score
+        order = np.argsort(S[:, j])
+        assert np.all(np.diff(p[order, j]) >= -1e-12)
+    with pytest.raises(ValueError, match="carry no posterior"):
+        coder.uncertainty(test, "svm")
+
+
+def test_review_flag_and_probabilities_in_cli_and_http(icd9_artifact, client, capsys, monkeypatch):
+    model = str(icd9_artifact / "icd9")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(
+        b'{"id": "x", "text": "Three day history of cough. No focal pneumonia."}\n')))
+    assert main(["icd9", "code", "--model", model, "--classifier", "brr"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    c = out["codes"][0]
+    assert c["code"] == "786.2" and c["std"] > 0 and 0.5 < c["probability"] <= 1 and out["review"] in (True, False)
+    r = client.post("/v1/icd9/code", json={"documents": [{"id": "1", "text": "Cough."}, {"id": "2", "text": "Fever."}],
+                                           "classifier": "brr", "all_scores": True})
+    assert r.status_code == 200
+    for d in r.get_json()["documents"]:
+        margins = d["scores"]
+        assert all("std" in c and "probability" in c for c in d["codes"])
+        # the flag: some code within one standard deviation of its threshold
+        assert isinstance(d["review"], bool)
+    svm = client.post("/v1/icd9/code", json={"documents": [{"id": "1", "text": "Cough."}]}).get_json()
+    assert "review" not in svm["documents"][0] and "std" not in svm["documents"][0]["codes"][0]
+    assert margins
+
+
+def test_calibration_and_review_split_by_hand():
+    from textqa.evaluation.icd9 import calibration, review_split
+    cal = calibration([0.05, 0.05, 0.95, 0.95, 0.55], [0, 1, 1, 1, 0], bins=10)
+    # bin 0: mean 0.05, observed 0.5 (2 pairs); bin 9: 0.95 vs 1.0 (2); bin 5: 0.55 vs 0 (1)
+    assert cal["ece"] == pytest.approx((2 * 0.45 + 2 * 0.05 + 1 * 0.55) / 5)
+    assert cal["counts"][0] == 2 and cal["counts"][5] == 1 and cal["counts"][9] == 2
+    split = review_split({"a": {"1"}, "b": {"2"}, "c": {"3"}}, {"a": {"1"}, "b": {"9"}, "c": set()},
+                         {"a": False, "b": True, "c": True})
+    assert split["automatic"]["precision"] == 1.0 and split["automatic"]["documents"] == 1
+    assert split["review"]["precision"] == 0.0 and split["review"]["recall"] == 0.0 and split["review"]["share"] == 2 / 3

@@ -98,3 +98,35 @@ def format_report(result: dict, n_top: int = 5, title: str = "") -> str:
     for code, sup, p, r, f, auc in top_codes_table(result, n_top):
         lines.append(f"  {code:<9}{sup:>8}{p:8.3f}{r:8.3f}{f:8.3f}" + (f"{auc:8.3f}" if auc is not None else "       -"))
     return "\n".join(lines)
+
+
+def calibration(probabilities, labels, bins: int = 10) -> dict:
+    """Expected calibration error (equal-width bins: sum over bins of |observed frequency - mean
+    predicted probability| weighted by the bin's share of pairs; Naeini et al. 2015) and the
+    reliability curve behind it."""
+    import numpy as np
+    p, y = np.asarray(probabilities, float), np.asarray(labels, float)
+    which = np.minimum((p * bins).astype(int), bins - 1)
+    counts = np.bincount(which, minlength=bins)
+    sum_p, sum_y = np.bincount(which, p, bins), np.bincount(which, y, bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_p, freq = sum_p / counts, sum_y / counts
+    ece = float(np.sum(np.abs(freq - mean_p)[counts > 0] * counts[counts > 0]) / max(len(p), 1))
+    return {"ece": ece, "bins": bins, "centres": ((np.arange(bins) + 0.5) / bins).tolist(),
+            "mean_predicted": np.nan_to_num(mean_p).tolist(), "observed": np.nan_to_num(freq).tolist(),
+            "counts": counts.tolist(), "pairs": int(len(p))}
+
+
+def review_split(gold: dict, predicted: dict, review: dict) -> dict:
+    """Micro P/R/F1 of the documents coded automatically and of those flagged for review."""
+    out = {}
+    for name, flag in (("automatic", False), ("review", True)):
+        ids = [d for d in gold if review.get(d, False) is flag]
+        tp = sum(len(gold[d] & predicted.get(d, set())) for d in ids)
+        fp = sum(len(predicted.get(d, set()) - gold[d]) for d in ids)
+        fn = sum(len(gold[d] - predicted.get(d, set())) for d in ids)
+        p = tp / (tp + fp) if tp + fp else 0.0
+        r = tp / (tp + fn) if tp + fn else 0.0
+        out[name] = {"documents": len(ids), "share": len(ids) / max(len(gold), 1), "precision": p, "recall": r,
+                     "f1": 2 * p * r / (p + r) if p + r else 0.0}
+    return out

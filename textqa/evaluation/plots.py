@@ -85,3 +85,30 @@ def roc_curves(curves: dict, path, title: str = "") -> None:
     fig.tight_layout()
     _save(fig, path)
     plt.close(fig)
+
+
+def reliability_diagram(curves: dict, path, title: str = "") -> None:
+    """Calibration: observed frequency against mean predicted probability per bin, one line per
+    curve (``{name: (bin centres, mean predicted, observed frequency, counts)}``), the diagonal
+    dashed, and the number of pairs per bin as a bar chart below."""
+    import numpy as np
+    fig, (ax, hx) = plt.subplots(2, 1, figsize=(5, 6), dpi=100, gridspec_kw={"height_ratios": [3, 1]}, sharex=True)
+    ax.plot([0, 1], [0, 1], color="grey", lw=0.6, ls="--")
+    for name, (centres, mean_p, freq, counts) in curves.items():
+        ok = np.asarray(counts) > 0
+        ax.plot(np.asarray(mean_p)[ok], np.asarray(freq)[ok], marker="o", ms=4, lw=1, label=name)
+    width = 1.0 / max(len(next(iter(curves.values()))[0]), 1)
+    for k, (name, (centres, _, _, counts)) in enumerate(curves.items()):
+        hx.bar(np.asarray(centres) + (k - (len(curves) - 1) / 2) * width / len(curves), counts,
+               width=width / len(curves), label=name)
+    hx.set_yscale("log")
+    hx.set_xlabel("predicted probability")
+    hx.set_ylabel("pairs")
+    ax.set_ylabel("observed frequency")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    _save(fig, path)
+    plt.close(fig)

@@ -201,12 +201,16 @@ class Icd9Code(_Out):
     code: str
     score: float
     description: str | None
+    std: float = Field(None, ge=0, description="BRR: predictive standard deviation of the score")
+    probability: float = Field(None, ge=0, le=1, description="BRR: calibrated probability of the code (Platt)")
 
 
 class Icd9Result(_Out):
     id: str
     codes: list[Icd9Code] = Field(description="codes above threshold, best first")
     scores: dict[str, float] = Field(None, description="every code's margin over its threshold (all_scores)")
+    review: bool = Field(None, description="BRR: true when any code's score is within one standard deviation "
+                                           "of its threshold (the document should go to a human coder)")
 
 
 class Icd9Response(_Out):

@@ -15,7 +15,9 @@ import time
 from pathlib import Path
 
 
-from textqa.evaluation.icd9 import format_report, score_codes, top_codes_table
+import numpy as np
+
+from textqa.evaluation.icd9 import calibration, format_report, review_split, score_codes, top_codes_table
 from textqa.models.icd9.coder import CLASSIFIERS, ICD9Coder
 from textqa.models.icd9.records import RecordError, load_descriptions, read_records
 from textqa.paths import DATA_DIR, artifacts_dir, english_stopwords
@@ -69,6 +71,7 @@ def cross_validate(records, args, classifiers, say=None) -> dict:
     ids = [r.id for r in records]
     predicted = {c: {} for c in classifiers}
     scores = {c: {} for c in classifiers}
+    bayes = {"probability": [], "raw": [], "label": [], "review": {}}        # BRR's calibration and review flag
     all_codes = sorted({c for r in records for c in r.codes})
     for f, (tr, te) in enumerate(KFold(args.folds, shuffle=True, random_state=args.seed).split(records), start=1):
         coder = make_coder(args, classifiers).fit([records[i] for i in tr])
@@ -83,10 +86,27 @@ def cross_validate(records, args, classifiers, say=None) -> dict:
                 s = {c: -1e9 for c in all_codes}
                 s.update({code: float(S[row, j] - T[j]) for j, code in enumerate(coder.codes_)})
                 scores[clf][ids[i]] = s
+            if clf == "brr" and coder.has_uncertainty("brr"):
+                prob, std = coder.probabilities(S, "brr"), coder.uncertainty(test, "brr", X)
+                gold_rows = np.array([[c in records[i].codes for c in coder.codes_] for i in te], dtype=float)
+                bayes["probability"] += prob.ravel().tolist()
+                bayes["raw"] += np.clip(S, 0, 1).ravel().tolist()
+                bayes["label"] += gold_rows.ravel().tolist()
+                for row, i in enumerate(te):
+                    bayes["review"][ids[i]] = bool(np.any(np.abs(S[row] - T) < std[row]))
         if say:
             say(f"fold {f}/{args.folds} done")
     gold = {r.id: set(r.codes) for r in records}
-    return {clf: {**score_codes(gold, predicted[clf], scores[clf]), "_scores": scores[clf]} for clf in classifiers}
+    out = {clf: {**score_codes(gold, predicted[clf], scores[clf]), "_scores": scores[clf]} for clf in classifiers}
+    if bayes["label"]:
+        out["brr"]["calibration"] = calibration(bayes["probability"], bayes["label"])
+        out["brr"]["calibration_raw_score"] = calibration(bayes["raw"], bayes["label"])
+        out["brr"]["review"] = review_split(gold, predicted["brr"], bayes["review"])
+    return out
+
+
+def _curve(cal: dict) -> tuple:
+    return cal["centres"], cal["mean_predicted"], cal["observed"], cal["counts"]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -123,6 +143,15 @@ def _run(args: argparse.Namespace) -> int:
             roc_curves({c: ([c in r.codes for r in records], [oof[r.id][c] for r in records]) for c in top},
                        png, f"{clf.upper()}: ROC of the 5 most frequent codes ({args.folds}-fold CV)")
             files[f"roc_{clf}.png"] = png
+            if "calibration" in res:
+                from textqa.evaluation.plots import reliability_diagram
+                cal, raw = res["calibration"], res["calibration_raw_score"]
+                png = work / f"reliability_{clf}.png"
+                reliability_diagram({f"Platt probability (ECE {cal['ece']:.4f})": _curve(cal),
+                                     f"score clipped to [0, 1] (ECE {raw['ece']:.4f})": _curve(raw)}, png,
+                                    f"{clf.upper()}: calibration over {cal['pairs']:,} (document, code) pairs, "
+                                    f"{args.folds}-fold CV")
+                files[f"reliability_{clf}.png"] = png
         metrics["cv"] = {"folds": args.folds, "seed": args.seed}
         metrics["cv_seconds"] = round(time.perf_counter() - t0, 1)
     t_fit = time.perf_counter()
@@ -139,6 +168,14 @@ def _run(args: argparse.Namespace) -> int:
     for clf in classifiers:
         if f"cv_{clf}" in metrics:
             print(format_report(metrics[f"cv_{clf}"], 5, f"{clf.upper()} {args.folds}-fold CV: "))
+            res = metrics[f"cv_{clf}"]
+            if "calibration" in res:
+                a, r = res["review"]["automatic"], res["review"]["review"]
+                print(f"  calibration: ECE {res['calibration']['ece']:.4f} (Platt probability), "
+                      f"{res['calibration_raw_score']['ece']:.4f} (score clipped to [0, 1])")
+                print(f"  review flag: {r['documents']} documents flagged ({100 * r['share']:.1f}%): "
+                      f"P {r['precision']:.3f} R {r['recall']:.3f} F1 {r['f1']:.3f}; the other {a['documents']}: "
+                      f"P {a['precision']:.3f} R {a['recall']:.3f} F1 {a['f1']:.3f}")
     print(f"training on all {len(records)} records: {metrics['training_seconds']} s")
     return 0
 

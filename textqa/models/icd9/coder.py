@@ -107,7 +107,44 @@ def _fit_code(X: sparse.csr_matrix, y: np.ndarray, classifier: str, k: int, C: f
     # it is kept within [min_threshold, 1 - min_threshold] of the 0/1 label scale
     t = min(max(best_f1_threshold(oof, y), min_threshold), 1.0 - min_threshold)
     model.update(weights=w, bias=mean, threshold=t, sigma2=sigma2, tau2=tau2, log_evidence=evidence)
+    model.update(_variance_basis(Dd, ridge))
+    model.update(_platt(oof, y))
     return model
+
+
+VARIANCE_RANK = 128          # posterior directions kept per code (see _variance_basis)
+
+
+def _variance_basis(D: np.ndarray, ridge: float, max_rank: int = VARIANCE_RANK, min_share: float = 0.02) -> dict:
+    """The posterior covariance of the BRR weights in a compact form (Lita et al. 2008 eq. 2's
+    posterior, N(w_hat, sigma^2 (D'D + r I)^-1) with r = sigma^2 / tau^2).  With D = U S V', the
+    predictive variance of f(x) = w'x is
+
+        var f(x) = tau^2 (|x|^2 - sum_i s_i^2 / (s_i^2 + r) (v_i'x)^2),
+
+    each direction v_i removing the share s_i^2 / (s_i^2 + r) of the prior variance that the data
+    explain.  The ``max_rank`` directions with the largest shares are kept (float16), those below
+    ``min_share`` never: leaving a direction out can only over-state the variance (by at most
+    its share of tau^2 |x|^2), so the stored standard deviations are conservative."""
+    _, sv, Vt = np.linalg.svd(D, full_matrices=False)
+    share = sv * sv / (sv * sv + ridge)
+    m = int(min(max_rank, np.sum(share > min_share)))
+    return {"var_basis": Vt[:m].T.astype(np.float16), "var_share": share[:m].astype(np.float64),
+            "var_dropped_share": float(share[m]) if m < len(share) else 0.0}
+
+
+def _platt(scores: np.ndarray, y: np.ndarray) -> dict:
+    """Platt scaling: P(code | score) = 1 / (1 + exp(-(a score + b))), fitted on the out-of-fold
+    scores of the training documents (the same ones that set the threshold); a slope that is not
+    positive (scores that do not rank the code) falls back to the code's base rate."""
+    from sklearn.linear_model import LogisticRegression
+    if y.min() == y.max():
+        return {"platt_a": 0.0, "platt_b": float(np.log((y.mean() + 1e-3) / (1 - y.mean() + 1e-3)))}
+    lr = LogisticRegression(C=1e4, max_iter=1000).fit(scores.reshape(-1, 1), y.astype(int))
+    if lr.coef_[0, 0] <= 0:            # the scores do not rank this code at all: its base rate, flat
+        rate = float(y.mean())
+        return {"platt_a": 0.0, "platt_b": float(np.log(rate / (1 - rate)))}
+    return {"platt_a": float(lr.coef_[0, 0]), "platt_b": float(lr.intercept_[0])}
 
 
 class ICD9Coder:
@@ -183,6 +220,7 @@ class ICD9Coder:
         self.suppress_ = learn_symptom_suppression([r.codes for r in records]) if "symptoms" in self.guidelines else {}
         self.models_ = {}
         self.__dict__.pop("_stack_cache", None)          # stacked weights of a previous fit
+        self.__dict__.pop("_variance_cache", None)
         for clf in self.classifiers:
             if progress:
                 progress(f"{clf}: {len(self.codes_)} codes x {X.shape[1]} features, {len(records)} documents")
@@ -237,6 +275,64 @@ class ICD9Coder:
             cache[classifier] = (num, sq, bias, T)
         return cache[classifier]
 
+    def has_uncertainty(self, classifier: str) -> bool:
+        models = self.models_.get(classifier, {})
+        return bool(models) and all("var_basis" in m and "platt_a" in m for m in models.values())
+
+    def uncertainty(self, records: list[Record], classifier: str = "brr", X=None) -> np.ndarray:
+        """Predictive standard deviation [docs x codes] of each BRR score (``_variance_basis``)."""
+        if not self.has_uncertainty(classifier):
+            raise ValueError(f"the {classifier!r} models of this coder carry no posterior (BRR, retrained "
+                             f"with this version, does)")
+        if X is None:
+            X = self.matrix(records)
+        P, sq, tau2, share, starts = self._stacked_variance(classifier)
+        X = sparse.csr_matrix(X, dtype=np.float32)
+        X2 = X.copy()
+        X2.data **= 2
+        norm2 = (X2 @ sq).toarray()                               # |phi-weighted row|^2 per code
+        proj = X @ P                                               # unnormalised v_i'x, every direction
+        np.square(proj, out=proj)
+        proj *= share
+        explained = np.add.reduceat(proj, starts, axis=1) if len(starts) else norm2 * 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            var = tau2 * np.where(norm2 > 0, 1.0 - explained / np.where(norm2 > 0, norm2, 1.0), 0.0)
+        return np.sqrt(np.maximum(var, 0.0)).astype(np.float64)
+
+    def probabilities(self, S: np.ndarray, classifier: str = "brr") -> np.ndarray:
+        """Calibrated P(code) of each score (Platt scaling, ``_platt``)."""
+        a = np.array([self.models_[classifier][c]["platt_a"] for c in self.codes_])
+        b = np.array([self.models_[classifier][c]["platt_b"] for c in self.codes_])
+        return 1.0 / (1.0 + np.exp(-(a * S + b)))
+
+    def _stacked_variance(self, classifier: str):
+        """Every code's posterior directions scattered over the vocabulary: [vocabulary x sum of
+        ranks] (phi folded in), with phi^2 per code for the row norms; built once and kept."""
+        cache = self.__dict__.setdefault("_variance_cache", {})
+        if classifier not in cache:
+            V = len(self.vocabulary_)
+            rows, cols, vals, shares, tau2 = [], [], [], [], []
+            start = 0
+            for code in self.codes_:
+                m = self.models_[classifier][code]
+                f = np.asarray(m["features"], dtype=np.int64)
+                B = np.asarray(m["var_basis"], dtype=np.float64) * np.asarray(m["phi"], dtype=np.float64)[:, None]
+                r = B.shape[1]
+                rr, cc = np.nonzero(B)
+                rows.append(f[rr])
+                cols.append(cc + start)
+                vals.append(B[rr, cc])
+                shares.append(np.asarray(m["var_share"], dtype=np.float64))
+                tau2.append(float(m["tau2"]))
+                start += r
+            # dense: every feature of a code has a coordinate on every direction (one BLAS-like product)
+            P = np.zeros((V, start), dtype=np.float32)
+            P[np.concatenate(rows), np.concatenate(cols)] = np.concatenate(vals)
+            _, sq, _, _ = self._stacked(classifier)
+            starts = np.cumsum([0] + [len(x) for x in shares[:-1]]).astype(np.int64)
+            cache[classifier] = (P, sq, np.array(tau2), np.concatenate(shares).astype(np.float32), starts)
+        return cache[classifier]
+
     def decide(self, S: np.ndarray, T: np.ndarray) -> list[list[int]]:
         """Code indices per document, best first: every score above its threshold, or (with
         ``at_least_one``) the one furthest above or closest below it; then the coding guidelines
@@ -260,18 +356,29 @@ class ICD9Coder:
 
     def code(self, records, classifier: str = "svm", all_scores: bool = False) -> list[dict]:
         """JSON-ready results: {"id", "codes": [{"code", "score", "description"}, ...]} per record, codes
-        above threshold best first; ``all_scores`` adds every code's margin over its threshold.
+        above threshold best first; ``all_scores`` adds every code's margin over its threshold.  With
+        the BRR classifier each code also has its predictive standard deviation ``std`` and a
+        calibrated ``probability``, and the record ``review``: true when any code's score is within
+        one standard deviation of its threshold (a decision the model is unsure of either way).
 
         ``records``: ``Record`` objects, plain strings (ids "1", "2", ...) or JSONL-style dicts
         (``{"id", "text"}`` or ``{"id", "sections": {name: text}}``)."""
         records = [_as_record(r, i) for i, r in enumerate(records, start=1)]
         descriptions = getattr(self, "descriptions", {}) or {}
-        S, T = self.scores(records, classifier)
+        X = self.matrix(records)
+        S, T = self.scores(records, classifier, X)
+        bayes = classifier == "brr" and self.has_uncertainty(classifier)
+        if bayes:
+            std, prob = self.uncertainty(records, classifier, X), self.probabilities(S, classifier)
         out = []
         for i, idx in enumerate(self.decide(S, T)):
             item = {"id": records[i].id,
                     "codes": [{"code": self.codes_[j], "score": round(float(S[i, j]), 6),
                                "description": descriptions.get(self.codes_[j])} for j in idx]}
+            if bayes:
+                for c, j in zip(item["codes"], idx):
+                    c["std"], c["probability"] = round(float(std[i, j]), 6), round(float(prob[i, j]), 6)
+                item["review"] = bool(np.any(np.abs(S[i] - T) < std[i]))
             if all_scores:
                 item["scores"] = {c: round(float(S[i, j] - T[j]), 6) for j, c in enumerate(self.codes_)}
             out.append(item)

@@ -14,6 +14,7 @@ ARTIFACT_NAME = "icd9"
 FORMAT_VERSION = 2            # 2: JSON + .npz (1 pickled the coder with joblib)
 MIN_FORMAT_VERSION = 2
 _ARRAYS = ("features", "phi", "weights")
+_OPTIONAL_ARRAYS = ("var_basis", "var_share")      # BRR posterior (models trained since the review flag)
 
 
 def save_coder(coder: ICD9Coder, dest, *, descriptions: dict, metrics: dict | None = None,
@@ -60,9 +61,10 @@ def _coder_to_data(coder: ICD9Coder) -> tuple[dict, dict]:
     for clf, per_code in coder.models_.items():
         models[clf] = {}
         for code, m in per_code.items():
-            models[clf][code] = {k: float(v) for k, v in m.items() if k not in _ARRAYS}
-            for k in _ARRAYS:
-                arrays[f"{clf}|{code}|{k}"] = np.asarray(m[k])
+            models[clf][code] = {k: float(v) for k, v in m.items() if k not in _ARRAYS + _OPTIONAL_ARRAYS}
+            for k in _ARRAYS + _OPTIONAL_ARRAYS:
+                if k in m:
+                    arrays[f"{clf}|{code}|{k}"] = np.asarray(m[k])
     meta = {"params": coder.get_params(), "stopwords": sorted(coder.stopwords), "vocabulary": vocabulary,
             "codes": list(coder.codes_), "unpredicted_codes": coder.unpredicted_codes_,
             "code_counts": coder.code_counts_, "suppress": coder.suppress_, "models": models}
@@ -84,6 +86,12 @@ def _coder_from_data(meta: dict, arrays: dict) -> ICD9Coder:
             m = dict(per_code[code])
             for k in _ARRAYS:
                 m[k] = arrays[f"{clf}|{code}|{k}"]
+            for k in _OPTIONAL_ARRAYS:
+                if f"{clf}|{code}|{k}" in arrays:
+                    m[k] = arrays[f"{clf}|{code}|{k}"]
+            if "var_basis" in m and (m["var_basis"].ndim != 2 or m["var_basis"].shape[0] != len(m["features"])
+                                     or m["var_basis"].shape[1] != len(m.get("var_share", ()))):
+                raise ValueError(f"posterior of code {code} ({clf}) does not fit its features")
             m["features"] = m["features"].astype(np.int32)
             if len(m["features"]) and (m["features"].min() < 0 or m["features"].max() >= V) or \
                     not len(m["features"]) == len(m["phi"]) == len(m["weights"]):
