@@ -13,7 +13,10 @@ DESCRIPTION = ("Code records with the trained ICD-9 coder. Input: --cmc-xml FILE
                "--jsonl FILE, or JSONL on stdin; one record a line: {\"id\": ..., \"text\": ...} (or "
                "\"sections\": {name: text}). Output, one line per record: {\"id\": ..., \"codes\": "
                "[{\"code\": \"786.2\", \"score\": ..., \"description\": \"Cough\"}, ...]}, codes above their "
-               "threshold, best first.")
+               "threshold, best first, after the coding guidelines (a symptom beside a diagnosis that explains "
+               "it is dropped).  With --classifier brr every code also has \"std\" (its predictive standard "
+               "deviation) and \"probability\" (calibrated), and the record \"review\": true when any code's "
+               "score is within one standard deviation of its threshold.")
 
 
 def add_arguments(p) -> None:
