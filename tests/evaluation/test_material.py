@@ -130,9 +130,9 @@ def test_content_rules(tmp_path):
     src = clir_tree(tmp_path / "out", y_conf="0.3", n_conf="0.5")
     (src / "query2.tsv").write_text("MATERIAL_BASE-1A_12345678\tN\t0.2\nMATERIAL_BASE-1S_1234\tN\t0.2\n")
     (src / "query3.tsv").write_text("MATERIAL_BASE-1S_12345678\tY\t1\n")
-    problems = material.Problems([])
+    problems: list = []
     material.check_tree(src, material.parse_label(CLIR), problems)
-    text = "\n".join(problems.items)
+    text = "\n".join(problems)
     assert "query1.tsv:2: an N decision at confidence 0.5 is above a Y decision at 0.3" in text
     assert "query2.tsv:1: document MATERIAL_BASE-1A_12345678 is from BASE-1A, the label says BASE-1S" in text
     assert "query2.tsv:2: document id 'MATERIAL_BASE-1S_1234'" in text

@@ -23,9 +23,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import shutil
 import tarfile
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from textqa.evaluation.io import EvalInputError, replaced_whole
@@ -133,30 +133,21 @@ def build_label(**fields) -> str:
 
 # --- file contents --------------------------------------------------------------------------------
 
-@dataclass
-class Problems:
-    """Every problem found (a check reports them all, not just the first)."""
-    items: list
-
-    def add(self, msg: str) -> None:
-        self.items.append(msg)
-
-
-def _docid(doc: str, label: dict, where: str, problems: Problems) -> None:
+def _docid(doc: str, label: dict, where: str, problems: list) -> None:
     m = DOCID.fullmatch(doc)
     if not m:
-        problems.add(f"{where}: document id {doc!r} is not MATERIAL_<EvalPeriod>-<LangID>_<8 digits> (section 5.5)")
+        problems.append(f"{where}: document id {doc!r} is not MATERIAL_<EvalPeriod>-<LangID>_<8 digits> (section 5.5)")
     elif (m.group(1), m.group(2)) != (label["period"], label["lang"]):
-        problems.add(f"{where}: document {doc} is from {m.group(1)}-{m.group(2)}, the label says "
+        problems.append(f"{where}: document {doc} is from {m.group(1)}-{m.group(2)}, the label says "
                      f"{label['period']}-{label['lang']}")
 
 
-def _check_tsv(path: Path, shown: str, label: dict, problems: Problems, extremes: dict) -> None:
+def _check_tsv(path: Path, shown: str, label: dict, problems: list, extremes: dict) -> None:
     from textqa.evaluation.aqwv import read_system
     try:
         rows = read_system(path)
     except EvalInputError as e:
-        problems.add(str(e).replace(str(path), shown))
+        problems.append(str(e).replace(str(path), shown))
         return
     for doc, (yes, conf, line) in rows.items():
         _docid(doc, label, f"{shown}:{line}", problems)
@@ -166,31 +157,31 @@ def _check_tsv(path: Path, shown: str, label: dict, problems: Problems, extremes
             extremes[key] = (conf, f"{shown}:{line}")
 
 
-def _check_ctm(path: Path, shown: str, label: dict, problems: Problems) -> None:
+def _check_ctm(path: Path, shown: str, label: dict, problems: list) -> None:
     from textqa.evaluation.wer import read_ctm
     doc = PurePosixPath(shown).stem
     _docid(doc, label, shown, problems)
     try:
         words = read_ctm(path)
     except EvalInputError as e:
-        problems.add(str(e).replace(str(path), shown))
+        problems.append(str(e).replace(str(path), shown))
         return
     for w in words:
         if w.file != doc:
-            problems.add(f"{shown}: a record names file {w.file!r}; a <DocID>.ctm holds only {doc}")
+            problems.append(f"{shown}: a record names file {w.file!r}; a <DocID>.ctm holds only {doc}")
             break
         if w.channel not in ("A", "B"):
-            problems.add(f"{shown}: channel {w.channel!r} (section 8.2.1: A or B)")
+            problems.append(f"{shown}: channel {w.channel!r} (section 8.2.1: A or B)")
             break
 
 
 IMAGE = re.compile(r"(.+)\.component([12])\.(jpg|jpeg|png)", re.I)
 
 
-def _check_e2e_folder(qid: str, files: dict, label: dict, problems: Problems, extremes: dict) -> None:
+def _check_e2e_folder(qid: str, files: dict, label: dict, problems: list, extremes: dict) -> None:
     tsv = files.pop(f"{qid}.tsv", None)
     if tsv is None:
-        problems.add(f"{qid}/: no {qid}.tsv (section 7.2.2)")
+        problems.append(f"{qid}/: no {qid}.tsv (section 7.2.2)")
     else:
         _check_tsv(tsv, f"{qid}/{qid}.tsv", label, problems, extremes)
     summaries = {n[:-5]: p for n, p in files.items() if n.endswith(".json")}
@@ -200,29 +191,29 @@ def _check_e2e_folder(qid: str, files: dict, label: dict, problems: Problems, ex
             try:
                 json.loads(p.read_text(encoding="utf-8"))
             except (UnicodeDecodeError, ValueError) as e:
-                problems.add(f"{qid}/{n}: not valid UTF-8 JSON ({e})")
+                problems.append(f"{qid}/{n}: not valid UTF-8 JSON ({e})")
             continue
         m = IMAGE.fullmatch(n)
         if not m:
-            problems.add(f"{qid}/{n}: not part of an E2E submission (<QueryID>.tsv, *.json, "
+            problems.append(f"{qid}/{n}: not part of an E2E submission (<QueryID>.tsv, *.json, "
                          f"*.component1|2.jpg|png)")
             continue
         head = p.read_bytes()[:8]
         kind = "png" if head.startswith(b"\x89PNG\r\n\x1a\n") else "jpg" if head.startswith(b"\xff\xd8\xff") else None
         if kind is None:
-            problems.add(f"{qid}/{n}: not a JPEG or PNG image")
+            problems.append(f"{qid}/{n}: not a JPEG or PNG image")
         elif kind != ("png" if m.group(3).lower() == "png" else "jpg"):
-            problems.add(f"{qid}/{n}: the file is a {'PNG' if kind == 'png' else 'JPEG'} but named .{m.group(3)}")
+            problems.append(f"{qid}/{n}: the file is a {'PNG' if kind == 'png' else 'JPEG'} but named .{m.group(3)}")
         images.setdefault(m.group(1), set()).add(m.group(2))
     for stem in summaries:
         if "1" not in images.get(stem, set()):
-            problems.add(f"{qid}/{stem}.json: no {stem}.component1 image (section 7.2.2)")
+            problems.append(f"{qid}/{stem}.json: no {stem}.component1 image (section 7.2.2)")
     for stem in images:
         if stem not in summaries:
-            problems.add(f"{qid}/{stem}.component*: an image without its {stem}.json")
+            problems.append(f"{qid}/{stem}.component*: an image without its {stem}.json")
 
 
-def check_tree(root: Path, label: dict, problems: Problems) -> dict:
+def check_tree(root: Path, label: dict, problems: list) -> dict:
     """Validate an unpacked submission rooted at ``root`` (no parent directory) for the label's task."""
     task = label["task"]
     top = sorted(root.iterdir())
@@ -232,11 +223,11 @@ def check_tree(root: Path, label: dict, problems: Problems) -> dict:
         suffix = ".tsv" if task == "CLIR" else ".ctm"
         for p in top:
             if p.is_dir():
-                problems.add(f"{p.name}/: a folder; {task} files sit at the top of the archive, without a "
+                problems.append(f"{p.name}/: a folder; {task} files sit at the top of the archive, without a "
                              f"parent directory (section {'7.2.1' if task == 'CLIR' else '8.2.2'})")
                 continue
             if not p.name.endswith(suffix) or (task == "CLIR" and not p.name.startswith("query")):
-                problems.add(f"{p.name}: not a {'query*.tsv' if task == 'CLIR' else '<DocID>.ctm'} file")
+                problems.append(f"{p.name}: not a {'query*.tsv' if task == 'CLIR' else '<DocID>.ctm'} file")
                 continue
             counts["files"] += 1
             if task == "CLIR":
@@ -248,22 +239,22 @@ def check_tree(root: Path, label: dict, problems: Problems) -> dict:
     else:
         for p in top:
             if not p.is_dir():
-                problems.add(f"{p.name}: E2E archives hold one folder per query id, no files at the top (7.2.2)")
+                problems.append(f"{p.name}: E2E archives hold one folder per query id, no files at the top (7.2.2)")
                 continue
             counts["queries"] += 1
             files = {}
             for q in sorted(p.iterdir()):
                 if q.is_dir():
-                    problems.add(f"{p.name}/{q.name}/: a folder inside a query folder")
+                    problems.append(f"{p.name}/{q.name}/: a folder inside a query folder")
                 else:
                     files[q.name] = q
                     counts["files"] += 1
             _check_e2e_folder(p.name, files, label, problems, extremes)
     if not counts["files"]:
-        problems.add("the submission holds no system output files")
+        problems.append("the submission holds no system output files")
     lo, hi = extremes.get("min_yes"), extremes.get("max_no")
     if lo and hi and hi[0] > lo[0]:
-        problems.add(f"{hi[1]}: an N decision at confidence {hi[0]} is above a Y decision at {lo[0]} ({lo[1]}); "
+        problems.append(f"{hi[1]}: an N decision at confidence {hi[0]} is above a Y decision at {lo[0]} ({lo[1]}); "
                      f"confidences must be consistent across the submission (section 6.4)")
     return counts
 
@@ -290,7 +281,7 @@ def check(tgz: Path) -> dict:
     unreadable archive or unsafe member raises ``SubmissionError``."""
     tgz = Path(tgz)
     label = parse_label(tgz.name)
-    problems = Problems([])
+    problems: list = []   # every problem found: a check reports them all, not just the first
     with tempfile.TemporaryDirectory(prefix="material-check-") as tmp:
         root = Path(tmp)
         total = 0
@@ -313,11 +304,11 @@ def check(tgz: Path) -> dict:
                         raise SubmissionError(f"{m.name}: in the archive twice")
                     dest.parent.mkdir(parents=True, exist_ok=True)
                     with tar.extractfile(m) as src, open(dest, "wb") as out:
-                        out.write(src.read())
+                        shutil.copyfileobj(src, out)
         except (tarfile.TarError, OSError, EOFError) as e:
             raise SubmissionError(f"{tgz}: not a readable gzip tar archive ({e})") from None
         counts = check_tree(root, label, problems)
-    return {"label": label, "task": label["task"], "mode": label["mode"], **counts, "problems": problems.items}
+    return {"label": label, "task": label["task"], "mode": label["mode"], **counts, "problems": problems}
 
 
 def pack(label: str, source: Path, out_dir: Path) -> Path:
@@ -331,10 +322,10 @@ def pack(label: str, source: Path, out_dir: Path) -> Path:
     for p in source.rglob("*"):
         if p.is_symlink():
             raise SubmissionError(f"{p}: a symbolic link; pack regular files only")
-    problems = Problems([])
+    problems: list = []   # every problem found: a check reports them all, not just the first
     check_tree(source, fields, problems)
-    if problems.items:
-        raise SubmissionError(f"{source}: not packed, {len(problems.items)} problem(s):\n  " + "\n  ".join(problems.items))
+    if problems:
+        raise SubmissionError(f"{source}: not packed, {len(problems)} problem(s):\n  " + "\n  ".join(problems))
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / name

@@ -488,20 +488,24 @@ class Scorer:
             a[t] = c
         return a
 
-    def from_sentences(self, sentences: list[str]) -> Summary:
-        """A summary given as sentences (lower-cased and cut as a file's would be)."""
-        sents = [_lower(x) for x in sentences if x]
+    def _summarise(self, sents: list[str]) -> Summary:
+        """Lower-cased sentences -> all tokens (``readText``) and tokens per sentence (``readText_LCS``)."""
         return Summary(self.tok.tokens(limited_text(sents, self.o.words, self.o.nbytes)),
                        [self.tok.tokens(u) for u in limited_units(sents, self.o.words, self.o.nbytes)])
 
-    def summary(self, path: Path, fmt: str) -> Summary:
+    def from_sentences(self, sentences: list[str]) -> Summary:
+        """A summary given as sentences (lower-cased and cut as a file's would be)."""
+        return self._summarise([_lower(x) for x in sentences if x])
+
+    def summary(self, path: Path, fmt: str, missing: str | None = None) -> Summary:
+        """A file's summary, read and tokenised once; ``missing``: the message for a file that does
+        not exist (the script's "Cannot find model summary")."""
         key = (str(path), fmt.upper())
         s = self._files.get(key)
         if s is None:
-            sents = read_sentences(path, fmt)
-            tokens = self.tok.tokens(limited_text(sents, self.o.words, self.o.nbytes))
-            units = [self.tok.tokens(u) for u in limited_units(sents, self.o.words, self.o.nbytes)]
-            s = self._files[key] = Summary(tokens, units)
+            if missing and not Path(path).exists():
+                raise EvalInputError(f"{missing}: {path}")
+            s = self._files[key] = self._summarise(read_sentences(path, fmt))
         return s
 
     def score(self, kind: str, params: dict, models: list[Summary], peer: Summary):
@@ -516,14 +520,15 @@ class Scorer:
             w = params.get("w", 1.0)
             root = 1.0 / w if weighted else 1.0
             p_tok, p_off, p_counts = self.vocab.summary(peer)
+        else:
+            grams = ((lambda x: x.ngrams(params["n"])) if kind == "N"
+                     else (lambda x: x.skip_bigrams(params["gap"], params["u"])))
+            pg = grams(peer)
+            pc = sum(pg.values())
         for model in models:
-            if kind == "N":
-                mg, pg = model.ngrams(params["n"]), peer.ngrams(params["n"])
-                hit, mc, pc = clipped_hits(mg, pg), sum(mg.values()), sum(pg.values())
-                score = float(_f(hit / mc)) if mc else 0.0
-            elif kind == "S":
-                mg, pg = model.skip_bigrams(params["gap"], params["u"]), peer.skip_bigrams(params["gap"], params["u"])
-                hit, mc, pc = clipped_hits(mg, pg), sum(mg.values()), sum(pg.values())
+            if kind in ("N", "S"):
+                mg = grams(model)
+                hit, mc = clipped_hits(mg, pg), sum(mg.values())
                 score = float(_f(hit / mc)) if mc else 0.0
             else:
                 m_tok, m_off, m_counts = self.vocab.summary(model)
@@ -772,11 +777,7 @@ def evaluate(evals: list[Evaluation], peer_ids: list[str], options: Options,
                         warn(f"*ROUGE Warning: test instance for peer {pid} does not exist for evaluation {e.id}")
                     known_missing.add((e.id, pid))
                     continue
-                models = []
-                for mp in e.model_paths():
-                    if not mp.exists():
-                        raise EvalInputError(f"Cannot find model summary: {mp}")
-                    models.append(scorer.summary(mp, e.fmt))
+                models = [scorer.summary(mp, e.fmt, missing="Cannot find model summary") for mp in e.model_paths()]
                 peer = scorer.summary(e.peer_path(pid), e.fmt)
                 mc, hit, pc, r, p, f = scorer.score(kind, params, models, peer)
                 test_id = f"{e.id}.{pid}"

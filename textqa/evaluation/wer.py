@@ -111,10 +111,11 @@ def _check_words(words: list[str], where: str) -> None:
         raise EvalInputError(f"{where}: alternations ('{{ a / b }}') are not supported")
 
 
-def read_stm(path: Path) -> list[Segment]:
-    """An STM file: ``<F> <C> <speaker> <BT> <ET> [<label>] transcript``."""
+def read_stm(path: Path, lines=None) -> list[Segment]:
+    """An STM file: ``<F> <C> <speaker> <BT> <ET> [<label>] transcript`` (``lines``: its
+    ``_lines``, when already read)."""
     out = []
-    for no, line in _lines(path):
+    for no, line in lines if lines is not None else _lines(path):
         f = line.split()
         where = f"{path}:{no}"
         if len(f) < 5:
@@ -132,10 +133,10 @@ def read_stm(path: Path) -> list[Segment]:
     return out
 
 
-def read_trn(path: Path) -> list[Segment]:
+def read_trn(path: Path, lines=None) -> list[Segment]:
     """One utterance per line, ``transcript (<F>)``: each file is one segment covering all its words."""
     out = []
-    for no, line in _lines(path):
+    for no, line in lines if lines is not None else _lines(path):
         where = f"{path}:{no}"
         if not line.endswith(")") or "(" not in line:
             raise EvalInputError(f"{where}: a transcript line ends with its file id in parentheses: 'words (<F>)'")
@@ -154,8 +155,8 @@ def read_reference(path: Path) -> list[Segment]:
     lines = list(_lines(path))
     if lines and all(s.endswith(")") and "(" in s for _, s in lines) and not any(
             len(s.split()) >= 5 and _is_float(s.split()[3]) and _is_float(s.split()[4]) for _, s in lines):
-        return read_trn(path)
-    return read_stm(path)
+        return read_trn(path, lines)
+    return read_stm(path, lines)
 
 
 def _is_float(s: str) -> bool:
