@@ -106,9 +106,13 @@ def test_symptom_guideline_functions():
     assert not is_symptom("486") and not is_symptom("V13.02") and not is_symptom("779.9") and not is_symptom("800.0")
     # synthetic code sets: fever never beside pneumonia (3 documents), twice beside asthma
     sets = [{"486"}, {"486"}, {"486", "786.2"}, {"493.90", "780.6"}, {"493.90", "780.6"}, {"493.90"}, {"780.6"}]
-    table = learn_symptom_suppression(sets, min_diagnosis=3)
+    table = learn_symptom_suppression(sets, min_diagnosis=3, min_expected=0)
     assert table == {"780.6": ["486"], "786.2": ["493.90"]}   # cough beside 486 once: kept; fever beside asthma: kept
-    assert learn_symptom_suppression(sets, min_diagnosis=3, max_rate=0.34)["786.2"] == ["486", "493.90"]
+    assert learn_symptom_suppression(sets, min_diagnosis=3, max_rate=0.34, min_expected=0)["786.2"] == ["486", "493.90"]
+    # chance alone puts fever (3 of 7) beside pneumonia (3 of 7) in 9/7 documents: never together is no
+    # evidence below the default of 3 expected documents; in 10 copies of the same sets it is
+    assert learn_symptom_suppression(sets, min_diagnosis=3) == {}
+    assert learn_symptom_suppression(sets * 10, min_diagnosis=3)["780.6"] == ["486"]
     assert drop_explained_symptoms(["486", "780.6", "786.2"], table) == ["486", "786.2"]
     assert drop_explained_symptoms(["780.6"], table) == ["780.6"]                   # no diagnosis: kept
     assert drop_explained_symptoms(["493.90", "780.6"], table) == ["493.90", "780.6"]
@@ -130,7 +134,7 @@ def test_guidelines_are_learned_from_training_codes_and_switchable(cmc, tmp_path
         for s in gone:                                   # only symptoms, each beside a diagnosis that explains it
             assert s in on.suppress_ and kept & set(on.suppress_[s])
         dropped += len(gone)
-    assert dropped > 5
+    assert dropped >= 2
     save_coder(on, tmp_path / "icd9", descriptions={})
     again = load_coder(tmp_path / "icd9")
     assert again.suppress_ == on.suppress_ and again.guidelines == ("symptoms",)

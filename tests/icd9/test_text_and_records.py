@@ -39,6 +39,48 @@ def test_sections_are_prefixed_and_kept_plain():
     assert {"cough", "H_cough", "pneumonia", "I_pneumonia"} <= set(f)
     f = record_features({"history": "Cough."}, TextOptions(sections=False))
     assert f == ["cough"]
+    # plain text may hold either section: both prefixes, beside the plain features
+    assert feats("Cough.") == ["cough", "H_cough", "I_cough"]
+
+
+def test_hypothetical_pseudo_and_post_triggers():
+    # ConText's hypothetical triggers: the requisition's question is not a finding
+    assert "UNC_pneumonia" in feats("Evaluate for pneumonia.") and "UNC_pneumonia" in feats("Rule out pneumonia.")
+    # NegEx's pseudo-negations open no scope: the hydronephrosis is still there
+    f = feats("No significant change of severe left hydronephrosis.")
+    assert "hydronephrosis" in f and not any(x.startswith("NEG_") for x in f)
+    assert "NEG_hydronephrosis" in feats("No hydronephrosis.")
+    # post-triggers reach back over the words before them, within the sentence and up to a terminator
+    f = feats("A small focus of pneumonia cannot be excluded. Cough.")
+    assert "UNC_pneumonia" in f and "UNC_focus" in f and "cough" in f
+    f = feats("Atelectasis but pneumonia is ruled out")
+    assert "NEG_pneumonia" in f and "atelectasis" in f
+    assert "NEG_pneumonia" in feats("No pneumonia is suspected")          # a negation is not turned uncertain
+    assert "pneumonia" in feats("Pneumonia is ruled out", negation=False)
+
+
+def test_index_term_concepts():
+    from textqa.models.icd9.concepts import INDEX, concepts
+    from textqa.models.icd9.text import tagged_sentences
+    opts = TextOptions(stopwords=STOP)
+
+    def found(text):
+        return concepts(tagged_sentences(text, opts), STOP)
+    assert found("Bilateral nonobstructing renal stones.") == [("592.0", None)]
+    assert found("Two new renal calculi are identified.") == [("592.0", None)]          # plural folded
+    # degree and laterality words inside a term; both word orders of an index entry
+    assert found("Mild dilatation of the left collecting system.") == [("593.89", None)]
+    assert found("Collecting system dilation.") == [("593.89", None)]
+    assert found("Left duplicated kidney.") == [("753.3", None)]
+    # scopes: negated, uncertain, affirmed; the longest term wins ("urinary tract infection", not "infection")
+    assert found("No focal pneumonia.") == [("486", "NEG")]
+    assert found("Atelectasis versus pneumonia.") == [("518.0", None), ("486", "UNC")]
+    assert found("Recent urinary tract infection with fever.") == [("599.0", None), ("780.6", None)]
+    assert found("Normal renal ultrasound.") == []
+    f = record_features({"history": "Cough.", "impression": "No pneumonia."}, TextOptions(stopwords=STOP, concepts=True))
+    assert {"CPT_786.2", "H_CPT_786.2", "CPT_NEG_486", "I_CPT_NEG_486"} <= set(f)
+    assert not any(x.startswith("CPT") for x in feats("Cough."))                       # off unless asked
+    assert all(c[0].isdigit() or c[0] == "V" for c in INDEX) and all(INDEX.values())
 
 
 def test_paragraph_deduplication():

@@ -42,6 +42,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="BRR prior variance learned by marginal likelihood (default) or the paper's fixed N(0, I)")
     p.add_argument("--no-negation", action="store_true", help="no NegEx-style negation/uncertainty marking")
     p.add_argument("--no-sections", action="store_true", help="do not prefix features with their section")
+    p.add_argument("--no-concepts", action="store_true",
+                   help="no ICD-9-CM index-term features (CPT_code, CPT_NEG_code, CPT_UNC_code)")
     p.add_argument("--window", type=int, default=6, help="negation scope in content words")
     p.add_argument("--at-least-one", action="store_true",
                    help="give a document its best code when no score passes its threshold (lowered 5-fold "
@@ -62,7 +64,8 @@ def make_coder(args, classifiers) -> ICD9Coder:
     return ICD9Coder(classifiers=classifiers, k=args.k, min_df=args.min_df, min_positives=args.min_positives,
                      C=args.C, svm_cost=args.svm_cost, negation=not args.no_negation, window=args.window,
                      sections=not args.no_sections, n_jobs=args.jobs, seed=args.seed, stopwords=english_stopwords(),
-                     brr_prior=args.brr_prior, at_least_one=args.at_least_one, guidelines=args.guidelines)
+                     brr_prior=args.brr_prior, at_least_one=args.at_least_one, guidelines=args.guidelines,
+                     concepts=not args.no_concepts)
 
 
 def cross_validate(records, args, classifiers, say=None) -> dict:

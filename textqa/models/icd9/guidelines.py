@@ -13,7 +13,10 @@ documents' codes only, so cross-validation learns it inside each fold.
   diagnosis explains which symptom is learned: a pair (symptom s, diagnosis d) suppresses s when
   the training documents coded d at least ``min_diagnosis`` times and never together with s (the
   CMC annotators do code some symptoms beside a diagnosis that does not explain them: fever 780.6
-  beside asthma 493.90, wheezing 786.07 beside pneumonia 486).
+  beside asthma 493.90, wheezing 786.07 beside pneumonia 486), and only when chance alone would
+  have put them together in at least ``min_expected`` = 3 documents (n_s n_d / N: never seeing a
+  pair that independence expects 3 times has probability e^-3 < 0.05; two rare codes never
+  coded together say nothing, e.g. enuresis 788.30 and hematuria 599.7).
 """
 from __future__ import annotations
 
@@ -28,10 +31,15 @@ def is_symptom(code: str) -> bool:
     return head.isdigit() and 780 <= int(head) <= 799
 
 
-def learn_symptom_suppression(code_sets: list, min_diagnosis: int = 3, max_rate: float = 0.0) -> dict:
+MIN_EXPECTED = 3.0
+
+
+def learn_symptom_suppression(code_sets: list, min_diagnosis: int = 3, max_rate: float = 0.0,
+                              min_expected: float = MIN_EXPECTED) -> dict:
     """{symptom: sorted diagnoses that suppress it}: every (s, d) with s a symptom code and d a
     non-symptom code coded in at least ``min_diagnosis`` documents, s beside d in at most
-    ``max_rate`` of them."""
+    ``max_rate`` of them, and s and d frequent enough that independence would expect them together
+    in at least ``min_expected`` documents (n_s n_d / N)."""
     with_d, together = Counter(), Counter()
     symptoms = set()
     for codes in code_sets:
@@ -47,7 +55,8 @@ def learn_symptom_suppression(code_sets: list, min_diagnosis: int = 3, max_rate:
     diagnoses = [d for d, n in with_d.items() if n >= min_diagnosis and not is_symptom(d)]
     out = {}
     for s in sorted(symptoms):
-        ds = sorted(d for d in diagnoses if together[(s, d)] <= max_rate * with_d[d])
+        ds = sorted(d for d in diagnoses if together[(s, d)] <= max_rate * with_d[d]
+                    and with_d[s] * with_d[d] >= min_expected * len(code_sets))
         if ds:
             out[s] = ds
     return out

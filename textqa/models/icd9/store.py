@@ -11,8 +11,9 @@ from ..artifact import ArtifactError, load_manifest, write_artifact
 from .coder import ICD9Coder
 
 ARTIFACT_NAME = "icd9"
-FORMAT_VERSION = 2            # 2: JSON + .npz (1 pickled the coder with joblib)
-MIN_FORMAT_VERSION = 2
+FORMAT_VERSION = 3            # 3: index-term features, hypothetical and pseudo-negation triggers
+MIN_FORMAT_VERSION = 3        # (2 read the same files, but its features came from other triggers:
+                              # its models would see different features, so it is refused); 1 pickled
 _ARRAYS = ("features", "phi", "weights")
 _OPTIONAL_ARRAYS = ("var_basis", "var_share")      # BRR posterior (models trained since the review flag)
 
