@@ -118,6 +118,22 @@ def test_symptom_guideline_functions():
     assert drop_explained_symptoms(["493.90", "780.6"], table) == ["493.90", "780.6"]
 
 
+def test_exclusive_pairs_and_cap_rules():
+    from textqa.models.icd9.guidelines import drop_excluded, learn_cap, learn_exclusive_pairs
+    # synthetic code sets: UTI (6 of 12) never beside its history (6 of 12): 3 expected, so exclusive;
+    # reflux (1) never beside history either, but 0.5 expected is no evidence; cough is a symptom
+    sets = [{"599.0"}] * 5 + [{"599.0", "593.70"}] + [{"V13.02"}] * 4 + [{"V13.02", "786.2"}] * 2
+    ex = learn_exclusive_pairs(sets, min_expected=3)
+    assert ex == {"599.0": ["V13.02"], "V13.02": ["599.0"]}
+    assert drop_excluded(["V13.02", "593.70", "599.0"], ex) == ["V13.02", "593.70"]    # the better one stays
+    assert drop_excluded(["599.0", "V13.02"], ex) == ["599.0"]
+    assert learn_exclusive_pairs(sets, min_expected=4) == {}
+    assert learn_cap([{"a"}] * 99 + [{"a", "b", "c"}]) == 1              # 99% of documents have 1 code
+    assert learn_cap([{"a"}] * 98 + [{"a", "b"}] + [{"a", "b", "c"}]) == 2
+    assert learn_cap([{"a"}] * 97 + [{"a", "b"}] * 3) == 2
+    assert learn_cap([]) == 0
+
+
 def test_guidelines_are_learned_from_training_codes_and_switchable(cmc, tmp_path):
     from textqa.models.icd9.store import load_coder, save_coder
     train = cmc[:500]

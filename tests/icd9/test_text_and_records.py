@@ -57,6 +57,14 @@ def test_hypothetical_pseudo_and_post_triggers():
     assert "NEG_pneumonia" in f and "atelectasis" in f
     assert "NEG_pneumonia" in feats("No pneumonia is suspected")          # a negation is not turned uncertain
     assert "pneumonia" in feats("Pneumonia is ruled out", negation=False)
+    # each group switchable; without them the basic lists are what they were ("rule out" a negation)
+    assert "NEG_pneumonia" in feats("Rule out pneumonia.", triggers=())
+    assert "pneumonia" in feats("Pneumonia cannot be excluded.", triggers=("hypothetical",))
+    assert "NEG_hydronephrosis" in feats("No significant change of hydronephrosis.", triggers=("post",))
+    assert "worrisome" in feats("Worrisome for pneumonia.", triggers=("post",))
+    assert "UNC_pneumonia" in feats("Worrisome for pneumonia.")
+    with pytest.raises(ValueError, match="unknown trigger group"):
+        feats("Cough.", triggers=("contextual",))
 
 
 def test_index_term_concepts():

@@ -20,6 +20,8 @@ import numpy as np
 from textqa.evaluation.icd9 import calibration, format_report, review_split, score_codes, top_codes_table
 from textqa.models.icd9.coder import CLASSIFIERS, ICD9Coder
 from textqa.models.icd9.records import RecordError, load_descriptions, read_records
+from textqa.models.icd9.guidelines import RULES as GUIDELINE_RULES
+from textqa.models.icd9.text import TRIGGER_GROUPS
 from textqa.paths import DATA_DIR, artifacts_dir, english_stopwords
 
 DEFAULT_DATA = [DATA_DIR / "icd9" / "cmc2007_train_dev80.xml.gz"]
@@ -45,13 +47,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-concepts", action="store_true",
                    help="no ICD-9-CM index-term features (CPT_code, CPT_NEG_code, CPT_UNC_code)")
     p.add_argument("--window", type=int, default=6, help="negation scope in content words")
+    p.add_argument("--triggers", nargs="*", default=list(TRIGGER_GROUPS), choices=TRIGGER_GROUPS, metavar="GROUP",
+                   help="negation/uncertainty trigger groups beyond NegEx's basic lists (default: all of "
+                        f"{', '.join(TRIGGER_GROUPS)}); hypothetical: ConText's 'evaluate for', 'rule out', ...; "
+                        "hedges: 'worrisome for', 'unsure', ...; pseudo: NegEx's 'no significant change', ...; "
+                        "post: NegEx's post-triggers ('cannot be excluded', 'is ruled out', ...); give none "
+                        "('--triggers') for the basic lists")
     p.add_argument("--at-least-one", action="store_true",
                    help="give a document its best code when no score passes its threshold (lowered 5-fold "
                         "micro-F1 here, so off by default)")
-    p.add_argument("--guidelines", nargs="*", default=["symptoms"], choices=["symptoms"], metavar="RULE",
+    p.add_argument("--guidelines", nargs="*", default=["symptoms"], choices=list(GUIDELINE_RULES), metavar="RULE",
                    help="coding guidelines over the per-code decisions (default: symptoms, i.e. a symptom code "
-                        "is dropped beside a diagnosis that explains it, pairs learned from the training codes); "
+                        "is dropped beside a diagnosis that explains it, pairs learned from the training codes; "
+                        "also: exclusive, of two codes never coded together though chance expects them together "
+                        "the better one only; cap, at most as many codes as 99%% of the training documents); "
                         "give none of them ('--guidelines') for independent per-code decisions")
+    p.add_argument("--symptom-min-expected", type=float, default=3.0, metavar="N",
+                   help="the symptoms guideline suppresses a (symptom, diagnosis) pair never coded together only "
+                        "when chance alone would put them together in at least N training documents (default: 3, "
+                        "i.e. p < 0.05; 0: every pair never seen together)")
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="parallel code models")
     p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/icd9)")
     p.add_argument("--artifacts", type=Path, default=None,
@@ -65,7 +79,8 @@ def make_coder(args, classifiers) -> ICD9Coder:
                      C=args.C, svm_cost=args.svm_cost, negation=not args.no_negation, window=args.window,
                      sections=not args.no_sections, n_jobs=args.jobs, seed=args.seed, stopwords=english_stopwords(),
                      brr_prior=args.brr_prior, at_least_one=args.at_least_one, guidelines=args.guidelines,
-                     concepts=not args.no_concepts)
+                     concepts=not args.no_concepts, triggers=tuple(args.triggers),
+                     symptom_min_expected=args.symptom_min_expected)
 
 
 def cross_validate(records, args, classifiers, say=None) -> dict:

@@ -33,9 +33,10 @@ from textqa.models.sklearn_data import same_numbers_anywhere
 
 from .bayes_ridge import optimal_sigma2, optimal_sigma2_tau2, posterior_mean
 from .guidelines import RULES as GUIDELINES
-from .guidelines import drop_explained_symptoms, learn_symptom_suppression
+from .guidelines import (MIN_EXPECTED, drop_excluded, drop_explained_symptoms, learn_cap, learn_exclusive_pairs,
+                         learn_symptom_suppression)
 from .records import Record
-from .text import TextOptions, record_features
+from .text import TRIGGER_GROUPS, TextOptions, record_features, trigger_table
 
 CLASSIFIERS = ("svm", "brr")
 
@@ -155,7 +156,8 @@ class ICD9Coder:
                  C: float = 1.0, svm_cost: str = "equal", negation: bool = True, window: int = 6,
                  sections: bool = True, at_least_one: bool = False, inner_folds: int = 3, n_jobs: int = 1,
                  seed: int = 13, stopwords: frozenset = frozenset(), brr_min_threshold: float = 0.25,
-                 brr_prior: str = "evidence", guidelines=("symptoms",), concepts: bool = True):
+                 brr_prior: str = "evidence", guidelines=("symptoms",), concepts: bool = True,
+                 triggers=TRIGGER_GROUPS, symptom_min_expected: float = MIN_EXPECTED):
         self.classifiers = tuple(classifiers)
         for c in self.classifiers:
             if c not in CLASSIFIERS:
@@ -165,6 +167,9 @@ class ICD9Coder:
         self.k, self.min_df, self.min_positives, self.C, self.svm_cost = k, min_df, min_positives, C, svm_cost
         self.negation, self.window, self.sections, self.at_least_one = negation, window, sections, at_least_one
         self.concepts = concepts
+        self.triggers = tuple(triggers)
+        self.symptom_min_expected = float(symptom_min_expected)
+        trigger_table(self.triggers)             # unknown groups: ValueError now, not at the first document
         self.inner_folds, self.n_jobs, self.seed = inner_folds, n_jobs, seed
         self.brr_min_threshold = brr_min_threshold
         if brr_prior not in ("fixed", "evidence"):
@@ -176,6 +181,8 @@ class ICD9Coder:
                 raise ValueError(f"unknown coding guideline {g!r}; choose from {', '.join(GUIDELINES)}")
         self.stopwords = frozenset(stopwords)
         self.suppress_: dict = {}
+        self.exclusive_: dict = {}
+        self.cap_ = 0
 
     # ---------------------------------------------------------------- params
     def get_params(self) -> dict:
@@ -184,11 +191,12 @@ class ICD9Coder:
                 "negation": self.negation, "window": self.window, "sections": self.sections,
                 "at_least_one": self.at_least_one, "inner_folds": self.inner_folds, "seed": self.seed,
                 "brr_min_threshold": self.brr_min_threshold, "brr_prior": self.brr_prior,
-                "guidelines": list(self.guidelines), "concepts": self.concepts}
+                "guidelines": list(self.guidelines), "concepts": self.concepts, "triggers": list(self.triggers),
+                "symptom_min_expected": self.symptom_min_expected}
 
     @property
     def text_options(self) -> TextOptions:
-        return TextOptions(self.negation, self.window, self.sections, self.stopwords, self.concepts)
+        return TextOptions(self.negation, self.window, self.sections, self.stopwords, self.concepts, self.triggers)
 
     def features(self, records: list[Record]) -> list[list[str]]:
         opts = self.text_options
@@ -221,7 +229,11 @@ class ICD9Coder:
         self.unpredicted_codes_ = {c: n for c, n in sorted(counts.items()) if n < self.min_positives}
         self.code_counts_ = dict(sorted(counts.items()))
         Y = np.array([[c in r.codes for c in self.codes_] for r in records], dtype=float).reshape(len(records), -1)
-        self.suppress_ = learn_symptom_suppression([r.codes for r in records]) if "symptoms" in self.guidelines else {}
+        self.suppress_ = (learn_symptom_suppression([r.codes for r in records], min_expected=self.symptom_min_expected)
+                          if "symptoms" in self.guidelines else {})
+        self.exclusive_ = (learn_exclusive_pairs([r.codes for r in records], self.symptom_min_expected)
+                           if "exclusive" in self.guidelines else {})
+        self.cap_ = learn_cap([r.codes for r in records]) if "cap" in self.guidelines else 0
         self.models_ = {}
         self.__dict__.pop("_stack_cache", None)          # stacked weights of a previous fit
         self.__dict__.pop("_variance_cache", None)
@@ -345,14 +357,21 @@ class ICD9Coder:
         out = []
         margin = S - T
         suppress = self.suppress_ if "symptoms" in self.guidelines else {}
-        for row in margin:
-            above = np.flatnonzero(row > 0)
-            chosen = above[np.argsort(-row[above], kind="stable")].tolist()
+        exclusive = getattr(self, "exclusive_", {}) if "exclusive" in self.guidelines else {}
+        cap = getattr(self, "cap_", 0) if "cap" in self.guidelines else 0
+        for row, pos in zip(margin, margin > 0):
+            above = np.flatnonzero(pos)
+            chosen = above.tolist() if len(above) < 2 else above[np.argsort(-row[above], kind="stable")].tolist()
             if not chosen and self.at_least_one and len(row):
                 chosen = [int(np.argmax(row))]
             if suppress and len(chosen) > 1:
                 kept = set(drop_explained_symptoms([self.codes_[j] for j in chosen], suppress))
                 chosen = [j for j in chosen if self.codes_[j] in kept]
+            if exclusive and len(chosen) > 1:
+                kept = set(drop_excluded([self.codes_[j] for j in chosen], exclusive))
+                chosen = [j for j in chosen if self.codes_[j] in kept]
+            if cap:
+                chosen = chosen[:cap]
             out.append(chosen)
         return out
 
@@ -376,16 +395,18 @@ class ICD9Coder:
         bayes = classifier == "brr" and self.has_uncertainty(classifier)
         if bayes:
             std, prob = self.uncertainty(records, classifier, X), self.probabilities(S, classifier)
-            review = np.any(np.abs(S - T) < std, axis=1)
+            review = np.any(np.abs(S - T) < std, axis=1).tolist()
+            std, prob = np.round(std, 6).tolist(), np.round(prob, 6).tolist()
+        rounded = np.round(S, 6).tolist()            # Python floats once, not per code
         out = []
         for i, idx in enumerate(self.decide(S, T)):
             item = {"id": records[i].id,
-                    "codes": [{"code": self.codes_[j], "score": round(float(S[i, j]), 6),
+                    "codes": [{"code": self.codes_[j], "score": rounded[i][j],
                                "description": descriptions.get(self.codes_[j])} for j in idx]}
             if bayes:
                 for c, j in zip(item["codes"], idx):
-                    c["std"], c["probability"] = round(float(std[i, j]), 6), round(float(prob[i, j]), 6)
-                item["review"] = bool(review[i])
+                    c["std"], c["probability"] = std[i][j], prob[i][j]
+                item["review"] = review[i]
             if all_scores:
                 item["scores"] = {c: round(float(S[i, j] - T[j]), 6) for j, c in enumerate(self.codes_)}
             out.append(item)

@@ -17,12 +17,21 @@ documents' codes only, so cross-validation learns it inside each fold.
   have put them together in at least ``min_expected`` = 3 documents (n_s n_d / N: never seeing a
   pair that independence expects 3 times has probability e^-3 < 0.05; two rare codes never
   coded together say nothing, e.g. enuresis 788.30 and hematuria 599.7).
+
+* ``exclusive``: two codes the training documents never carry together, though chance alone would
+  have put them together in at least ``min_expected`` documents, are read as mutually exclusive
+  (the data's counterpart of the Tabular List's "Excludes" notes, ICD-9-CM conventions section
+  I.A.12, e.g. a condition and the personal history of it): of such a pair only the code with the
+  larger margin is kept.
+* ``cap``: a document gets at most as many codes as 99% of the training documents have (the
+  CMC 2007 documents carry 1-3 codes, 1.24 on average).
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 
-RULES = ("symptoms",)
+RULES = ("symptoms", "exclusive", "cap")
 
 
 def is_symptom(code: str) -> bool:
@@ -66,3 +75,38 @@ def drop_explained_symptoms(codes: list, suppress: dict) -> list:
     """``codes`` (best first) without the symptom codes that a coded diagnosis suppresses."""
     present = set(codes)
     return [c for c in codes if not (is_symptom(c) and present.intersection(suppress.get(c, ())))]
+
+
+def learn_exclusive_pairs(code_sets: list, min_expected: float = MIN_EXPECTED) -> dict:
+    """{code: sorted codes it excludes}: pairs (a, b), neither a symptom code (the ``symptoms`` rule
+    covers those), never coded together though n_a n_b / N >= ``min_expected``."""
+    n, together = Counter(), Counter()
+    for codes in code_sets:
+        codes = sorted(set(codes))
+        n.update(codes)
+        for i, a in enumerate(codes):
+            for b in codes[i + 1:]:
+                together[(a, b)] += 1
+    codes = sorted(c for c in n if not is_symptom(c))
+    out: dict = {}
+    for i, a in enumerate(codes):
+        for b in codes[i + 1:]:
+            if not together[(a, b)] and n[a] * n[b] >= min_expected * len(code_sets):
+                out.setdefault(a, []).append(b)
+                out.setdefault(b, []).append(a)
+    return {k: sorted(v) for k, v in sorted(out.items())}
+
+
+def drop_excluded(codes: list, exclusive: dict) -> list:
+    """``codes`` (best first) without any code that a better code before it excludes."""
+    kept: list = []
+    for c in codes:
+        if not set(exclusive.get(c, ())).intersection(kept):
+            kept.append(c)
+    return kept
+
+
+def learn_cap(code_sets: list, share: float = 0.99) -> int:
+    """The smallest number of codes that at least ``share`` of the training documents do not exceed."""
+    sizes = sorted(len(set(c)) for c in code_sets)
+    return sizes[max(0, math.ceil(share * len(sizes)) - 1)] if sizes else 0

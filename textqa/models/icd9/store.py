@@ -68,7 +68,8 @@ def _coder_to_data(coder: ICD9Coder) -> tuple[dict, dict]:
                     arrays[f"{clf}|{code}|{k}"] = np.asarray(m[k])
     meta = {"params": coder.get_params(), "stopwords": sorted(coder.stopwords), "vocabulary": vocabulary,
             "codes": list(coder.codes_), "unpredicted_codes": coder.unpredicted_codes_,
-            "code_counts": coder.code_counts_, "suppress": coder.suppress_, "models": models}
+            "code_counts": coder.code_counts_, "suppress": coder.suppress_, "exclusive": coder.exclusive_,
+            "cap": coder.cap_, "models": models}
     return meta, arrays
 
 
@@ -79,6 +80,8 @@ def _coder_from_data(meta: dict, arrays: dict) -> ICD9Coder:
     coder.unpredicted_codes_ = dict(meta["unpredicted_codes"])
     coder.code_counts_ = dict(meta["code_counts"])
     coder.suppress_ = {str(k): [str(d) for d in v] for k, v in meta.get("suppress", {}).items()}
+    coder.exclusive_ = {str(k): [str(d) for d in v] for k, v in meta.get("exclusive", {}).items()}
+    coder.cap_ = int(meta.get("cap", 0))
     V = len(coder.vocabulary_)
     coder.models_ = {}
     for clf, per_code in meta["models"].items():

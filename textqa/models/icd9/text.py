@@ -29,21 +29,24 @@ from functools import lru_cache
 NEGATION = ("no", "not", "without", "negative for", "no evidence of", "no evidence", "free of", "absence of",
             "absent", "resolved", "resolution of", "denies", "unremarkable", "normal", "clear", "never")
 UNCERTAINTY = ("possible", "possibly", "probable", "probably", "may", "might", "could", "cannot exclude",
-               "can not exclude", "versus", "vs", "questionable",
-               "question", "suspicious", "suspicion", "suggest", "suggests", "suggestive of", "likely",
-               "concern for", "concerning for", "or", "equivocal", "borderline", "worrisome for", "worrisome",
-               "unsure", "uncertain", "differential diagnosis",
-               # ConText's hypothetical triggers (Harkema et al. 2009): what the requisition asks about
-               "rule out", "ruled out", "evaluate for", "eval for", "assess for", "check for", "to exclude",
-               "question of")
-# NegEx's pseudo-negations (Chapman et al. 2001), with the follow-up wording of radiology reports: a
-# negation word that negates no finding; matched as a phrase so that no scope opens
+               "can not exclude", "versus", "vs", "questionable", "question", "suspicious", "suspicion", "suggest",
+               "suggests", "suggestive of", "likely", "concern for", "concerning for", "or", "equivocal", "borderline")
+# The trigger groups beyond these lists (``TextOptions.triggers``; without a group, the lists above
+# are all there is, and "rule out", "cannot be excluded" and "not excluded" are the pre-triggers they
+# were before the groups existed).
+# hypothetical: ConText's hypothetical triggers (Harkema et al. 2009), the requisition's question
+HYPOTHETICAL = ("rule out", "ruled out", "evaluate for", "eval for", "assess for", "check for", "to exclude",
+                "question of")
+# hedges: more of the uncertainty cues of radiology reports
+HEDGES = ("worrisome for", "worrisome", "unsure", "uncertain", "differential diagnosis")
+# pseudo: NegEx's pseudo-negations (Chapman et al. 2001), with the follow-up wording of radiology
+# reports: a negation word that negates no finding; matched as a phrase so that no scope opens
 PSEUDO = ("no change", "no significant change", "no interval change", "no significant interval change",
           "no other change", "no suspicious change", "no increase", "no significant increase", "no interval increase",
           "no decrease", "no interval decrease", "no growth", "no interval growth", "no significant growth",
           "no significant interval growth", "not only", "not necessarily", "no further", "not cause",
           "without difficulty", "gram negative")
-# NegEx's post-triggers: the scope runs back over the words before them
+# post: NegEx's post-triggers, whose scope runs back over the words before them
 POST_NEGATION = ("unlikely", "is ruled out", "are ruled out", "was ruled out", "were ruled out", "have been ruled out",
                  "has been ruled out", "is not seen", "are not seen", "was not seen", "were not seen",
                  "is not identified", "are not identified", "is not present", "are not present", "is absent",
@@ -52,6 +55,7 @@ POST_UNCERTAINTY = ("cannot be excluded", "can not be excluded", "cannot be rule
                     "not excluded", "not been excluded", "not ruled out", "not been ruled out", "is suspected",
                     "are suspected", "is questioned", "is possible", "is not excluded", "are not excluded",
                     "is favored", "are favored", "is likely", "are likely")
+TRIGGER_GROUPS = ("hypothetical", "hedges", "pseudo", "post")
 TERMINATORS = frozenset(("but", "however", "although", "which", "though", "except", "apart", "aside"))
 PRONOUNS = frozenset(("i", "me", "my", "he", "him", "his", "she", "her", "hers", "they", "them", "their",
                       "we", "us", "our", "you", "your"))
@@ -69,17 +73,36 @@ class TextOptions:
     sections: bool = True
     stopwords: frozenset = frozenset()
     concepts: bool = False
+    triggers: tuple = TRIGGER_GROUPS
 
 
 PSEUDO_KIND = "PSEUDO"
 
 
-def _trigger_table() -> dict:
-    """{first word: [(phrase, kind), ...]} over every trigger list, longest phrase first; among
-    phrases of one length the earlier list wins (pseudo-negation, post-, then pre-triggers)."""
+@lru_cache(maxsize=16)
+def trigger_table(groups: tuple = TRIGGER_GROUPS) -> dict:
+    """{first word: [(phrase, kind), ...]} over the trigger lists of ``groups`` (``TRIGGER_GROUPS``),
+    longest phrase first; among phrases of one length the earlier list wins (pseudo-negation, post-,
+    then pre-triggers)."""
+    unknown = set(groups) - set(TRIGGER_GROUPS)
+    if unknown:
+        raise ValueError(f"unknown trigger group(s) {', '.join(sorted(unknown))}; choose from {', '.join(TRIGGER_GROUPS)}")
+    negation, uncertainty = NEGATION, UNCERTAINTY
+    lists = []
+    if "pseudo" in groups:
+        lists.append((PSEUDO_KIND, PSEUDO))
+    if "post" in groups:
+        lists += [("POST_NEG", POST_NEGATION), ("POST_UNC", POST_UNCERTAINTY)]
+    else:                                   # the pre-trigger forms they had without the group
+        uncertainty += ("cannot be excluded", "not excluded")
+    if "hypothetical" in groups:
+        uncertainty += HYPOTHETICAL
+    else:
+        negation += ("rule out", "ruled out")
+    if "hedges" in groups:
+        uncertainty += HEDGES
+    lists += [("NEG", negation), ("UNC", uncertainty)]
     table: dict = {}
-    lists = ((PSEUDO_KIND, PSEUDO), ("POST_NEG", POST_NEGATION), ("POST_UNC", POST_UNCERTAINTY),
-             ("NEG", NEGATION), ("UNC", UNCERTAINTY))
     for rank, (kind, entries) in enumerate(lists):
         for e in entries:
             words = tuple(e.split())
@@ -87,13 +110,11 @@ def _trigger_table() -> dict:
     return {k: [(w, kind) for _, _, w, kind in sorted(v, reverse=True)] for k, v in table.items()}
 
 
-_TRIGGERS = _trigger_table()
-
-
-def _trigger(tokens: list[str], i: int) -> tuple[str | None, int]:
-    """(NEG|UNC|POST_NEG|POST_UNC|PSEUDO|None, length) of the longest trigger phrase starting at token
-    i (a pseudo-negation wins a tie: "no change" is not the trigger "no")."""
-    for phrase, kind in _TRIGGERS.get(tokens[i], ()):
+def _trigger(tokens: list[str], i: int, table: dict) -> tuple[str | None, int]:
+    """(NEG|UNC|POST_NEG|POST_UNC|PSEUDO|None, length) of the longest trigger phrase of ``table``
+    (``trigger_table``) starting at token i (a pseudo-negation wins a tie: "no change" is not the
+    trigger "no")."""
+    for phrase, kind in table.get(tokens[i], ()):
         n = len(phrase)
         if n == 1 or tuple(tokens[i:i + n]) == phrase:
             return kind, n
@@ -130,7 +151,7 @@ def tagged_sentences(text: str, options: TextOptions) -> list[list[tuple[str | N
     """Per sentence, its feature tokens (classed, stopwords removed) with the scope each is in:
     ``"NEG"``, ``"UNC"`` or ``None``."""
     out = []
-    triggers = _TRIGGERS if options.negation else {}
+    triggers = trigger_table(tuple(options.triggers)) if options.negation else {}
     stopwords, window, classed = options.stopwords, options.window, _class
     for sent in sentences(dedupe_paragraphs(text)):
         tokens = _TOKEN.findall(sent.lower())
@@ -139,7 +160,7 @@ def tagged_sentences(text: str, options: TextOptions) -> list[list[tuple[str | N
             word = tokens[i]
             candidates = triggers.get(word)
             if candidates:
-                kind, length = _trigger(tokens, i)
+                kind, length = _trigger(tokens, i, triggers)
                 if kind is not None:
                     if kind.startswith("POST_"):
                         # back over the words since the last terminator or trigger, nearest first
