@@ -86,3 +86,26 @@ def test_table_output(capsys):
     assert main(["eval", "wer", str(FIX / "edges.stm"), str(FIX / "edges.ctm")]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[-1].split() == ["overall", "5", "19", "10", "2", "7", "6", "78.9"]
+
+
+def test_json_is_strict_when_a_rate_is_not_finite(tmp_path, capsys):
+    """No reference words but an insertion: the WER is infinite; --json writes null (JSON has no
+    Infinity), the counts say why, and the table still prints inf."""
+    import json
+    (tmp_path / "r.stm").write_text("F A s 0 3\n")
+    (tmp_path / "h.ctm").write_text("F A 0.5 0.2 w\n")
+    assert main(["eval", "wer", str(tmp_path / "r.stm"), str(tmp_path / "h.ctm"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
+    assert out["overall"]["wer"] is None and out["overall"]["insertions"] == 1
+    assert out["overall"]["reference_words"] == 0
+    assert main(["eval", "wer", str(tmp_path / "r.stm"), str(tmp_path / "h.ctm")]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].split()[-1] == "inf"
+
+
+def test_json_safe_replaces_every_non_finite_number():
+    import numpy as np
+
+    from textqa.evaluation.commands import json_safe
+    value = {"a": float("nan"), "b": [1.5, float("-inf"), {"c": np.float64("inf")}], "d": np.array([1.0, np.nan]),
+             "e": (2, "x"), "f": np.int64(3)}
+    assert json_safe(value) == {"a": None, "b": [1.5, None, {"c": None}], "d": [1.0, None], "e": [2, "x"], "f": 3}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import textwrap
 
 COMMANDS = {
@@ -46,8 +47,24 @@ def wrap(text: str, width: int = 100) -> str:
     return "\n".join(out)
 
 
+def json_safe(value):
+    """``value`` with every float that is not finite (a WER over no reference words, a correlation
+    of constant scores) replaced by None: JSON has no NaN or Infinity, and ``json.dumps`` would
+    write them as tokens other parsers reject."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if hasattr(value, "dtype") and hasattr(value, "tolist"):       # numpy scalars and arrays
+        return json_safe(value.tolist())
+    return value
+
+
 def print_json(result) -> None:
-    print(json.dumps(result, indent=2))
+    """The scorers' ``--json`` output: strict JSON, non-finite numbers as null (``json_safe``)."""
+    print(json.dumps(json_safe(result), indent=2, allow_nan=False))
 
 
 def print_pairs(result: dict, width: int = 22, digits: int = 6) -> None:
