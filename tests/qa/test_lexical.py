@@ -1,0 +1,51 @@
+"""The bundled WordNet 3.0 (textqa.lexical): unpacked safely into the cache, read by NLTK's reader."""
+import io
+import tarfile
+
+import pytest
+
+from textqa import lexical
+
+
+def test_bundled_wordnet_is_princetons_3_0(tmp_path, monkeypatch):
+    monkeypatch.setenv("TEXTQA_CACHE", str(tmp_path))
+    lexical.wordnet.cache_clear()
+    try:
+        wn = lexical.wordnet()
+        assert (tmp_path / "nltk_data" / "corpora" / "wordnet" / "data.noun").is_file()
+        assert wn.get_version() == "3.0"
+        dog, cat = wn.synset("dog.n.01"), wn.synset("cat.n.01")
+        assert {h.name() for h in dog.hypernyms()} == {"canine.n.02", "domestic_animal.n.01"}
+        assert dog.path_similarity(cat) == pytest.approx(0.2)          # NLTK's documented value for 3.0
+        assert "chromatic_color.n.01" in {h.name() for h in wn.synset("color.n.01").hyponyms()}
+        assert wn.morphy("geese") == "goose" and wn.morphy("ran", "v") == "run"
+        assert "nominal" in {l.name() for s in wn.synsets("nominal") for l in s.lemmas()}
+        assert wn.synset("viscosity.n.01").definition().startswith("resistance of a liquid to shear forces")
+    finally:
+        lexical.wordnet.cache_clear()
+
+
+def _tar(path, members):
+    with tarfile.open(path, "w:xz") as tar:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+def test_unsafe_or_incomplete_archives_write_nothing_outside(tmp_path):
+    bad = tmp_path / "bad.tar.xz"
+    _tar(bad, [("wordnet/../../escaped", b"x")])
+    root = tmp_path / "root"
+    with pytest.raises(lexical.WordNetUnavailable, match="cannot unpack"):
+        lexical.unpack_wordnet(bad, root)
+    assert not (tmp_path / "escaped").exists() and not (root / "escaped").exists()
+    assert not (root / "corpora" / "wordnet").exists()
+    partial = tmp_path / "partial.tar.xz"
+    _tar(partial, [("wordnet/data.noun", b"")])
+    with pytest.raises(lexical.WordNetUnavailable, match="not a WordNet database"):
+        lexical.unpack_wordnet(partial, root)
+    assert not (root / "corpora" / "wordnet").exists()
+    assert list((root / "corpora").iterdir()) == []               # no temporary folder left behind
+    with pytest.raises(lexical.WordNetUnavailable, match="not found"):
+        lexical.unpack_wordnet(tmp_path / "nowhere.tar.xz", root)

@@ -1,0 +1,87 @@
+"""WordNet 3.0 through NLTK's reader, from the copy bundled in ``data/`` (no download, ever).
+
+The database is Debian's ``wordnet-base`` 3.0 (Princeton's WordNet 3.0, rebuilt by Debian from
+the lexicographer files), packed as ``data/nltk_data/packages/wordnet-3.0.tar.xz`` (see
+``data/nltk_data/SOURCES.md``).  On first use it is unpacked into the cache
+(``$TEXTQA_CACHE/nltk_data/corpora/wordnet``): every member is checked to stay inside that folder
+(tarfile's ``data`` filter), the files land in a temporary folder first and are renamed into
+place, so an interrupted unpack leaves nothing half-written.
+
+Debian leaves out ``index.sense``, which NLTK reads only to map other WordNet versions (and Open
+Multilingual WordNet) onto 3.0; the reader here maps nothing (``map_wn`` returns None), which is
+what NLTK does for the version it has loaded anyway.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tarfile
+import tempfile
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+from .paths import DATA_DIR, cache_dir
+
+WORDNET_ARCHIVE = DATA_DIR / "nltk_data" / "packages" / "wordnet-3.0.tar.xz"
+_FILES = ("data.noun", "data.verb", "data.adj", "data.adv", "index.noun", "index.verb", "index.adj", "index.adv",
+          "lexnames", "noun.exc", "verb.exc", "adj.exc", "adv.exc")
+_LOCK = threading.Lock()
+
+
+class WordNetUnavailable(RuntimeError):
+    """The bundled WordNet archive is missing or unreadable."""
+
+
+def nltk_root() -> Path:
+    """The cache's NLTK data folder (``corpora/wordnet`` is unpacked under it)."""
+    return cache_dir() / "nltk_data"
+
+
+def unpack_wordnet(archive: Path = WORDNET_ARCHIVE, root: Path | None = None) -> Path:
+    """``root/corpora/wordnet`` with the database files, unpacked from ``archive`` unless there."""
+    root = Path(root) if root is not None else nltk_root()
+    dest = root / "corpora" / "wordnet"
+    if all((dest / f).is_file() for f in _FILES):
+        return dest
+    if not archive.is_file():
+        raise WordNetUnavailable(f"{archive}: WordNet archive not found (it is part of the repository's data/)")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".wordnet-", dir=dest.parent))
+    try:
+        try:
+            with tarfile.open(archive, "r:*") as tar:
+                members = [m for m in tar.getmembers() if m.name.split("/", 1)[0] == "wordnet"]
+                tar.extractall(tmp, members=members, filter="data")     # refuses absolute paths, '..', links out
+        except (tarfile.TarError, OSError, EOFError) as e:
+            raise WordNetUnavailable(f"{archive}: cannot unpack WordNet ({e})") from e
+        missing = [f for f in _FILES if not (tmp / "wordnet" / f).is_file()]
+        if missing:
+            raise WordNetUnavailable(f"{archive}: not a WordNet database (no {', '.join(missing)})")
+        if dest.exists():                     # an incomplete earlier unpack
+            shutil.rmtree(dest)
+        os.replace(tmp / "wordnet", dest)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return dest
+
+
+@lru_cache(maxsize=1)
+def wordnet():
+    """NLTK's ``WordNetCorpusReader`` over the bundled WordNet 3.0 (loaded once per process)."""
+    import nltk
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class _Reader(WordNetCorpusReader):
+        def map_wn(self, version="wordnet"):          # no index.sense: nothing to map (see module doc)
+            return None
+
+    import warnings
+    with _LOCK:
+        dest = unpack_wordnet()
+        root = str(dest.parent.parent)
+        if root not in nltk.data.path:                 # NLTK only reads corpora under its data path
+            nltk.data.path.insert(0, root)
+        with warnings.catch_warnings():                # "multilingual functions are not available": known
+            warnings.simplefilter("ignore", UserWarning)
+            return _Reader(nltk.data.find("corpora/wordnet"), None)
