@@ -1,4 +1,4 @@
-"""``textqa qa select`` and ``textqa qa answer-type``."""
+"""``textqa qa select``, ``answer-type``, ``answer`` and ``resources``."""
 from __future__ import annotations
 
 import sys
@@ -118,6 +118,47 @@ def run_answer(args) -> int:
     return 0
 
 
+def run_resources(args) -> int:
+    """Lita, Hunt & Nyberg's resource analysis: WordNet and gazetteers as answer sources."""
+    import json
+    import time
+
+    from tqdm import tqdm
+
+    from textqa.models.qa import resources as R
+    t0 = time.perf_counter()
+    try:
+        questions = [q for name in args.sets for q in R.read_question_set(name, args.limit)]
+    except R.QuestionSetError as e:
+        raise EvalInputError(str(e)) from e
+    type_rows = None
+    if not args.no_types:
+        from textqa.models.qa.nlp import parse
+        model = _load(args)
+        labels = model.answer_types.predict(parse([f"{q.question}" for q in questions]))
+        for q, label in zip(questions, labels):
+            q.answer_type = model.answer_types.coarse(label)
+    with tqdm(total=len(questions), desc="questions", unit="q", file=sys.stderr, disable=args.quiet) as bar:
+        R.analyse(questions, progress=bar.update)
+    wn_rows, gaz_rows = R.wordnet_table(questions), R.gazetteer_table(questions)
+    if not args.no_types:
+        type_rows = R.by_type_table(questions)
+    if args.json:
+        from textqa.evaluation.commands import print_json
+        out = {"wordnet": wn_rows, "gazetteers": gaz_rows, "by_type": type_rows,
+               "paper": {"wordnet": R.PAPER_WORDNET, "gazetteers": R.PAPER_GAZETTEERS}}
+        if args.details:
+            out["questions"] = [{"qid": q.qid, "year": q.year, "question": q.question, "answer_type": q.answer_type,
+                                 "found": q.found} for q in questions]
+        print_json(out)
+    else:
+        print(R.format_report(wn_rows, gaz_rows, type_rows))
+    if not args.quiet:
+        print(f"[qa resources] {len(questions)} questions of {', '.join(args.sets)} in "
+              f"{time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    return 0
+
+
 def register(sub) -> None:
     qa = sub.add_parser("qa", help="use the trained QA models",
                         description="Question answering models (Lita & Carbonell 2004, 2008).")
@@ -143,3 +184,21 @@ def register(sub) -> None:
                     help="more text to search: TrecQA XML or plain text (not stored in the artifact)")
     an.add_argument("--top-k", type=int, default=5, help="answers per question (default 5)")
     an.set_defaults(func=run_answer)
+    from textqa.models.qa.resources import QUESTION_SETS
+    rs = qs.add_parser("resources", help="how many TREC questions WordNet and gazetteers answer (Lita et al. 2004)",
+                       description="Resource analysis for QA (Lita, Hunt & Nyberg 2004): for every TREC question "
+                                   "with NIST answer patterns, the WordNet text of its terms and phrases (glosses, "
+                                   "synonyms, hypernyms/hyponyms) and a gazetteer extractor (GeoNames countries, "
+                                   "US states, cities, continents) are checked against the patterns; tables by "
+                                   "TREC set (the paper's tables 1 and 2, its numbers beside) and by the QA "
+                                   "model's answer type (table 4). Needs the QA artifact for the answer types "
+                                   "unless --no-types.")
+    add_common(rs)
+    rs.add_argument("--sets", nargs="+", default=list(QUESTION_SETS), choices=list(QUESTION_SETS), metavar="SET",
+                    help=f"TREC question sets (default: all of {', '.join(QUESTION_SETS)})")
+    rs.add_argument("--limit", type=int, default=None, help="at most this many questions per set")
+    rs.add_argument("--no-types", action="store_true", help="no answer-type table (no QA model needed)")
+    rs.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    rs.add_argument("--details", action="store_true", help="with --json: every question's findings too")
+    rs.add_argument("--quiet", action="store_true", help="no progress bar or summary on stderr")
+    rs.set_defaults(func=run_resources)
