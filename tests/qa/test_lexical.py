@@ -49,3 +49,23 @@ def test_unsafe_or_incomplete_archives_write_nothing_outside(tmp_path):
     assert list((root / "corpora").iterdir()) == []               # no temporary folder left behind
     with pytest.raises(lexical.WordNetUnavailable, match="not found"):
         lexical.unpack_wordnet(tmp_path / "nowhere.tar.xz", root)
+
+
+def test_wordnet_features_of_the_sentence_ranker():
+    from textqa.models.qa.selection import FEATURES, pair_features
+    from textqa.models.qa.trecqa import Sentence
+
+    def feats(q, c):
+        f = pair_features(Sentence(q.split()), Sentence(c.split()), {}, {}, 1.0)
+        assert len(f) == len(FEATURES)
+        return dict(zip(FEATURES, f))
+    # question content words: longest, river, united, states (idf 1 each): river -> Mississippi, an instance
+    f = feats("What is the longest river in the United States ?", "the Mississippi is the longest in the United States")
+    assert f["wn_hyper_hyponym"] == pytest.approx(1 / 4) and f["wn_synonym"] == 0
+    f = feats("Who makes the automobile ?", "the car is made in Detroit")
+    assert f["wn_synonym"] == pytest.approx(1 / 2)                       # automobile = car; makes ~ made (base form)
+    f = feats("Who invented the telephone ?", "Bell , the inventor of the telephone")
+    assert f["wn_derived"] == pytest.approx(1 / 2) and f["wn_synonym"] == 0
+    assert feats("Which is the largest planet ?", "the smallest planet is Mercury")["wn_antonym"] == 1.0
+    f = feats("Where are geese found ?", "a goose lives near water")        # a base form is a match, not a relation
+    assert f["wn_synonym"] == f["wn_hyper_hyponym"] == f["wn_derived"] == 0

@@ -8,12 +8,20 @@ A logistic-regression ranker over features of a (question, sentence) pair:
   :mod:`textqa.models.qa.answer_type`) against the types of the sentence's named entities that are not
   question words (BBN types mapped to the UIUC coarse classes), and how close the nearest such
   entity is to a question word (Lita & Carbonell 2004 use keyword distance to the candidate);
-* the sentence's length.
+* the sentence's length;
+* lexical-semantic matches through WordNet 3.0 (:func:`textqa.lexical.wordnet`; Lita, Hunt & Nyberg
+  2004 bound how much of TREC WordNet reaches): the idf share of the question's content words
+  that the sentence does not contain (not even as a WordNet base form, "geese" for "goose") but
+  relates to one of its words as a synonym, as a direct hypernym or hyponym ("river" and
+  "Mississippi", "automaker" and "company"), or as a derivationally related form ("invent" and
+  "inventor"), and whether a question word has an antonym in the sentence.  The first eight
+  senses of each word are read.
 """
 from __future__ import annotations
 
 import math
 from collections import Counter
+from functools import lru_cache
 
 import numpy as np
 
@@ -30,7 +38,8 @@ NER_COARSE = {
 }
 COARSE = ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM")
 FEATURES = ("overlap", "idf_overlap", "idf_overlap_norm", "stem_overlap_norm", "bigram_overlap",
-            "type_match", "type_near", "length")
+            "type_match", "type_near", "length", "wn_synonym", "wn_hyper_hyponym", "wn_derived", "wn_antonym")
+WN_SENSES = 8
 
 
 def ner_coarse(label: str) -> str:
@@ -70,7 +79,50 @@ def pair_features(q: Sentence, c: Sentence, qtype: dict, idf: dict, default_idf:
             near = max(near, p * math.exp(-d / 5))
     shared_idf = math.fsum(w(t) for t in shared)
     return [len(shared), shared_idf, shared_idf / q_idf,
-            len(qs & cs) / max(len(qs), 1), len(qb & cb), match, near, len(c.tokens) / 50]
+            len(qs & cs) / max(len(qs), 1), len(qb & cb), match, near, len(c.tokens) / 50,
+            *wordnet_features(qw, cw, w, q_idf)]
+
+
+@lru_cache(maxsize=200_000)
+def _base(word: str) -> str:
+    from textqa.lexical import wordnet
+    return wordnet().morphy(word) or word
+
+
+@lru_cache(maxsize=200_000)
+def _related(word: str) -> tuple:
+    """(synonyms, hypernyms and hyponyms, derivationally related forms, antonyms) of ``word``'s
+    first ``WN_SENSES`` synsets, as lowercased lemma names."""
+    from textqa.lexical import wordnet
+    syn, hyp, der, ant = set(), set(), set(), set()
+    for s in wordnet().synsets(word)[:WN_SENSES]:
+        for lemma in s.lemmas():
+            syn.add(lemma.name().lower())
+            der.update(d.name().lower() for d in lemma.derivationally_related_forms())
+            ant.update(a.name().lower() for a in lemma.antonyms())
+        for h in s.hypernyms() + s.hyponyms() + s.instance_hypernyms() + s.instance_hyponyms():
+            hyp.update(lemma.name().lower() for lemma in h.lemmas())
+    syn.discard(word)
+    return frozenset(syn), frozenset(hyp), frozenset(der), frozenset(ant)
+
+
+def wordnet_features(qw: set, cw: set, w, q_idf: float) -> list[float]:
+    """[synonym, hypernym/hyponym, derived-form idf shares, antonym found] (see the module doc).
+    A question word counts once, for the first relation that reaches the sentence."""
+    sentence = cw | {_base(t) for t in cw}
+    shares, antonym = [0.0, 0.0, 0.0], 0.0
+    for t in sorted(qw - cw):
+        b = _base(t)
+        if b in sentence:
+            continue
+        related = _related(b)
+        for k in range(3):
+            if related[k] & sentence:
+                shares[k] += w(t)
+                break
+        if related[3] & sentence:
+            antonym = 1.0
+    return [x / q_idf for x in shares] + [antonym]
 
 
 class SentenceSelector:

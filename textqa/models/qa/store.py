@@ -8,8 +8,8 @@ from ..artifact import ArtifactError, load_manifest, write_artifact
 
 ARTIFACT_NAME = "qa"
 MAX_QUESTION_WORDS = 200            # longer input is refused (CLI and HTTP)
-FORMAT_VERSION = 2            # 2: JSON + .npz + SQLite (1 pickled the models with joblib)
-MIN_FORMAT_VERSION = 2
+FORMAT_VERSION = 3            # 3: WordNet features in the sentence ranker (12, not 8); 2: JSON + .npz + SQLite
+MIN_FORMAT_VERSION = 3        # (a format-2 ranker expects 8 features); 1 pickled the models with joblib
 
 
 class QAModel:
