@@ -69,3 +69,15 @@ def test_wordnet_features_of_the_sentence_ranker():
     assert feats("Which is the largest planet ?", "the smallest planet is Mercury")["wn_antonym"] == 1.0
     f = feats("Where are geese found ?", "a goose lives near water")        # a base form is a match, not a relation
     assert f["wn_synonym"] == f["wn_hyper_hyponym"] == f["wn_derived"] == 0
+
+
+def test_wordnet_type_check_of_answer_candidates():
+    from textqa.models.qa.nlp import parse
+    from textqa.models.qa.system import focus_of, wordnet_type_match
+    assert wordnet_type_match("river", "Mississippi") == 1.0          # an instance of river
+    assert wordnet_type_match("color", "red") == 1.0                   # a kind of color
+    assert wordnet_type_match("city", "New York City") == 1.0          # multiword lemma
+    assert wordnet_type_match("city", "Mississippi") == 0.0
+    assert wordnet_type_match(None, "Paris") == 0.0 and wordnet_type_match("city", "") == 0.0
+    docs = parse(["What river flows through Cairo?", "Which color is the sky?", "Who wrote Hamlet?"])
+    assert [focus_of(d) for d in docs] == ["river", "color", None]

@@ -28,17 +28,28 @@ def question_features(doc) -> list[str]:
         feats += [f"wh={wh}", f"wh+1={wh}_{nxt}"]
         if wh_i + 2 < len(words):
             feats.append(f"wh+2={wh}_{nxt}_{words[wh_i + 2]}")
-        # informer: the root of the first noun chunk after (or including) the wh-word
-        for chunk in doc.noun_chunks:
-            if chunk.end > wh_i + 1 or (chunk.start <= wh_i < chunk.end and len(chunk) > 1):
-                head = chunk.root
-                if head.lower_ not in WH:
-                    feats += [f"head={head.lower_}", f"headlemma={head.lemma_.lower()}", f"wh_head={wh}_{head.lemma_.lower()}"]
-                    break
+        head = informer(doc, wh_i)
+        if head is not None:
+            feats += [f"head={head.lower_}", f"headlemma={head.lemma_.lower()}", f"wh_head={wh}_{head.lemma_.lower()}"]
     feats += [f"pos{i}={t.tag_}" for i, t in enumerate(doc[:3])]
     feats += [f"ent={e.label_}" for e in doc.ents]
     feats.append(f"len={min(len(doc), 20) // 4}")
     return feats
+
+
+def informer(doc, wh_i: int | None = None):
+    """The question's informer (Huang et al. 2008): the root token of the first noun chunk after
+    (or including) the wh-word, e.g. *city* in "What city ...", or None."""
+    if wh_i is None:
+        wh_i = next((i for i, t in enumerate(doc) if t.lower_ in WH), None)
+        if wh_i is None:
+            return None
+    for chunk in doc.noun_chunks:
+        if chunk.end > wh_i + 1 or (chunk.start <= wh_i < chunk.end and len(chunk) > 1):
+            head = chunk.root
+            if head.lower_ not in WH:
+                return head
+    return None
 
 
 @dataclass

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -42,6 +43,19 @@ def keywords(doc) -> list[str]:
     stop = english_stopwords()
     return [t.lower_ for t in doc if not t.is_punct and t.lower_ not in stop and t.lower_ not in
             ("name", "many", "much", "long", "far")]
+
+
+def focus_of(doc) -> str | None:
+    """The lemma of the question's informer (:func:`answer_type.informer`) when it names the
+    answer's type: the question asks "what", "which" or "name" and the informer is at most three
+    words after it ("What river ...", "What is the capital ..."); None otherwise ("Who wrote
+    Hamlet?" asks for no hamlet)."""
+    from .answer_type import informer
+    wh_i = next((i for i, t in enumerate(doc) if t.lower_ in ("what", "which", "name")), None)
+    if wh_i is None:
+        return None
+    head = informer(doc, wh_i)
+    return head.lemma_.lower() if head is not None and head.i - wh_i <= 3 else None
 
 
 def normalise_answer(text: str) -> str:
@@ -124,12 +138,39 @@ def uiuc_match(uiuc: dict | None, cand_type: str) -> float:
     return sum(p for coarse, p in uiuc.items() if cand_type in UIUC_TYPES.get(coarse, ()))
 
 
+@lru_cache(maxsize=4096)
+def _focus_synsets(focus: str) -> frozenset:
+    from textqa.lexical import wordnet
+    return frozenset(wordnet().synsets(focus, "n")[:WN_SENSES])
+
+
+@lru_cache(maxsize=200_000)
+def _ancestors(text: str) -> frozenset:
+    """Every hypernym (instance hypernyms included, transitively) of the first noun senses of
+    ``text`` as one WordNet lemma ("mississippi", "new_york_city")."""
+    from textqa.lexical import wordnet
+    out: set = set()
+    for s in wordnet().synsets(text.lower().replace(" ", "_"), "n")[:WN_SENSES]:
+        out.update(s.closure(lambda x: x.hypernyms() + x.instance_hypernyms(), depth=12))
+    return frozenset(out)
+
+
+def wordnet_type_match(focus: str | None, text: str) -> float:
+    """1.0 when WordNet has the candidate as a kind or an instance of the question's informer
+    ("Mississippi" for "What river ...", "red" for "What color ...", Lita, Hunt & Nyberg 2004's
+    WordNet as an answer-type check), else 0.0."""
+    if not focus or not text:
+        return 0.0
+    return float(bool(_focus_synsets(focus) & _ancestors(text)))
+
+
 class _Block:
     """Feature rows of one question's candidates; the answer-type columns are filled per cluster."""
 
-    def __init__(self, qa: "InstanceQA", kws: set, data, uiuc: dict | None = None):
+    def __init__(self, qa: "InstanceQA", kws: set, data, uiuc: dict | None = None, focus: str | None = None):
         rows = [candidate_features(kws, s, c, {}) for s, c, *_ in data]
-        rows = [(r[0] + [uiuc_match(uiuc, c.type)], r[1]) for r, (_s, c, *_) in zip(rows, data)]
+        rows = [(r[0] + [uiuc_match(uiuc, c.type), wordnet_type_match(focus, c.text)], r[1])
+                for r, (_s, c, *_) in zip(rows, data)]
         self.dense = np.array([r[0] for r in rows]) if rows else np.zeros((0, N_DENSE))
         from scipy import sparse
         self.hashed = qa._hash([r[1] for r in rows]) if rows else sparse.csr_matrix((0, qa.n_hash))
@@ -138,7 +179,8 @@ class _Block:
         self.labels = np.array([int(d[2]) for d in data]) if data and len(data[0]) > 2 else np.zeros(len(data))
 
 
-N_DENSE = 10 + len(ANSWER_TYPES)
+N_DENSE = 11 + len(ANSWER_TYPES)
+WN_SENSES = 3
 
 
 def _with_types(blocks, probs):
@@ -225,7 +267,7 @@ class InstanceQA:
                 ok = _Matcher(q["patterns"])
                 qc_data[q["qid"]] = (kws, [(sentence_features(s.tokens, set(kws), english_stopwords()),
                                             ok(" ".join(s.tokens))) for s in retrieved], ok)
-            blocks[q["qid"]] = _Block(self, set(kws), data, uiuc[i] if uiuc else None)
+            blocks[q["qid"]] = _Block(self, set(kws), data, uiuc[i] if uiuc else None, focus_of(doc))
             q_types[q["qid"]] = [c.type for _, c, y in data if y]
             if progress and (i + 1) % 250 == 0:
                 progress(f"retrieved for {i + 1}/{len(questions)} training questions")
@@ -267,7 +309,7 @@ class InstanceQA:
                             seen.add(s.rowid)
                             sents.append(s)
         data = [(s, c) for s in sents for c in s.candidates]
-        block = _Block(self, set(kws), data, uiuc)
+        block = _Block(self, set(kws), data, uiuc, focus_of(doc))
         answers: dict = {}
         type_mix = {t: 0.0 for t in ANSWER_TYPES}
         total_w = 0.0
