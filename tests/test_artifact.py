@@ -60,3 +60,21 @@ def test_replacement(tmp_path):
     make(tmp_path / "demo", payload="new")
     assert json.loads((tmp_path / "demo" / "params.json").read_text()) == {"payload": "new"}
     load_manifest(tmp_path / "demo")
+
+
+def test_outdated_formats_are_recognised_for_retraining(tmp_path):
+    """``textqa train all`` retrains an artifact whose format this textqa no longer loads: ICD-9 and QA
+    format 2 computed other features (other negation triggers, no WordNet features)."""
+    import json
+
+    from textqa._api import outdated_format
+    from textqa.models.icd9.store import FORMAT_VERSION as ICD9_FORMAT
+    from textqa.models.qa.store import FORMAT_VERSION as QA_FORMAT
+    for name, current in (("icd9", ICD9_FORMAT), ("qa", QA_FORMAT)):
+        folder = tmp_path / name
+        folder.mkdir()
+        for version, expected in ((2, 2), (current, None)):
+            (folder / "manifest.json").write_text(json.dumps({"name": name, "format_version": version}))
+            assert outdated_format(name, folder) == expected, (name, version)
+    (tmp_path / "icd9" / "manifest.json").write_text("not json")
+    assert outdated_format("icd9", tmp_path / "icd9") is None          # unreadable: loading says why

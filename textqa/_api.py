@@ -36,8 +36,9 @@ _STORES = {"truecaser": "textqa.models.truecaser.model", "blanc": "textqa.models
 
 
 def outdated_format(name: str, folder: Path) -> int | None:
-    """The format version of the artifact in ``folder`` when this textqa no longer loads it (an older,
-    pickled format), else None (current, or no readable manifest: loading will say why)."""
+    """The format version of the artifact in ``folder`` when this textqa no longer loads it (an older
+    format: pickled, or features this version computes differently), else None (current, or no
+    readable manifest: loading will say why)."""
     import importlib
     try:
         version = json.loads((Path(folder) / "manifest.json").read_text(encoding="utf-8"))["format_version"]

@@ -79,8 +79,8 @@ def _train(args) -> int:
                 if old is None:
                     print(f"textqa: {name}: artifact exists at {target} (use --force to retrain)", file=sys.stderr)
                     continue
-                print(f"textqa: {name}: artifact at {target} is format {old}, which this textqa no longer loads "
-                      f"(pickled): retraining", file=sys.stderr)
+                print(f"textqa: {name}: artifact at {target} is format {old}, which this textqa no longer loads: "
+                      f"retraining", file=sys.stderr)
             mod = _trainer(name)
             missing = [str(f) for f in mod.DEFAULT_DATA if not Path(f).is_file()]
             if missing:
