@@ -111,7 +111,7 @@ MUTANTS = [
     ("icd9-concept-scope-ignored", "textqa/models/icd9/concepts.py", '                    states = {s for s, _ in sent[i:end] if s}',
      '                    states = set()', ["tests/icd9/test_text_and_records.py::test_index_term_concepts"]),
     ("icd9-suppression-without-evidence", "textqa/models/icd9/guidelines.py",
-     "                    and with_d[s] * with_d[d] >= min_expected * len(code_sets))", ")",
+     "                    and _chance_expects(n, s, d, len(code_sets), min_expected))", ")",
      ["tests/icd9/test_models.py::test_symptom_guideline_functions"]),
     ("icd9-plain-text-one-prefix", "textqa/models/icd9/text.py", 'SECTION_PREFIXES = ("H_", "I_")',
      'SECTION_PREFIXES = ("I_",)', ["tests/icd9/test_text_and_records.py::test_sections_are_prefixed_and_kept_plain"]),

@@ -135,7 +135,7 @@ def run_resources(args) -> int:
     if not args.no_types:
         from textqa.models.qa.nlp import parse
         model = _load(args)
-        labels = model.answer_types.predict(parse([f"{q.question}" for q in questions]))
+        labels = model.answer_types.predict(parse([q.question for q in questions]))
         for q, label in zip(questions, labels):
             q.answer_type = model.answer_types.coarse(label)
     with tqdm(total=len(questions), desc="questions", unit="q", file=sys.stderr, disable=args.quiet) as bar:

@@ -191,22 +191,12 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def read_questions(paths) -> list[dict]:
-    import gzip
-    import json
-    out = []
-    for p in paths:
-        opener = gzip.open if str(p).endswith(".gz") else open
-        with opener(p, "rt", encoding="utf-8") as f:
-            for lineno, line in enumerate(f, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    q = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise SystemExit(f"error: {p}:{lineno}: malformed JSON ({e.msg})") from None
-                if q.get("patterns") and q.get("question"):
-                    out.append({"qid": str(q["qid"]), "question": q["question"], "patterns": q["patterns"]})
-    return out
+    from textqa.models.qa.resources import QuestionSetError, pattern_questions
+    try:
+        return [{"qid": str(q["qid"]), "question": q["question"], "patterns": q["patterns"]}
+                for p in paths for q in pattern_questions(p)]
+    except QuestionSetError as e:
+        raise SystemExit(f"error: {e}") from None
 
 
 def read_patterns(path) -> dict:

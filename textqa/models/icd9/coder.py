@@ -357,8 +357,8 @@ class ICD9Coder:
         out = []
         margin = S - T
         suppress = self.suppress_ if "symptoms" in self.guidelines else {}
-        exclusive = getattr(self, "exclusive_", {}) if "exclusive" in self.guidelines else {}
-        cap = getattr(self, "cap_", 0) if "cap" in self.guidelines else 0
+        exclusive = self.exclusive_ if "exclusive" in self.guidelines else {}
+        cap = self.cap_ if "cap" in self.guidelines else 0
         for row, pos in zip(margin, margin > 0):
             above = np.flatnonzero(pos)
             chosen = above.tolist() if len(above) < 2 else above[np.argsort(-row[above], kind="stable")].tolist()

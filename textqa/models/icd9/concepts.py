@@ -70,7 +70,7 @@ INDEX: dict[str, tuple[str, ...]] = {
 
 # spelling and number variants folded before matching
 _VARIANTS = {"dilation": "dilatation", "dilated": "dilatation", "dilatations": "dilatation",
-             "caliceal": "calyceal", "calyceal": "calyceal", "calicectasis": "caliectasis",
+             "caliceal": "calyceal", "calicectasis": "caliectasis",
              "calculi": "calculus", "stones": "stone", "calyces": "calyx", "ureters": "ureter",
              "kidneys": "kidney", "duplicated": "duplication", "airways": "airway", "pelvicaliceal": "pelvicalyceal",
              "uretopelvic": "ureteropelvic", "haematuria": "hematuria", "utis": "uti", "infections": "infection",

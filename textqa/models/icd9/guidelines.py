@@ -43,29 +43,35 @@ def is_symptom(code: str) -> bool:
 MIN_EXPECTED = 3.0
 
 
+def _cooccurrence(code_sets: list) -> tuple[Counter, Counter]:
+    """(documents per code, documents per unordered pair of codes, keyed by the sorted pair)."""
+    n, together = Counter(), Counter()
+    for codes in code_sets:
+        codes = sorted(set(codes))
+        n.update(codes)
+        for i, a in enumerate(codes):
+            for b in codes[i + 1:]:
+                together[(a, b)] += 1
+    return n, together
+
+
+def _chance_expects(n: Counter, a: str, b: str, documents: int, min_expected: float) -> bool:
+    """Independence would put ``a`` and ``b`` together in at least ``min_expected`` documents."""
+    return n[a] * n[b] >= min_expected * documents
+
+
 def learn_symptom_suppression(code_sets: list, min_diagnosis: int = 3, max_rate: float = 0.0,
                               min_expected: float = MIN_EXPECTED) -> dict:
     """{symptom: sorted diagnoses that suppress it}: every (s, d) with s a symptom code and d a
     non-symptom code coded in at least ``min_diagnosis`` documents, s beside d in at most
     ``max_rate`` of them, and s and d frequent enough that independence would expect them together
     in at least ``min_expected`` documents (n_s n_d / N)."""
-    with_d, together = Counter(), Counter()
-    symptoms = set()
-    for codes in code_sets:
-        codes = set(codes)
-        for d in codes:
-            with_d[d] += 1
-        for s in codes:
-            if is_symptom(s):
-                symptoms.add(s)
-                for d in codes:
-                    if not is_symptom(d):
-                        together[(s, d)] += 1
-    diagnoses = [d for d, n in with_d.items() if n >= min_diagnosis and not is_symptom(d)]
+    n, together = _cooccurrence(code_sets)
+    diagnoses = [d for d, k in n.items() if k >= min_diagnosis and not is_symptom(d)]
     out = {}
-    for s in sorted(symptoms):
-        ds = sorted(d for d in diagnoses if together[(s, d)] <= max_rate * with_d[d]
-                    and with_d[s] * with_d[d] >= min_expected * len(code_sets))
+    for s in sorted(c for c in n if is_symptom(c)):
+        ds = sorted(d for d in diagnoses if together[tuple(sorted((s, d)))] <= max_rate * n[d]
+                    and _chance_expects(n, s, d, len(code_sets), min_expected))
         if ds:
             out[s] = ds
     return out
@@ -80,18 +86,12 @@ def drop_explained_symptoms(codes: list, suppress: dict) -> list:
 def learn_exclusive_pairs(code_sets: list, min_expected: float = MIN_EXPECTED) -> dict:
     """{code: sorted codes it excludes}: pairs (a, b), neither a symptom code (the ``symptoms`` rule
     covers those), never coded together though n_a n_b / N >= ``min_expected``."""
-    n, together = Counter(), Counter()
-    for codes in code_sets:
-        codes = sorted(set(codes))
-        n.update(codes)
-        for i, a in enumerate(codes):
-            for b in codes[i + 1:]:
-                together[(a, b)] += 1
+    n, together = _cooccurrence(code_sets)
     codes = sorted(c for c in n if not is_symptom(c))
     out: dict = {}
     for i, a in enumerate(codes):
         for b in codes[i + 1:]:
-            if not together[(a, b)] and n[a] * n[b] >= min_expected * len(code_sets):
+            if not together[(a, b)] and _chance_expects(n, a, b, len(code_sets), min_expected):
                 out.setdefault(a, []).append(b)
                 out.setdefault(b, []).append(a)
     return {k: sorted(v) for k, v in sorted(out.items())}

@@ -302,18 +302,12 @@ class QuestionSetError(ValueError):
     """A malformed question file (the message names file and line)."""
 
 
-def read_question_set(name: str, limit: int | None = None) -> list[Question]:
-    """The questions of one TREC set that have NIST answer patterns (factoid and list)."""
+def pattern_questions(path):
+    """The JSON objects of a derived TREC question file (JSONL, ``.gz`` accepted) that have a
+    question and NIST answer patterns; ``QuestionSetError`` names file and line of bad JSON."""
     import gzip
     import json
-
-    from textqa.paths import DATA_DIR
-    if name not in QUESTION_SETS:
-        raise QuestionSetError(f"unknown question set {name!r}; choose from {', '.join(QUESTION_SETS)}")
-    file, year = QUESTION_SETS[name]
-    path = DATA_DIR / "qa" / "trec_qa" / "derived" / file
-    opener = gzip.open if file.endswith(".gz") else open
-    out = []
+    opener = gzip.open if str(path).endswith(".gz") else open
     with opener(path, "rt", encoding="utf-8") as f:
         for lineno, line in enumerate(f, start=1):
             if not line.strip():
@@ -323,9 +317,20 @@ def read_question_set(name: str, limit: int | None = None) -> list[Question]:
             except json.JSONDecodeError as e:
                 raise QuestionSetError(f"{path}:{lineno}: malformed JSON ({e.msg})") from None
             if o.get("patterns") and o.get("question"):
-                out.append(Question(str(o["qid"]), o["question"], list(o["patterns"]), year, o.get("target")))
-                if limit and len(out) >= limit:
-                    break
+                yield o
+
+
+def read_question_set(name: str, limit: int | None = None) -> list[Question]:
+    """The questions of one TREC set that have NIST answer patterns (factoid and list)."""
+    from textqa.paths import DATA_DIR
+    if name not in QUESTION_SETS:
+        raise QuestionSetError(f"unknown question set {name!r}; choose from {', '.join(QUESTION_SETS)}")
+    file, year = QUESTION_SETS[name]
+    out = []
+    for o in pattern_questions(DATA_DIR / "qa" / "trec_qa" / "derived" / file):
+        out.append(Question(str(o["qid"]), o["question"], list(o["patterns"]), year, o.get("target")))
+        if limit and len(out) >= limit:
+            break
     return out
 
 
