@@ -159,6 +159,17 @@ def run_resources(args) -> int:
     return 0
 
 
+def _at_least_one(text: str) -> int:
+    import argparse
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    return n
+
+
 def register(sub) -> None:
     qa = sub.add_parser("qa", help="use the trained QA models",
                         description="Question answering models (Lita & Carbonell 2004, 2008).")
@@ -196,7 +207,7 @@ def register(sub) -> None:
     add_common(rs)
     rs.add_argument("--sets", nargs="+", default=list(QUESTION_SETS), choices=list(QUESTION_SETS), metavar="SET",
                     help=f"TREC question sets (default: all of {', '.join(QUESTION_SETS)})")
-    rs.add_argument("--limit", type=int, default=None, help="at most this many questions per set")
+    rs.add_argument("--limit", type=_at_least_one, default=None, help="at most this many questions per set")
     rs.add_argument("--no-types", action="store_true", help="no answer-type table (no QA model needed)")
     rs.add_argument("--json", action="store_true", help="print JSON instead of tables")
     rs.add_argument("--details", action="store_true", help="with --json: every question's findings too")

@@ -79,3 +79,10 @@ def test_resources_command_with_the_answer_types(qa_artifact, capsys):
     assert main(["qa", "resources", "--sets", "trec2002", "--limit", "20", "--no-types", "--quiet"]) == 0
     text = capsys.readouterr().out
     assert "paper:  500  112" in text and "By answer type" not in text
+
+
+@pytest.mark.parametrize("limit", ["0", "-3", "x"])
+def test_resources_command_refuses_a_bad_limit(limit, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["qa", "resources", "--no-types", "--sets", "trec8", "--limit", limit])
+    assert e.value.code == 2 and "--limit" in capsys.readouterr().err
