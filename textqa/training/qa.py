@@ -51,6 +51,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--retrieve-k", type=int, default=20, help="sentences retrieved per question (default 20)")
     p.add_argument("--query-content", action="store_true",
                    help="learn per-cluster query expansions (paper 4.2); lowered dev MRR@5 here, so off by default")
+    from textqa.models.qa.expansion import LEXICAL
+    p.add_argument("--expansion", choices=LEXICAL, default="simple",
+                   help="retrieval query: the question's content words (simple, default), plus their WordNet "
+                        "synonyms, or plus their inflections (see 'textqa qa expansion')")
     p.add_argument("--no-instance", action="store_true", help="skip the instance-based answering system")
     p.add_argument("--jobs", type=int, default=2, help="spaCy processes for the collection")
     p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/qa)")
@@ -238,7 +242,8 @@ def train_instance(args, train, dev, metrics, say, answer_types):
     say(f"instance-based QA: {len(questions)} training questions")
     t = time.perf_counter()
     qdocs = parse([q["question"] for q in questions])
-    instance = InstanceQA(retrieve_k=args.retrieve_k, n_jobs=min(args.jobs, 2), query_content=args.query_content)
+    instance = InstanceQA(retrieve_k=args.retrieve_k, n_jobs=min(args.jobs, 2), query_content=args.query_content,
+                          expansion=args.expansion)
     instance.fit(questions, qdocs, index, progress=say, uiuc=answer_types.distribution(qdocs))
     fit_seconds = time.perf_counter() - t
 

@@ -70,15 +70,23 @@ class SentenceIndex:
 
     @staticmethod
     def query(terms) -> str:
-        """An FTS5 OR-query of the terms' alphanumeric words, each quoted (no FTS5 syntax passes through)."""
-        words = []
+        """An FTS5 OR-query of the terms, each quoted (no FTS5 syntax passes through): a string term
+        gives its alphanumeric words ("U.S. president" gives "u", "s", "president"), a tuple of
+        words is one phrase (("city", "of", "light"))."""
+        parts = []
         for t in terms:
-            words += [w.lower() for w in _TERM.findall(t)]
-        seen = list(dict.fromkeys(words))
+            if isinstance(t, tuple):
+                words = [w.lower() for x in t for w in _TERM.findall(x)]
+                if words:
+                    parts.append(" ".join(words))
+            else:
+                parts += [w.lower() for w in _TERM.findall(t)]
+        seen = list(dict.fromkeys(parts))
         return " OR ".join(f'"{w}"' for w in seen)
 
     def search(self, terms, k: int = 20) -> list[tuple[int, str, float]]:
-        """(rowid, sentence, BM25 score; higher is better) of the best ``k`` matches of any of ``terms``."""
+        """(rowid, sentence, BM25 score; higher is better) of the best ``k`` matches of any of ``terms``
+        (strings or phrases, see :meth:`query`)."""
         q = self.query(terms)
         if not q:
             return []

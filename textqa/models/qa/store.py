@@ -57,7 +57,7 @@ def save_qa(answer_types, selector, dest, *, instance=None, index=None, metrics=
     hyper = {"answer_type_C": answer_types.C, "selection_C": selector.C}
     if instance is not None:
         hyper.update(min_cluster=instance.min_cluster, retrieve_k=instance.retrieve_k, extraction_C=instance.C,
-                     query_content=instance.query_content)
+                     query_content=instance.query_content, expansion=instance.expansion)
     parts = {"answer_types": _answer_types_to_data(answer_types), "selector": _selector_to_data(selector)}
     if instance is not None:
         parts["instance"] = _instance_to_data(instance)
@@ -131,7 +131,7 @@ def _selector_from_data(meta: dict, arrays: dict):
     return sel
 
 
-_INSTANCE_PARAMS = ("min_cluster", "retrieve_k", "C", "n_hash", "max_clusters", "query_content")
+_INSTANCE_PARAMS = ("min_cluster", "retrieve_k", "C", "n_hash", "max_clusters", "query_content", "expansion")
 
 
 def _instance_to_data(qa) -> tuple[dict, dict]:

@@ -17,8 +17,10 @@ trained on all questions); answers (normalised strings) are merged across cluste
 cluster's scores weighted by its confidence and damped for small clusters (the paper's figure 7
 finding that small clusters are unstable).
 
-Not built (yet): the query-content model (4.2: n-gram/paraphrase query expansion learned per
-cluster); the retrieval query is the question's content words.
+The retrieval query is the question's content words; the query-content model (4.2: n-gram and
+paraphrase expansions learned per cluster, ``query_content=True``) and the lexical expansions of
+:mod:`textqa.models.qa.expansion` (``expansion="synonym"`` or ``"inflect"``) are options, off by
+default because neither raised MRR@5 on the dev questions (README).
 """
 from __future__ import annotations
 
@@ -232,14 +234,27 @@ class InstanceQA:
     ``question`` and ``patterns``."""
 
     def __init__(self, min_cluster: int = 3, retrieve_k: int = 20, C: float = 0.1, n_hash: int = 2 ** 12,
-                 max_clusters: int = 8, n_jobs: int = 1, query_content: bool = False):
+                 max_clusters: int = 8, n_jobs: int = 1, query_content: bool = False, expansion: str = "simple"):
+        from .expansion import LEXICAL
+        if expansion not in LEXICAL:
+            raise ValueError(f"unknown query expansion {expansion!r}; choose from {', '.join(LEXICAL)}")
         self.min_cluster, self.retrieve_k, self.C, self.n_hash = min_cluster, retrieve_k, C, n_hash
         self.max_clusters, self.n_jobs, self.query_content = max_clusters, n_jobs, query_content
+        self.expansion = expansion
 
     # ------------------------------------------------------------------ retrieval
-    def retrieve(self, index, words: list[str]) -> list[Retrieved]:
+    def retrieve(self, index, words: list[str], doc=None) -> list[Retrieved]:
+        """The top ``retrieve_k`` sentences of the query ``words``; given the parsed question ``doc``
+        and a lexical expansion (:mod:`textqa.models.qa.expansion`), the expanded query runs in
+        addition to ``words`` (the paper's expansions add queries) and the two rankings are fused."""
+        if doc is not None and self.expansion != "simple":
+            from .expansion import fuse, search
+            hits = fuse([index.search(words, self.retrieve_k), search(index, doc, self.expansion, self.retrieve_k)],
+                        self.retrieve_k)
+        else:
+            hits = index.search(words, self.retrieve_k)
         out = []
-        for rank, (rowid, _text, score) in enumerate(index.search(words, self.retrieve_k)):
+        for rank, (rowid, _text, score) in enumerate(hits):
             info = index.info(rowid)
             if info is None:
                 continue
@@ -260,7 +275,7 @@ class InstanceQA:
         blocks, q_types, qc_data = {}, {}, {}
         for i, (q, doc) in enumerate(zip(questions, docs)):
             kws = keywords(doc)
-            retrieved = self.retrieve(index, kws)
+            retrieved = self.retrieve(index, kws, doc)
             data = [(s, c, pattern_match(q["patterns"], c.text)) for s in retrieved for c in s.candidates]
             if self.query_content:
                 from .query_content import sentence_features
@@ -298,7 +313,7 @@ class InstanceQA:
         models = [self.cluster_models_[f] for f in frames if self.cluster_models_[f].svm is not None]
         models = sorted(models, key=lambda m: (-m.confidence, len(m.members), m.frame))[: self.max_clusters]
         models.append(self.global_)
-        sents = self.retrieve(index, kws)
+        sents = self.retrieve(index, kws, doc)
         if self.query_content:                      # the matched clusters' expanded queries (4.2)
             seen = {s.rowid for s in sents}
             for m in models:
