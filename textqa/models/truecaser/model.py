@@ -162,12 +162,14 @@ class Truecaser(BaseEstimator):
     heldout_every : every k-th training sentence is held out to fit the interpolation lambdas.
     min_casing_share : drop candidate casings seen in less than this share of a word's
         occurrences (0 keeps all n; pruning trades a little accuracy for speed).
+    lm_binary : KenLM binary layout (``lm.BINARY_FORMATS``): "trie-q8" (default, a quarter of the
+        probing hash's size), "trie" or "probing".
     """
 
     def __init__(self, min_count: int = 2, n_casings: int = 4, smoothing: str = "kneser_ney",
                  first_word: str = "lm+upper", split_sentences: bool = True,
                  oov_model: str = "char", oov_weight: float = 1.0, heldout_every: int = 50,
-                 min_casing_share: float = 0.005, work_dir: str | None = None):
+                 min_casing_share: float = 0.005, work_dir: str | None = None, lm_binary: str = "trie-q8"):
         self.min_count = min_count
         self.n_casings = n_casings
         self.smoothing = smoothing
@@ -177,6 +179,7 @@ class Truecaser(BaseEstimator):
         self.oov_weight = oov_weight
         self.heldout_every = heldout_every
         self.min_casing_share = min_casing_share
+        self.lm_binary = lm_binary
         self.work_dir = work_dir
 
     # ------------------------------------------------------------------ training
@@ -187,6 +190,8 @@ class Truecaser(BaseEstimator):
             raise ValueError(f"smoothing must be one of {SMOOTHING_OPTIONS}, got {self.smoothing!r}")
         if self.oov_model not in ("char", "none"):
             raise ValueError(f"oov_model must be 'char' or 'none', got {self.oov_model!r}")
+        if self.lm_binary not in lmmod.BINARY_FORMATS:
+            raise ValueError(f"lm_binary must be one of {tuple(lmmod.BINARY_FORMATS)}, got {self.lm_binary!r}")
         if self.min_count < 1 or self.n_casings < 1:
             raise ValueError("min_count and n_casings must be >= 1")
 
@@ -269,7 +274,7 @@ class Truecaser(BaseEstimator):
             shutil.copyfile(arpa, arpa_copy)
         binary = work / "lm.binary"
         say("binarising for KenLM")
-        if lmmod.binarize(arpa, binary):
+        if lmmod.binarize(arpa, binary, fmt=self.lm_binary):
             arpa.unlink()
             self.lm_path_ = str(binary)
         else:
@@ -306,13 +311,13 @@ class Truecaser(BaseEstimator):
             self.oov_ = CharCasingClassifier().fit(words, classes, sample_weight=weights)
         else:
             self.oov_ = None
-        self._cand_cache = {}
+        self._cand_cache, self._native_cache, self._native = {}, {}, None
         return self
 
     def set_params(self, **params):
         """As scikit-learn's, and forget cached candidate lists (they depend on the parameters)."""
         super().set_params(**params)
-        self._cand_cache = {}
+        self._cand_cache, self._native_cache = {}, {}
         return self
 
     # ------------------------------------------------------------------ decoding
@@ -415,8 +420,82 @@ class Truecaser(BaseEstimator):
         unseen = sorted(unseen)
         return dict(zip(unseen, self.oov_.log10_ratio(unseen)))
 
+    def _native_decoder(self):
+        """The C++ decoder of the same LM file (:mod:`.native`), or None (not built, switched off
+        with ``TEXTQA_NATIVE_VITERBI=0``, or the LM is not in a file)."""
+        from . import native
+        if not native.available() or not getattr(self, "lm_path_", None):
+            return None
+        dec = getattr(self, "_native", None)
+        if dec is None or dec.lm_path != self.lm_path_:
+            try:
+                dec = native.NativeViterbi(self.lm_path_)
+            except RuntimeError as e:
+                log.warning("%s; decoding in Python", e)
+                dec = False
+            self._native = dec
+        return dec or None
+
+    def _native_entry(self, key: str, dec):
+        """(candidates, KenLM ids, OOV classes or None) of a lowercased token for the C++ decoder."""
+        cache = self.__dict__.setdefault("_native_cache", {})
+        entry = cache.get(key)
+        if entry is None:
+            cands = self._candidates(key)
+            classes = [c for _, _, c in cands]
+            entry = (cands, [dec.index(lmw) for _, lmw, _ in cands],
+                     classes if any(c is not None for c in classes) else None, [0.0] * len(cands))
+            if len(cache) < 500_000:
+                cache[key] = entry
+        return entry
+
+    def _predict_native(self, token_lists, dec) -> list[list[str]]:
+        """:meth:`predict_tokens` with the C++ Viterbi: one call for the whole batch, the OOV
+        model's scores filled in for the unseen words met on the way."""
+        get = self.__dict__.setdefault("_native_cache", {}).get
+        sent_off, cand_off, ids, em, cands_of, flat, unseen, parts_of = [0], [0], [], [], [], [], [], []
+        for toks in token_lists:
+            parts = (split_at_sentence_final(toks) if self.split_sentences else [toks]) if toks else []
+            parts_of.append(len(parts))
+            for part in parts:
+                for tok in part:
+                    key = tok.lower()
+                    e = get(key) or self._native_entry(key, dec)
+                    if e[2] is not None:
+                        unseen.append((len(em), key, e[2]))
+                    ids += e[1]
+                    em += e[3]
+                    cand_off.append(len(ids))
+                    cands_of.append(e[0])
+                    flat.append(tok)
+                sent_off.append(len(flat))
+        if unseen and self.oov_ is not None:
+            keys = sorted({k for _, k, _ in unseen})
+            scores = dict(zip(keys, self.oov_.log10_ratio(keys)))
+            w = self.oov_weight
+            for pos, key, classes in unseen:
+                for j, c in enumerate(classes):
+                    if c is not None:
+                        em[pos + j] = w * scores[key][c]
+        choice = dec.decode(sent_off, cand_off, ids, em, not self.first_word.startswith("mask")).tolist()
+        cased = [form if len(form) == len(tok) else tok
+                 for form, tok in zip((c[k][0] for c, k in zip(cands_of, choice)), flat)]
+        upper = self.first_word.endswith("+upper")
+        out, p = [], 0
+        for n_parts in parts_of:
+            res = []
+            for _ in range(n_parts):
+                part = cased[sent_off[p]:sent_off[p + 1]]
+                res.extend(capitalize_first_word(part) if upper else part)
+                p += 1
+            out.append(res)
+        return out
+
     def predict_tokens(self, token_lists: list[list[str]]) -> list[list[str]]:
-        """Truecase a batch of token lists."""
+        """Truecase a batch of token lists (with the C++ decoder when it is built: same results)."""
+        dec = self._native_decoder()
+        if dec is not None:
+            return self._predict_native(token_lists, dec)
         oov = self._oov_scores(token_lists)
         out = []
         for toks in token_lists:
@@ -514,6 +593,6 @@ def load_truecaser(path) -> Truecaser:
                                        load_arrays(path / "oov.npz"))
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ArtifactError(f"{path}: cannot read the OOV model ({e})") from e
-    model._cand_cache = {}
+    model._cand_cache, model._native_cache, model._native = {}, {}, None
     model.manifest_ = manifest
     return model

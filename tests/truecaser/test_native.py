@@ -1,0 +1,64 @@
+"""The C++ Viterbi decoder (textqa/models/truecaser/native): built by make, and exactly the Python
+search's output on real text, whatever the decoding options."""
+import pickle
+
+import pytest
+
+from textqa.models.truecaser import native
+
+
+def test_the_library_is_built():
+    assert native.library_path() is not None, f"{native.LIBRARY} missing: `make venv` builds it"
+    assert native.available()
+
+
+def _both(model, lowered, monkeypatch):
+    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "0")
+    python = model.predict(lowered)
+    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "1")
+    assert model._native_decoder() is not None
+    return python, model.predict(lowered)
+
+
+@pytest.mark.parametrize("first_word, split", [("lm+upper", True), ("lm", False), ("mask", True), ("mask+upper", False)])
+def test_native_decoder_is_the_python_search(truecaser_copy, dev_sentences, monkeypatch, first_word, split):
+    model = truecaser_copy
+    model.first_word, model.split_sentences = first_word, split
+    lowered = [s.lower() for s in dev_sentences[:600]] + [
+        "", "zorblaxian traders met mr. quixotl in the old city of a .",      # unseen words: the OOV model's scores
+        "the new york times said on monday that the president will visit paris . he did ."]
+    python, fast = _both(model, lowered, monkeypatch)
+    assert fast == python
+    assert sum(p != l for p, l in zip(python, lowered)) > 300          # it really recased
+
+
+def test_oov_weight_and_casing_options_reach_the_native_decoder(truecaser_copy, dev_sentences, monkeypatch):
+    model = truecaser_copy
+    lowered = [s.lower() for s in dev_sentences[600:800]]
+    model.set_params(oov_weight=3.0, n_casings=2)
+    python, fast = _both(model, lowered, monkeypatch)
+    assert fast == python
+
+
+def test_an_unreadable_lm_is_an_error_naming_it(tmp_path):
+    bad = tmp_path / "lm.binary"
+    bad.write_bytes(b"not a language model")
+    with pytest.raises(RuntimeError, match="lm.binary"):
+        native.NativeViterbi(str(bad))
+
+
+def test_a_model_with_its_decoder_pickles(truecaser_copy, dev_sentences):
+    lowered = [s.lower() for s in dev_sentences[:50]]
+    before = truecaser_copy.predict(lowered)
+    assert truecaser_copy._native
+    again = pickle.loads(pickle.dumps(truecaser_copy))
+    assert again.predict(lowered) == before
+
+
+def test_lm_binary_layouts(small_truecaser):
+    from textqa.models.truecaser.model import Truecaser
+    with pytest.raises(ValueError, match="lm_binary"):
+        Truecaser(lm_binary="hash")._check_params()
+    assert small_truecaser.lm_binary == "trie-q8"
+    with open(small_truecaser.lm_path_, "rb") as f:          # a KenLM binary, not the ARPA fallback
+        assert f.read(8) == b"mmap lm "

@@ -1,0 +1,97 @@
+"""The C++ Viterbi decoder (``native/viterbi.cc``) through ctypes.
+
+The same exact search as :meth:`Truecaser._viterbi` (a test decodes real dev text with both and
+requires identical output), 2-3x faster because the trellis loop, KenLM's scoring and the state
+recombination run in C++; Python only builds each token's candidate list.  ``make`` builds the
+library beside KenLM's ``build_binary`` (``.venv/lib/libtextqa_viterbi.so``).  When the library
+is missing, or ``TEXTQA_NATIVE_VITERBI=0``, the truecaser decodes in Python with the same
+results.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+LIBRARY = "libtextqa_viterbi.so"
+
+
+def library_path() -> Path | None:
+    """``$TEXTQA_VITERBI_LIBRARY``, else the library ``make`` built in the project's ``.venv/lib``."""
+    env = os.environ.get("TEXTQA_VITERBI_LIBRARY")
+    if env:
+        return Path(env) if Path(env).is_file() else None
+    for parent in Path(__file__).resolve().parents:
+        cand = parent / ".venv" / "lib" / LIBRARY
+        if cand.is_file():
+            return cand
+    return None
+
+
+@lru_cache(maxsize=1)
+def _library():
+    path = library_path()
+    if path is None:
+        return None
+    lib = ctypes.CDLL(str(path))
+    lib.tc_load.restype = ctypes.c_void_p
+    lib.tc_load.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+    lib.tc_free.argtypes = [ctypes.c_void_p]
+    lib.tc_index.restype = ctypes.c_uint
+    lib.tc_index.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    i32, u32, f64 = (np.ctypeslib.ndpointer(t, flags="C_CONTIGUOUS") for t in (np.int32, np.uint32, np.float64))
+    lib.tc_viterbi.restype = ctypes.c_int
+    lib.tc_viterbi.argtypes = [ctypes.c_void_p, ctypes.c_int, i32, i32, u32, f64, ctypes.c_int, i32]
+    return lib
+
+
+def available() -> bool:
+    """Whether the native decoder can be used (library built and not switched off)."""
+    return os.environ.get("TEXTQA_NATIVE_VITERBI", "1") != "0" and _library() is not None
+
+
+class NativeViterbi:
+    """One KenLM binary opened by the C++ decoder (memory-mapped: its pages are shared with the
+    Python ``kenlm.Model`` of the same file).  Not picklable: reopen from the path."""
+
+    def __init__(self, lm_path: str):
+        lib = _library()
+        if lib is None:
+            raise RuntimeError(f"{LIBRARY} is not built (run make)")
+        err = ctypes.create_string_buffer(512)
+        handle = lib.tc_load(str(lm_path).encode("utf-8"), err, len(err))
+        if not handle:
+            raise RuntimeError(f"{lm_path}: the native decoder cannot load the LM ({err.value.decode(errors='replace')})")
+        self._lib, self._handle, self.lm_path = lib, handle, str(lm_path)
+
+    def index(self, word: str) -> int:
+        """KenLM's vocabulary id of ``word`` (0: ``<unk>``)."""
+        return self._lib.tc_index(self._handle, word.encode("utf-8"))
+
+    def decode(self, sent_off, cand_off, ids, em, begin: bool) -> np.ndarray:
+        """Each token's chosen candidate: sentences are ``sent_off`` ranges of tokens, tokens
+        ``cand_off`` ranges of candidates with KenLM ids ``ids`` and emission scores ``em``."""
+        sent_off = np.ascontiguousarray(sent_off, dtype=np.int32)
+        cand_off = np.ascontiguousarray(cand_off, dtype=np.int32)
+        choice = np.zeros(max(len(cand_off) - 1, 0), dtype=np.int32)
+        self._lib.tc_viterbi(self._handle, len(sent_off) - 1, sent_off, cand_off,
+                             np.ascontiguousarray(ids, dtype=np.uint32), np.ascontiguousarray(em, dtype=np.float64),
+                             int(bool(begin)), choice)
+        return choice
+
+    def close(self) -> None:
+        if self._handle:
+            self._lib.tc_free(self._handle)
+            self._handle = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:       # interpreter shutdown
+            pass
+
+    def __reduce__(self):
+        return (NativeViterbi, (self.lm_path,))
