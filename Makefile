@@ -74,6 +74,7 @@ mutants: venv
 bench: train wrk
 	$(PY) -m bench.service --artifacts $(ARTIFACTS)
 	$(PY) -m bench.truecaser --artifacts $(ARTIFACTS)
+	$(PY) -m bench.truecase_mt --artifacts $(ARTIFACTS)
 	$(PY) -m bench.blanc --artifacts $(ARTIFACTS)
 	$(PY) -m bench.icd9 --artifacts $(ARTIFACTS)
 	$(PY) -m bench.qa

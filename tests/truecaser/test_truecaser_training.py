@@ -100,3 +100,17 @@ def test_arpa_fallback_is_reported(wiki_sentences, tmp_path, monkeypatch, caplog
     with caplog.at_level("WARNING"):
         tc = Truecaser(oov_model="none", work_dir=str(tmp_path)).fit(wiki_sentences[:500])
     assert tc.lm_path_.endswith(".arpa") and "build_binary not found" in caplog.text
+
+
+def test_reuters_test_documents_are_never_trained_on():
+    """Lewis's test split (LEWISSPLIT="TEST", the ModApte test set) of the real Reuters-21578 file
+    reut2-014 (177 test and 823 training documents) is held out of training text."""
+    from textqa.paths import DATA_DIR
+    from textqa.training.corpus import paragraphs, reuters_paragraphs
+    path = DATA_DIR / "truecase" / "reuters21578" / "reut2-014.sgm.gz"
+    train, test, both = (list(reuters_paragraphs(path, split=s)) for s in ("train", "test", "all"))
+    assert len(train) == 2009 and len(test) == 989 and sorted(train + test) == sorted(both)
+    # (some stories were filed twice, once in each split: bench.truecaser drops such test sentences)
+    assert list(paragraphs(path)) == train                                # training's default
+    with pytest.raises(ValueError, match="split"):
+        list(reuters_paragraphs(path, split="dev"))

@@ -13,6 +13,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 TOKENIZER_VERSION = "ptb-1"          # bump when tokenization changes: invalidates caches
+CORPUS_VERSION = "reuters-lewis-train"   # bump when the text taken from a file changes (2: no Reuters test docs)
 
 
 def open_text(path: str | os.PathLike, encoding: str = "utf-8"):
@@ -30,22 +31,35 @@ def read_lines(path: str | os.PathLike) -> list[str]:
         return [line.rstrip("\n") for line in f]
 
 
+_REUTERS_DOC = re.compile(r"<REUTERS\b([^>]*)>(.*?)</REUTERS>", re.S)
+_LEWISSPLIT = re.compile(r'LEWISSPLIT="([A-Z-]+)"')
 _REUTERS_BODY = re.compile(r"<BODY>(.*?)</BODY>", re.S)
+REUTERS_SPLITS = ("train", "test", "all")
 _REUTERS_PARAGRAPH = re.compile(r"\n(?:    |\t)")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
-def reuters_paragraphs(path: str | os.PathLike, min_tokens: int = 5):
+def reuters_paragraphs(path: str | os.PathLike, min_tokens: int = 5, split: str = "train"):
     """Body paragraphs of a Reuters-21578 SGML file (``reut2-NNN.sgm[.gz]``, Latin-1).
 
-    Headlines are all capitals and some bodies too (NOTES.md): paragraphs in which
-    fewer than half of the words have a lowercase letter are skipped, as are the
-    sign-off ``Reuter`` and tables.  Wrapped lines are joined.
+    ``split``: "train" (every document but Lewis's test split, ``LEWISSPLIT="TEST"``, the
+    ModApte test documents: training never sees them, so they are the truecaser's news test),
+    "test" (only those) or "all".  Headlines are all capitals and some bodies too (NOTES.md):
+    paragraphs in which fewer than half of the words have a lowercase letter are skipped, as are
+    the sign-off ``Reuter`` and tables.  Wrapped lines are joined.
     """
     import html
+    if split not in REUTERS_SPLITS:
+        raise ValueError(f"split must be one of {REUTERS_SPLITS}, not {split!r}")
     with open_text(path, encoding="latin-1") as f:
         text = f.read()
-    for body in _REUTERS_BODY.findall(text):
+    bodies = []
+    for attrs, doc in _REUTERS_DOC.findall(text):
+        m = _LEWISSPLIT.search(attrs)
+        is_test = bool(m) and m.group(1) == "TEST"
+        if split == "all" or is_test == (split == "test"):
+            bodies += _REUTERS_BODY.findall(doc)
+    for body in bodies:
         body = _CONTROL.sub("", html.unescape(body))
         body = re.sub(r"\s*Reuter\s*$", "", body)
         for para in _REUTERS_PARAGRAPH.split(body):
@@ -57,15 +71,16 @@ def reuters_paragraphs(path: str | os.PathLike, min_tokens: int = 5):
             yield " ".join(words)
 
 
-def paragraphs(path: str | os.PathLike, min_tokens: int = 5):
-    """Text lines of a WikiExtractor dump or a plain text file (Reuters SGML by file name).
+def paragraphs(path: str | os.PathLike, min_tokens: int = 5, reuters_split: str = "train"):
+    """Text lines of a WikiExtractor dump or a plain text file (Reuters SGML by file name, the
+    documents of ``reuters_split``: by default not the test split, see :func:`reuters_paragraphs`).
 
     Drops markup lines (starting with ``<``), empty lines and lines of fewer than
     ``min_tokens`` words: article titles and section headings, whose casing is
     not that of running text.
     """
     if ".sgm" in Path(path).name:
-        yield from reuters_paragraphs(path, min_tokens)
+        yield from reuters_paragraphs(path, min_tokens, reuters_split)
         return
     with open_text(path) as f:
         for line in f:
@@ -118,16 +133,19 @@ def tokenize_lines(lines: list[str], punkt_dir, n_jobs: int = 2, chunk: int = 20
     return out
 
 
-def tokenized_corpus(paths, punkt_dir, cache: Path | None, n_jobs: int = 2, pretokenized: bool = False):
-    """Sentences (space-separated PTB tokens) of the given files, cached by content fingerprint."""
+def tokenized_corpus(paths, punkt_dir, cache: Path | None, n_jobs: int = 2, pretokenized: bool = False,
+                     reuters_split: str = "train"):
+    """Sentences (space-separated PTB tokens) of the given files, cached by content fingerprint
+    (Reuters SGML files: the documents of ``reuters_split``)."""
     paths = [Path(p) for p in paths]
     if pretokenized:
         return [line.strip() for p in paths for line in read_lines(p) if line.strip()]
-    key = hashlib.sha256((file_fingerprint(paths) + TOKENIZER_VERSION).encode()).hexdigest()[:16]
+    key = hashlib.sha256((file_fingerprint(paths) + TOKENIZER_VERSION + CORPUS_VERSION + reuters_split)
+                         .encode()).hexdigest()[:16]
     cached = cache / f"tokenized-{key}.txt.gz" if cache else None
     if cached and cached.exists():
         return read_lines(cached)
-    lines = [line for p in paths for line in paragraphs(p)]
+    lines = [line for p in paths for line in paragraphs(p, reuters_split=reuters_split)]
     sents = tokenize_lines(lines, punkt_dir, n_jobs=n_jobs)
     if cached:
         cached.parent.mkdir(parents=True, exist_ok=True)
