@@ -12,7 +12,7 @@ PORT ?= 8000
 WORKERS ?= 2
 ARTIFACTS ?= artifacts
 
-.PHONY: run test mutants bench train venv clean help wrk
+.PHONY: run test mutants bench train venv clean help wrk lmplz
 
 help:
 	@echo "make run    - install, train missing artifacts, serve on http://$(HOST):$(PORT)"
@@ -81,6 +81,22 @@ bench: train wrk
 	$(PY) -m bench.batch --artifacts $(ARTIFACTS)
 	$(PY) -m bench.lm_scale
 	$(PY) -m bench.rouge
+
+# KenLM's lmplz (LM estimation of any order) for dev/truecaser_order.py only: it needs Boost and
+# cmake (Debian packages, installed when missing and run as root); nothing else uses it.
+LMPLZ_DEBS := cmake libboost-program-options-dev libboost-system-dev libboost-thread-dev libboost-test-dev zlib1g-dev
+lmplz: | $(VENV)/.installed
+	@dpkg -s $(LMPLZ_DEBS) >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ]; then apt-get install -y --no-install-recommends $(LMPLZ_DEBS); \
+		else echo "lmplz needs the Debian packages $(LMPLZ_DEBS): install them as root (apt-get install ...) and rerun"; exit 1; fi; }
+	@test -x .build/kenlm-full/bin/lmplz || { rm -rf .build/kenlm-full && mkdir -p .build/kenlm-full && \
+		$(PIP) download --quiet --no-deps --no-binary :all: --no-build-isolation kenlm==$(KENLM_VERSION) -d .build/kenlm-full && \
+		tar xzf .build/kenlm-full/kenlm-$(KENLM_VERSION).tar.gz -C .build/kenlm-full && \
+		cmake -S .build/kenlm-full/kenlm-$(KENLM_VERSION) -B .build/kenlm-full/build -DCMAKE_BUILD_TYPE=Release \
+			-DKENLM_MAX_ORDER=6 > .build/kenlm-full/cmake.log && \
+		$(MAKE) -C .build/kenlm-full/build -j2 lmplz > .build/kenlm-full/make.log && \
+		mkdir -p .build/kenlm-full/bin && cp .build/kenlm-full/build/bin/lmplz .build/kenlm-full/bin/lmplz; }
+	@echo "lmplz: .build/kenlm-full/bin/lmplz"
 
 # wrk (HTTP load generator) for bench/service.py: a Debian package, installed when missing
 wrk:

@@ -1,0 +1,124 @@
+"""Longer context for the truecaser (issue 14, item 1): LMs of order 3, 4 and 5 over the same
+case-carrying tokens, decoded exactly, on the dev set.
+
+The project's own estimator (``textqa/models/truecaser/lm.py``) is a trigram; KenLM's ``lmplz``
+estimates any order but needs Boost, which ``make`` does not install (``make lmplz`` builds it
+into ``.build/kenlm-full/``).  This script writes the default model's training text with the
+model's own token mapping (rare cased forms as ``UNKNOWN_*`` class tokens), estimates modified
+Kneser-Ney LMs of each order with ``lmplz``, binarises them as the default does (trie, 8-bit
+quantisation), swaps each into the default artifact's truecaser (same casing table, same OOV
+model) and reports dev accuracy/F1, speed with the C++ search, LM size, and the trellis's
+growth: the mean and largest number of distinct KenLM states per token after recombination (the
+exact search keeps them all), over the first 3,000 dev lines.
+
+    make lmplz && python dev/truecaser_order.py [--orders 3 4 5] [--work DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+LMPLZ = ROOT / ".build" / "kenlm-full" / "bin" / "lmplz"
+
+
+def write_lm_corpus(path: Path) -> int:
+    """The default training sentences as LM tokens (what ``Truecaser.fit`` counts)."""
+    from textqa.models.truecaser.model import LMVocabulary
+    from textqa.paths import PUNKT_DIR, cache_dir
+    from textqa.training.corpus import drop_overlap, read_lines, tokenized_corpus
+    from textqa.training.truecaser import DEFAULT_DATA, DEFAULT_DEV
+    sents = tokenized_corpus(DEFAULT_DATA, PUNKT_DIR, cache_dir(), n_jobs=2)
+    sents, _ = drop_overlap(sents, [l.strip() for l in read_lines(DEFAULT_DEV) if l.strip()])
+    counts: dict = {}
+    for s in sents:
+        for t in s.split():
+            counts[t] = counts.get(t, 0) + 1
+    vocab = LMVocabulary.build(counts, 2)
+    with open(path, "w", encoding="utf-8") as f:
+        for s in sents:
+            f.write(" ".join(vocab.words[vocab.id_of(t)] for t in s.split()) + "\n")
+    return len(sents)
+
+
+def states_per_token(model, lines) -> tuple[float, int]:
+    """Mean and largest number of distinct LM states a token's trellis column keeps."""
+    import kenlm
+
+    from textqa.models.truecaser.tokenize import split_at_sentence_final
+    lm, total, most, n = model.lm_, 0, 0, 0
+    for toks in lines:
+        for part in split_at_sentence_final(toks):
+            start = kenlm.State()
+            lm.BeginSentenceWrite(start)
+            layer = [start]
+            for t in part:
+                seen: dict = {}
+                for s in layer:
+                    for _, w, _ in model._candidates(t):
+                        out = kenlm.State()
+                        lm.BaseScore(s, w, out)
+                        seen.setdefault(out, out)
+                layer = list(seen)
+                total, most, n = total + len(layer), max(most, len(layer)), n + 1
+    return total / max(n, 1), most
+
+
+def main(argv=None) -> int:
+    import kenlm
+
+    from textqa.evaluation.truecase import score_truecase
+    from textqa.models.truecaser.lm import BINARY_FORMATS, find_build_binary
+    from textqa.models.truecaser.service_api import TruecaserService
+    from textqa.paths import artifacts_dir
+    from textqa.training.corpus import read_lines
+    from textqa.training.truecaser import DEFAULT_DEV
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--orders", type=int, nargs="+", default=[3, 4, 5])
+    p.add_argument("--work", type=Path, default=None, help="folder for the corpus and the LMs (default: a temp dir)")
+    args = p.parse_args(argv)
+    if not LMPLZ.exists():
+        raise SystemExit(f"error: {LMPLZ} missing; run 'make lmplz' (needs root for the Boost packages)")
+    work = args.work or Path(tempfile.mkdtemp(prefix="truecaser-order-"))
+    work.mkdir(parents=True, exist_ok=True)
+    corpus = work / "lm-corpus.txt"
+    if not corpus.exists():
+        print(f"writing the LM-token training text to {corpus}", file=sys.stderr)
+        write_lm_corpus(corpus)
+    gold = [l for l in read_lines(DEFAULT_DEV) if l.strip()]
+    lower = [l.lower().split() for l in gold]
+    n_tokens = sum(map(len, lower))
+    svc = TruecaserService.load(artifacts_dir(None) / "truecaser")
+    model = svc.model
+    print("| LM (lmplz, modified Kneser-Ney, trie-q8) | LM file (MB) | dev accuracy | dev F1 | tokens/s | "
+          "states per token (mean / max) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for order in args.orders:
+        arpa, binary = work / f"lm{order}.arpa", work / f"lm{order}.binary"
+        if not binary.exists():
+            with open(corpus, "rb") as src, open(arpa, "wb") as dst:
+                subprocess.run([str(LMPLZ), "-o", str(order), "-S", "40%", "-T", str(work), "--discount_fallback"],
+                               stdin=src, stdout=dst, stderr=subprocess.DEVNULL, check=True)
+            subprocess.run([find_build_binary(), "-s", *BINARY_FORMATS["trie-q8"], str(arpa), str(binary)],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            arpa.unlink()
+        model.lm_, model.lm_path_ = kenlm.Model(str(binary)), str(binary)
+        model._native, model._native_cache, model._cand_cache = None, {}, {}
+        model.predict_tokens(lower[:100])
+        t = time.perf_counter()
+        out = model.predict_tokens(lower)
+        speed = n_tokens / (time.perf_counter() - t)
+        s = score_truecase(gold, [" ".join(x) for x in out])
+        mean, most = states_per_token(model, lower[:3000])
+        print(f"| order {order} | {binary.stat().st_size / 1e6:,.0f} | {s.accuracy:.2f} | {s.f1:.2f} | {speed:,.0f} | "
+              f"{mean:.2f} / {most} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
