@@ -91,6 +91,19 @@ def test_synonym_expansion_reaches_what_the_words_miss():
         InstanceQA(expansion="stemmed")
 
 
+def test_the_expanded_query_adds_to_the_simple_one():
+    from textqa.models.qa.system import InstanceQA, keywords
+    ix = SentenceIndex()
+    ix.add_analysed([("Karl Benz made history .", "Karl Benz made history .".split(), []),
+                     ("The first automobile , the first motorcar .", "The first automobile , the first motorcar .".split(),
+                      [])])
+    (doc,) = parse(["Who made the car?"])
+    expanded = E.search(ix, doc, "synonym", 1)
+    assert "automobile" in expanded[0][1]                   # alone, the synonyms' sentence ranks first
+    (hit,) = InstanceQA(expansion="synonym", retrieve_k=1).retrieve(ix, keywords(doc), doc)
+    assert hit.tokens[2] == "made"                          # fused with the simple query, its best stays first
+
+
 def test_expansion_command(qa_artifact, capsys):
     assert main(["qa", "expansion", "--model", str(qa_artifact / "qa"), "--train-sets", "trec8",
                  "--test-sets", "trec2002", "--limit", "40", "--json", "--quiet"]) == 0

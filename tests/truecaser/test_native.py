@@ -35,9 +35,10 @@ def test_native_decoder_is_the_python_search(truecaser_copy, dev_sentences, monk
 def test_oov_weight_and_casing_options_reach_the_native_decoder(truecaser_copy, dev_sentences, monkeypatch):
     model = truecaser_copy
     lowered = [s.lower() for s in dev_sentences[600:800]]
-    model.set_params(oov_weight=3.0, n_casings=2)
+    before = model.predict(lowered)                         # fills the candidate caches
+    model.set_params(oov_weight=3.0, n_casings=1)           # ... which must not outlive the parameters
     python, fast = _both(model, lowered, monkeypatch)
-    assert fast == python
+    assert fast == python and fast != before
 
 
 def test_an_unreadable_lm_is_an_error_naming_it(tmp_path):
