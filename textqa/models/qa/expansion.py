@@ -136,12 +136,10 @@ def _search_with_tokens(index, words, k):
     return out
 
 
-def learn_cluster_features(questions, docs, index, min_cluster: int = 3, k: int = 20, max_cluster_size: int = 0,
-                           progress=None) -> dict:
+def learn_cluster_features(questions, docs, index, min_cluster: int = 3, k: int = 20, progress=None) -> dict:
     """Each training cluster's query-content model (frame -> features), learned as
     :meth:`InstanceQA.fit` learns it (:func:`query_content.learn`).  ``questions``: objects with
-    ``qid`` and ``patterns``; ``max_cluster_size`` > 0 skips larger clusters (``when <Q>``-like
-    frames that hold a third of the questions add little and cost most)."""
+    ``qid`` and ``patterns``; ``progress(1)`` after each cluster."""
     from textqa.paths import english_stopwords
 
     from .frames import FrameClusters
@@ -156,8 +154,7 @@ def learn_cluster_features(questions, docs, index, min_cluster: int = 3, k: int 
         data[q.qid] = (kws, [(sentence_features(toks, set(kws), stop), ok(text))
                              for toks, text in _search_with_tokens(index, kws, k)], ok)
     out = {}
-    items = [(f, m) for f, m in clusters.items() if not max_cluster_size or len(m) <= max_cluster_size]
-    for i, (frame, members) in enumerate(items):
+    for frame, members in clusters.items():
         feats = learn([data[m] for m in members], index.search, k=k)
         if feats:
             out[frame] = feats
