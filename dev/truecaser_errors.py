@@ -1,0 +1,83 @@
+"""Error analysis of the default truecaser on the dev set (issue 14, item 6).
+
+Decodes the lowercased dev set with the trained artifact and sorts every token error: a capital
+missed (reference has a capital, output none), a capital added (the reverse), or the wrong
+capitalised form ("Mcdonald" for "McDonald"); whether the word was seen in training (in the
+casing table) and whether it is a sentence's first token; the words most often wrong, with the
+share of their occurrences that are errors; and the errors on the trellis's ambiguous tokens
+(two or more candidate casings) against the rest.
+
+    python dev/truecaser_errors.py [--artifacts DIR] [--top 20]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def kind(gold: str, pred: str) -> str:
+    g, p = gold != gold.lower(), pred != pred.lower()
+    if g and not p:
+        return "capital missed"
+    if p and not g:
+        return "capital added"
+    return "wrong capitalised form"
+
+
+def main(argv=None) -> int:
+    from textqa.models.truecaser.service_api import TruecaserService
+    from textqa.paths import artifacts_dir
+    from textqa.training.corpus import read_lines
+    from textqa.training.truecaser import DEFAULT_DEV
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--artifacts", type=Path, default=None)
+    p.add_argument("--top", type=int, default=20, help="how many of the most frequent wrong words to list")
+    args = p.parse_args(argv)
+    model = TruecaserService.load(artifacts_dir(args.artifacts) / "truecaser").model
+    gold = [l.split() for l in read_lines(DEFAULT_DEV) if l.strip()]
+    pred = model.predict_tokens([[t.lower() for t in s] for s in gold])
+    kinds, seen, first, words, occurrences, ambiguous = Counter(), Counter(), 0, Counter(), Counter(), Counter()
+    n_tokens = errors = n_unseen = n_ambiguous = 0
+    for g_sent, p_sent in zip(gold, pred):
+        for i, (g, p) in enumerate(zip(g_sent, p_sent)):
+            key = g.lower()
+            n_tokens += 1
+            occurrences[key] += 1
+            known = key in model.casing_.forms
+            n_unseen += not known
+            amb = len(model._candidates(key)) > 1
+            n_ambiguous += amb
+            if g == p:
+                continue
+            errors += 1
+            kinds[kind(g, p)] += 1
+            seen["seen in training" if known else "unseen in training"] += 1
+            first += i == 0
+            ambiguous["ambiguous (2+ candidates)" if amb else "one candidate"] += 1
+            if known:
+                words[key] += 1
+    pct = lambda x, n: f"{100 * x / n:.1f}%" if n else "-"
+    print(f"{errors:,} errors in {n_tokens:,} dev tokens (accuracy {100 * (1 - errors / n_tokens):.2f})\n")
+    print("| error | count | share of errors |\n|---|---:|---:|")
+    for name, c in kinds.most_common():
+        print(f"| {name} | {c:,} | {pct(c, errors)} |")
+    for name, c in seen.most_common():
+        print(f"| on a word {name} | {c:,} | {pct(c, errors)} |")
+    print(f"| on a sentence's first token | {first:,} | {pct(first, errors)} |")
+    for name, c in ambiguous.most_common():
+        print(f"| on a token with {name} | {c:,} | {pct(c, errors)} |")
+    print(f"\nUnseen words are {pct(n_unseen, n_tokens)} of the tokens; tokens with two or more candidate casings "
+          f"{pct(n_ambiguous, n_tokens)}.\n")
+    print(f"| word (seen in training) | errors | occurrences | error rate |\n|---|---:|---:|---:|")
+    for w, c in words.most_common(args.top):
+        print(f"| {w} | {c:,} | {occurrences[w]:,} | {pct(c, occurrences[w])} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
