@@ -63,3 +63,18 @@ def test_lm_binary_layouts(small_truecaser):
     assert small_truecaser.lm_binary == "trie-q8"
     with open(small_truecaser.lm_path_, "rb") as f:          # a KenLM binary, not the ARPA fallback
         assert f.read(8) == b"mmap lm "
+
+
+def test_another_lm_file_gets_its_own_decoder_and_word_ids(truecaser_copy, dev_sentences, tmp_path, monkeypatch):
+    import shutil
+
+    import kenlm
+    model = truecaser_copy
+    lowered = [s.lower() for s in dev_sentences[:100]]
+    before = model.predict(lowered)
+    first = model._native
+    copy = tmp_path / "lm.binary"
+    shutil.copyfile(model.lm_path_, copy)
+    model.lm_, model.lm_path_ = kenlm.Model(str(copy)), str(copy)
+    assert model.predict(lowered) == before and model._native is not first
+    assert model._native.lm_path == str(copy)

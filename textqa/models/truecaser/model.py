@@ -427,13 +427,13 @@ class Truecaser(BaseEstimator):
         if not native.available() or not getattr(self, "lm_path_", None):
             return None
         dec = getattr(self, "_native", None)
-        if dec is None or dec.lm_path != self.lm_path_:
+        if dec is None or (dec and dec.lm_path != self.lm_path_):
             try:
                 dec = native.NativeViterbi(self.lm_path_)
             except RuntimeError as e:
                 log.warning("%s; decoding in Python", e)
                 dec = False
-            self._native = dec
+            self._native, self._native_cache = dec, {}       # word ids belong to one LM's vocabulary
         return dec or None
 
     def _native_entry(self, key: str, dec):
