@@ -132,7 +132,8 @@ def main(argv=None) -> int:
         lines.append(f"| {name} | {len(sel)} | " + " | ".join(f"{mean([r[c] for r in sel]):.2f}" for c in cols) + " |")
     own, tc = mean([r["own casing"] for r in rows]), mean([r["truecased (default)"] for r in rows])
     ceil, uni = mean([r["case-insensitive"] for r in rows]), mean([r["unigram baseline"] for r in rows])
-    lines += ["", f"- The truecaser recovers {100 * (tc - mean([r['lowercased'] for r in rows])) / (own - mean([r['lowercased'] for r in rows])):.0f}% "
+    low = mean([r["lowercased"] for r in rows])
+    lines += ["", f"- The truecaser recovers {100 * (tc - low) / (own - low):.0f}% "
               f"of what lowercasing costs (own casing {own:.2f}, truecased {tc:.2f}, unigram {uni:.2f}, ceiling {ceil:.2f}).",
               "- The default truecaser is the paper's trigram-LM Viterbi decoder (Kneser-Ney smoothing and the OOV "
               "model added; `--smoothing deleted_interpolation` is the paper's eq. 1, not run here).",

@@ -187,11 +187,11 @@ def run_expansion(args) -> int:
     say(f"parsing {len(train)} training and {len(test)} test questions")
     train_docs, test_docs = parse([q.question for q in train]), parse([q.question for q in test])
     from textqa.models.qa.frames import FrameClusters
-    sizes = FrameClusters(args.min_cluster).fit(train_docs, [q.qid for q in train]).sizes()
+    frame_clusters = FrameClusters(args.min_cluster).fit(train_docs, [q.qid for q in train])
+    clusters, sizes = frame_clusters.clusters_, frame_clusters.sizes()
     with tqdm(total=len(sizes), desc="cluster query-content models", unit="cluster", file=sys.stderr,
               disable=args.quiet) as bar:
-        features = E.learn_cluster_features(train, train_docs, model.index, args.min_cluster, args.k,
-                                            progress=bar.update)
+        features = E.learn_cluster_features(train, train_docs, model.index, clusters, args.k, progress=bar.update)
     with tqdm(total=len(test), desc="test questions", unit="q", file=sys.stderr, disable=args.quiet) as bar:
         results = {"all": E.compare(test, test_docs, model.index, features, sizes, progress=bar.update)}
     temporal = [i for i, q in enumerate(test) if E.is_temporal(q.question)]

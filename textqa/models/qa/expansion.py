@@ -136,16 +136,15 @@ def _search_with_tokens(index, words, k):
     return out
 
 
-def learn_cluster_features(questions, docs, index, min_cluster: int = 3, k: int = 20, progress=None) -> dict:
+def learn_cluster_features(questions, docs, index, clusters: dict, k: int = 20, progress=None) -> dict:
     """Each training cluster's query-content model (frame -> features), learned as
     :meth:`InstanceQA.fit` learns it (:func:`query_content.learn`).  ``questions``: objects with
-    ``qid`` and ``patterns``; ``progress(1)`` after each cluster."""
+    ``qid`` and ``patterns``; ``clusters``: frame -> member qids (``FrameClusters.clusters_``);
+    ``progress(1)`` after each cluster."""
     from textqa.paths import english_stopwords
 
-    from .frames import FrameClusters
     from .query_content import learn, sentence_features
     from .system import _Matcher, keywords
-    clusters = FrameClusters(min_cluster).fit(docs, [q.qid for q in questions]).clusters_
     stop = english_stopwords()
     data = {}
     for q, doc in zip(questions, docs):

@@ -437,22 +437,20 @@ class Truecaser(BaseEstimator):
         return dec or None
 
     def _native_entry(self, key: str, dec):
-        """(candidates, KenLM ids, OOV classes or None) of a lowercased token for the C++ decoder."""
-        cache = self.__dict__.setdefault("_native_cache", {})
-        entry = cache.get(key)
-        if entry is None:
-            cands = self._candidates(key)
-            classes = [c for _, _, c in cands]
-            entry = (cands, [dec.index(lmw) for _, lmw, _ in cands],
-                     classes if any(c is not None for c in classes) else None, [0.0] * len(cands))
-            if len(cache) < 500_000:
-                cache[key] = entry
+        """(candidates, KenLM ids, OOV classes or None, zero emissions) of a lowercased token for
+        the C++ decoder, built on a cache miss and cached (``_native_cache``, reset with the decoder)."""
+        cands = self._candidates(key)
+        classes = [c for _, _, c in cands]
+        entry = (cands, [dec.index(lmw) for _, lmw, _ in cands],
+                 classes if any(c is not None for c in classes) else None, [0.0] * len(cands))
+        if len(self._native_cache) < 500_000:
+            self._native_cache[key] = entry
         return entry
 
     def _predict_native(self, token_lists, dec) -> list[list[str]]:
         """:meth:`predict_tokens` with the C++ Viterbi: one call for the whole batch, the OOV
         model's scores filled in for the unseen words met on the way."""
-        get = self.__dict__.setdefault("_native_cache", {}).get
+        get = self._native_cache.get
         sent_off, cand_off, ids, em, cands_of, flat, unseen, parts_of = [0], [0], [], [], [], [], [], []
         for toks in token_lists:
             parts = (split_at_sentence_final(toks) if self.split_sentences else [toks]) if toks else []
