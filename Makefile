@@ -12,7 +12,7 @@ PORT ?= 8000
 WORKERS ?= 2
 ARTIFACTS ?= artifacts
 
-.PHONY: run test mutants bench train venv clean help wrk lmplz
+.PHONY: run test mutants bench train venv clean help wrk lmplz browser
 
 help:
 	@echo "make run    - install, train missing artifacts, serve on http://$(HOST):$(PORT)"
@@ -20,6 +20,7 @@ help:
 	@echo "make mutants - break guarded code on purpose and check the tests go red (dev/mutants.py)"
 	@echo "make bench  - benchmarks (speed, memory, quality vs peers) -> bench/RESULTS.md"
 	@echo "make train  - train every missing default artifact"
+	@echo "make browser - install chromium (as root) for the playground's browser test"
 
 venv: $(VENV)/.installed $(VENV)/bin/build_binary $(VITERBI_SO)
 
@@ -65,7 +66,7 @@ run: train
 	@echo
 	$(VENV)/bin/textqa serve --host $(HOST) --port $(PORT) --workers $(WORKERS) --artifacts $(ARTIFACTS)
 
-test: venv
+test: venv browser
 	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -q -p no:cacheprovider
 
 mutants: venv
@@ -97,6 +98,19 @@ lmplz: | $(VENV)/.installed
 		$(MAKE) -C .build/kenlm-full/build -j2 lmplz > .build/kenlm-full/make.log && \
 		mkdir -p .build/kenlm-full/bin && cp .build/kenlm-full/build/bin/lmplz .build/kenlm-full/bin/lmplz; }
 	@echo "lmplz: .build/kenlm-full/bin/lmplz"
+
+# chromium (headless) for the playground's browser test (tests/service/test_playground.py) and
+# dev/screenshots.py: a Debian package, installed when missing and run as root.  Without root the
+# suite still runs; that one test fails and says how to install it (TEXTQA_SKIP_BROWSER=1 skips it
+# on purpose).
+browser:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then echo "installing chromium for the browser test (apt-get)..."; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-liberation fonts-dejavu-core >/dev/null \
+	    || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-liberation fonts-dejavu-core >/dev/null; } \
+	    || echo "WARNING: could not install chromium; the browser test will fail (see its message)"; \
+	  else echo "NOTE: the playground's browser test needs chromium: run 'sudo apt-get install chromium'" \
+	    "(or 'make browser' as root); the rest of the suite runs without it"; fi; }
 
 # wrk (HTTP load generator) for bench/service.py: a Debian package, installed when missing
 wrk:

@@ -72,6 +72,33 @@ def read_only_root(request, root: Path) -> Path:
     return root
 
 
+def drawn_png(path: Path) -> bool:
+    """A PNG file with something drawn on it (not blank): what a plot written by training is."""
+    import matplotlib.image as mpimg
+    if Path(path).read_bytes()[:8] != b"\x89PNG\r\n\x1a\n":
+        return False
+    img = mpimg.imread(path)
+    return img.shape[0] > 200 and float(img[..., :3].std()) > 0.02
+
+
+@pytest.fixture
+def is_drawn_png():
+    return drawn_png
+
+
+@pytest.fixture
+def assert_plots():
+    """``assert_plots(artifact_folder, names)``: each is a drawn PNG, listed (checksummed) in the manifest."""
+    import json
+
+    def check(folder: Path, names) -> None:
+        files = json.loads((folder / "manifest.json").read_text())["files"]
+        for name in names:
+            assert name in files, f"{name} not in {folder}'s manifest"
+            assert drawn_png(folder / name), f"{folder / name} is not a drawn PNG"
+    return check
+
+
 @pytest.fixture
 def copy_root(tmp_path):
     """``copy_root(root)``: a private copy of an artifacts root, for tests that write into it."""

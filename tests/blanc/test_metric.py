@@ -116,3 +116,22 @@ def test_lowercase_and_tokenizer_options():
     assert BLANC(BLANCParams(lowercase=True)).sentence_score(hyp, [ref]).score == pytest.approx(1.0)
     assert BLANC(BLANCParams(lowercase=False)).sentence_score(hyp, [ref]).score < 1.0
     assert BLANC(BLANCParams(tokenize="none")).tokens("Hello, World!") == ["hello,", "world!"]
+
+
+def test_explain_matches_the_statistics_behind_the_score():
+    """``explain`` (the playground's BLANC panel) reports the best reference, an alignment whose
+    exact matches are the words the sentences share, the same per-size masses as ``pair_stats``,
+    and with alpha = beta = 0 exactly C(m, 2) matched skip-bigrams for m monotonic matches."""
+    m = BLANC(BLANCParams(alpha=0.0, beta=0.0, partial_weight=0.0, size_weights=(0.5, 0.5), tokenize="none",
+                          lowercase=True))
+    hyp = "the cat sat on the mat"
+    e = m.explain(hyp, ["a dog barked", "the cat is on the mat"])
+    assert e["reference"] == 1
+    matched = [(e["hypothesis_tokens"][a["hypothesis"]], e["reference_tokens"][a["reference"]]) for a in e["alignment"]]
+    assert all(h == r for h, r in matched) and len(matched) == 5 and all(a["weight"] == 1 for a in e["alignment"])
+    stats = m.pair_stats(hyp.split(), "the cat is on the mat".split())
+    assert [s["common"] for s in e["sizes"]] == pytest.approx(stats[0].tolist())
+    assert [s["hypothesis"] for s in e["sizes"]] == pytest.approx(stats[1].tolist())
+    assert len(e["skip_bigrams"]) == 10 == stats[0][1]
+    assert "the cat" in e["skip_bigrams"] and "cat .. mat" in e["skip_bigrams"] and "sat .. mat" not in e["skip_bigrams"]
+    assert m.explain("zzz", "the cat")["alignment"] == []

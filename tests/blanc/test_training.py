@@ -233,3 +233,7 @@ def test_character_skip_ngrams_are_trained_and_saved(tmp_path):
     scores = [metric.sentence_score(r.hypothesis, [r.reference]).score for r in rows]
     assert train["coling16:fr-en"] == pytest.approx(pearsonr(scores, [r.human_score for r in rows]).statistic,
                                                     abs=1e-6)
+
+
+def test_training_writes_the_climb_and_scatter_plots(blanc_artifact, assert_plots):
+    assert_plots(blanc_artifact / "blanc", ("hill_climbing.png", "human_vs_blanc.png"))

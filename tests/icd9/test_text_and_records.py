@@ -154,3 +154,23 @@ def test_jsonl_duplicates_encoding_and_missing_codes(tmp_path):
     g = tmp_path / "r.jsonl.gz"
     g.write_bytes(gzip.compress(b'{"id": 1, "sections": {"history": "Cough."}, "codes": ["786.2"]}\n'))
     assert read_jsonl(g, need_codes=True)[0].codes == ["786.2"]
+
+
+def test_scope_spans_are_where_the_features_are_negated():
+    """``scope_spans`` (the playground's highlighting) marks exactly the words that
+    ``tagged_sentences`` puts in a scope, at their character offsets, and the trigger phrases."""
+    from textqa.models.icd9.text import scope_spans, tagged_sentences
+    opts = TextOptions(stopwords=english_stopwords())
+    text = ("History: cough.\nImpression: No evidence of focal pneumonia. Possible early infiltrate versus "
+            "atelectasis, but the heart is normal. Effusion is not seen.")
+    spans = scope_spans(text, opts)
+    words = {(text[s["start"]:s["end"]].lower(), s["kind"]) for s in spans}
+    tagged = [(st, tok) for sent in tagged_sentences(text, opts) for st, tok in sent if st]
+    scoped = [s for s in spans if s["kind"] != "trigger"]
+    assert len(scoped) == len(tagged)
+    assert {("pneumonia", "negated"), ("focal", "negated"), ("infiltrate", "uncertain"), ("atelectasis", "uncertain"),
+            ("effusion", "negated")} <= words
+    assert ("heart", "uncertain") not in words and ("cough", "negated") not in words     # "but" ends the scope
+    triggers = {text[s["start"]:s["end"]].lower(): s["trigger"] for s in spans if s["kind"] == "trigger"}
+    assert triggers["no evidence of"] == "NEG" and triggers["possible"] == "UNC" and triggers["is not seen"] == "POST_NEG"
+    assert [s["start"] for s in spans] == sorted(s["start"] for s in spans)

@@ -165,3 +165,7 @@ def test_training_with_query_content(tmp_path, capsys):
     expansions = [f for m in model.instance.cluster_models_.values() for f in m.expansions]
     assert expansions and all(isinstance(f, str) and f for f in expansions)
     assert "exact answers" in capsys.readouterr().out
+
+
+def test_training_writes_mrr_plots_for_dev_and_held_out(qa_artifact, assert_plots):
+    assert_plots(qa_artifact / "qa", ("mrr5_by_answer_type.png", "mrr5_by_cluster_size.png"))

@@ -114,3 +114,22 @@ def test_reuters_test_documents_are_never_trained_on():
     assert list(paragraphs(path)) == train                                # training's default
     with pytest.raises(ValueError, match="split"):
         list(reuters_paragraphs(path, split="dev"))
+
+
+def test_training_writes_the_dev_plots_into_the_artifact(trained, assert_plots):
+    """The confusion heat map and F1 by frequency band are PNGs in the artifact, checksummed."""
+    assert_plots(trained[0], ("confusion.png", "f1_by_frequency.png"))
+
+
+def test_scores_by_frequency_band_add_up_to_the_whole():
+    from textqa.evaluation.truecase import score_by_frequency
+    gold = ["The Cat saw Paris .", "NASA flew ."]
+    pred = ["The cat saw Paris .", "Nasa flew ."]
+    freq = {"the": 50, "cat": 3, "saw": 12, "paris": 0, ".": 1000, "nasa": 0, "flew": 5}
+    bands = dict(score_by_frequency(gold, pred, freq.get))
+    whole = score_truecase(gold, pred)
+    assert sum(b.tokens for b in bands.values()) == whole.tokens == 8
+    assert sum(b.correct_cased for b in bands.values()) == whole.correct_cased
+    assert bands["unseen"].tokens == 2 and bands["unseen"].gold_cased == 2 and bands["unseen"].correct_cased == 1
+    assert bands["1-9"].gold_cased == 1 and bands["1-9"].correct_cased == 0        # "Cat" missed
+    assert bands["1,000-9,999"].tokens == 2 and "10,000+" in bands

@@ -87,22 +87,46 @@ def score_truecase(gold: list[str], pred: list[str], gold_name: str = "gold", pr
             if g.lower() != p.lower():
                 raise TruecaseInputError(f"{pred_name}:{lineno}: token {i + 1} {p!r} is not a casing of "
                                          f"{gold_name}'s {g!r}")
-            s.tokens += 1
-            g_cased = g != g.lower()
-            if p != p.lower():
-                s.proposed += 1
-            if g_cased:
-                s.gold_cased += 1
-            if g == p:
-                s.correct += 1
-                if g_cased:
-                    s.correct_cased += 1
-            elif len(s.errors) < keep_errors:
-                s.errors.append({"line": lineno, "token": i + 1, "gold": g, "pred": p})
-            gc, pc = _case_class(g), _case_class(p)
-            if gc in s.confusion and pc in s.confusion[gc]:
-                s.confusion[gc][pc] += 1
+            _add(s, g, p, lineno, i, keep_errors)
     return s
+
+
+def _add(s: TruecaseScores, g: str, p: str, lineno: int, i: int, keep_errors: int) -> None:
+    """Count one (gold, predicted) token pair into ``s``."""
+    s.tokens += 1
+    g_cased = g != g.lower()
+    if p != p.lower():
+        s.proposed += 1
+    if g_cased:
+        s.gold_cased += 1
+    if g == p:
+        s.correct += 1
+        if g_cased:
+            s.correct_cased += 1
+    elif len(s.errors) < keep_errors:
+        s.errors.append({"line": lineno, "token": i + 1, "gold": g, "pred": p})
+    gc, pc = _case_class(g), _case_class(p)
+    if gc in s.confusion and pc in s.confusion[gc]:
+        s.confusion[gc][pc] += 1
+
+
+FREQUENCY_BANDS = (0, 1, 10, 100, 1000, 10000)
+
+
+def score_by_frequency(gold: list[str], pred: list[str], frequency, edges=FREQUENCY_BANDS) -> list[tuple[str, TruecaseScores]]:
+    """The scores of ``score_truecase`` per band of training frequency: ``frequency(word)`` is how
+    often the lowercased word was seen in training; band k holds words with ``edges[k] <= f <
+    edges[k+1]`` (the first band, f = 0, is the unseen words).  Lines must already line up."""
+    labels = []
+    for k, lo in enumerate(edges):
+        hi = edges[k + 1] if k + 1 < len(edges) else None
+        labels.append("unseen" if lo == 0 and hi == 1 else f"{lo:,}+" if hi is None else f"{lo:,}-{hi - 1:,}")
+    bands = [TruecaseScores() for _ in edges]
+    import bisect
+    for lineno, (g_line, p_line) in enumerate(zip(gold, pred), start=1):
+        for i, (g, p) in enumerate(zip(g_line.split(), p_line.split())):
+            _add(bands[bisect.bisect_right(edges, frequency(g.lower())) - 1], g, p, lineno, i, 0)
+    return list(zip(labels, bands))
 
 
 def format_report(s: TruecaseScores) -> str:

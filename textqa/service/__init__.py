@@ -93,10 +93,11 @@ def create_app(artifacts_dir: str | Path | None = None, config: dict | None = No
     from .blanc import bp as blanc_bp
     from .icd9 import bp as icd9_bp
     from .ops import bp as ops_bp
+    from .playground import bp as playground_bp
     from .qa import bp as qa_bp
     from .truecaser import bp as truecaser_bp
 
-    for bp in (ops_bp, truecaser_bp, blanc_bp, icd9_bp, qa_bp):
+    for bp in (ops_bp, truecaser_bp, blanc_bp, icd9_bp, qa_bp, playground_bp):
         app.register_blueprint(bp)
     # Swagger UI from the files the flask-swagger-ui wheel ships (no CDN): /docs
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={"app_name": "textqa API"}))

@@ -33,6 +33,9 @@ def score(req):
         else:
             out["scores"] = [{"score": s.score, "precision": s.precision, "recall": s.recall}
                              for s in (metric.sentence_score(h, r) for h, r in pairs)]
+            if req.explain:
+                for item, (h, r) in zip(out["scores"], pairs):
+                    item["explanation"] = metric.explain(h, r)
     except ValueError as e:         # a pair too long for ACS after tokenisation
         raise invalid("pairs", str(e)) from e
     out["signature"] = metric.signature()

@@ -30,5 +30,5 @@ def code(req):
     check_request_budget(sum(len(r.text.split()) for r in records), "TEXTQA_ICD9_MAX_TOKENS_PER_REQUEST", "tokens",
                          "send fewer documents per request")
     manifest = getattr(coder, "manifest", {})
-    return {"documents": coder.code(records, req.classifier, req.all_scores), "classifier": req.classifier,
+    return {"documents": coder.code(records, req.classifier, req.all_scores, req.explain), "classifier": req.classifier,
             "model": {"name": manifest.get("name", "icd9"), "created_at": manifest.get("created_at")}}

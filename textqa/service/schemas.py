@@ -124,10 +124,20 @@ def request_models(limits: Limits):
         references: list[BlancText] = Field(min_length=1)
 
     class BlancRequest(_Strict):
+        model_config = ConfigDict(json_schema_extra={"not": {"required": ["explain", "corpus"], "properties": {
+            "explain": {"const": True}, "corpus": {"const": True}}}})
         pairs: list[BlancPair] = Field(min_length=1, max_length=n, description=(
             f"(hypothesis, references) pairs; the ACS grid cells of a request (hypothesis x reference tokens, "
             f"summed over pairs and references) are at most {limits.blanc_budget:,} (413 above)"))
         corpus: bool = Field(False, description="one system-level score over all pairs instead of one per pair")
+        explain: bool = Field(False, description="add each pair's alignment, skip-n-gram masses and matched "
+                                                 "skip-bigrams (not with 'corpus')")
+
+        @model_validator(mode="after")
+        def _explain_pairs(self):
+            if self.explain and self.corpus:
+                raise FieldProblem("explain", "explains pair scores; it cannot be used with 'corpus'")
+            return self
 
     Text = Annotated[str, Field(pattern=NON_EMPTY, max_length=ICD9_MAX_CHARS)]
 
@@ -157,6 +167,7 @@ def request_models(limits: Limits):
             f"at most {limits.icd9_budget:,} tokens over all documents (413 above)"))
         classifier: Literal["svm", "brr"] = Field("svm", description="per-code linear SVM or Bayesian ridge")
         all_scores: bool = Field(False, description="add every code's margin over its threshold")
+        explain: bool = Field(False, description="add the negation/uncertainty spans the features see")
 
     class QaRequest(_Strict):
         question: _text(MAX_QUESTION_WORDS, "question", pattern=NON_EMPTY,
@@ -183,10 +194,33 @@ class TruecaseResponse(_Out):
     model: ModelInfo
 
 
+class BlancAlignment(_Out):
+    hypothesis: int = Field(description="hypothesis token index")
+    reference: int = Field(description="reference token index")
+    weight: float = Field(description="node weight: 1 for an exact match, less for a partial one")
+
+
+class BlancSize(_Out):
+    k: int
+    common: float = Field(description="common skip-k-gram mass")
+    hypothesis: float = Field(description="the hypothesis's own skip-k-gram mass (precision's denominator)")
+    reference: float = Field(description="the reference's own skip-k-gram mass (recall's denominator)")
+
+
+class BlancExplanation(_Out):
+    reference: int = Field(description="index of the best-matching reference")
+    hypothesis_tokens: list[str]
+    reference_tokens: list[str]
+    alignment: list[BlancAlignment]
+    sizes: list[BlancSize]
+    skip_bigrams: list[str] = Field(description="common skip-bigrams ('..' marks a gap), at most 50")
+
+
 class BlancScore(_Out):
     score: float
     precision: float
     recall: float
+    explanation: BlancExplanation = Field(None, description="with 'explain': what the score is made of")
 
 
 class BlancResponse(_Out):
@@ -205,12 +239,21 @@ class Icd9Code(_Out):
     probability: float = Field(None, ge=0, le=1, description="BRR: calibrated probability of the code (Platt)")
 
 
+class Icd9Span(_Out):
+    section: str = Field(description="the section the offsets refer to ('text' for a plain text)")
+    start: int = Field(ge=0, description="character offset of the span's start")
+    end: int = Field(ge=0, description="character offset just after the span")
+    kind: Literal["trigger", "negated", "uncertain"]
+    trigger: str = Field(None, description="a trigger's kind: NEG, UNC, PSEUDO, POST_NEG or POST_UNC")
+
+
 class Icd9Result(_Out):
     id: str
     codes: list[Icd9Code] = Field(description="codes above threshold, best first")
     scores: dict[str, float] = Field(None, description="every code's margin over its threshold (all_scores)")
     review: bool = Field(None, description="BRR: true when any code's score is within one standard deviation "
                                            "of its threshold (the document should go to a human coder)")
+    spans: list[Icd9Span] = Field(None, description="with 'explain': negation/uncertainty triggers and scopes")
 
 
 class Icd9Response(_Out):

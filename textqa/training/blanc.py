@@ -17,7 +17,9 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import shutil
 import sys
+import tempfile
 import time
 from collections import OrderedDict
 from pathlib import Path
@@ -345,8 +347,10 @@ def _run(args: argparse.Namespace) -> int:
                 args.char_orders, args.word_ngram_orders)
         results = []
         paths = {}
-        for i, state, value, secs, path in Parallel(n_jobs=args.jobs, return_as="generator")(
-                delayed(_restart)(train, i, args.seed, spec) for i in range(args.restarts)):
+        from tqdm import tqdm
+        for i, state, value, secs, path in tqdm(Parallel(n_jobs=args.jobs, return_as="generator")(
+                delayed(_restart)(train, i, args.seed, spec) for i in range(args.restarts)),
+                total=args.restarts, desc="hill-climbing restarts", unit="restart", file=sys.stderr, disable=None):
             results.append((value, i, state))
             paths[i] = path
             q = params_of(state, base)
@@ -414,8 +418,20 @@ def _run(args: argparse.Namespace) -> int:
             if not args.no_baselines:
                 metrics.update(_held_out_baselines(args, test, report, params, test_stats, metrics["test"], say))
         metrics["training_seconds"] = round(time.perf_counter() - t0, 1)
-        save_blanc(params, out, metrics=metrics, data_fingerprint=file_fingerprint(args.train),
-                   extra={"training_data": [str(p) for p in args.train], "test_data": [str(p) for p in args.test]})
+        work = Path(tempfile.mkdtemp(prefix="blanc-plots-"))
+        try:
+            along = None
+            if select and args.select_from == "path":      # the selection pairs' value at every point
+                along = {}
+                for corr_r, _, i, j, _ in sorted(ranked, key=lambda r: (r[2], r[3])):
+                    along.setdefault(i, []).append(averaged(corr_r, select)["average"])
+            files = _plots(work, paths, best_i, best_j if select else len(paths[best_i]) - 1, along,
+                           test if test is not None else train, params, args)
+            save_blanc(params, out, metrics=metrics, data_fingerprint=file_fingerprint(args.train),
+                       extra={"training_data": [str(p) for p in args.train], "test_data": [str(p) for p in args.test]},
+                       files=files)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
     except EvalInputError as e:
         raise SystemExit(f"error: {e}") from e
     say(f"wrote {out}")
@@ -432,6 +448,27 @@ def _run(args: argparse.Namespace) -> int:
         print("test  system level (DA rows): " + "  ".join(f"{n} {c['average']:.4f}"
                                                         for n, c in metrics["test_system"].items()))
     return 0
+
+
+def _plots(work: Path, paths: dict, best_i: int, best_j: int, selection, data: JudgedPairs, params: BLANCParams,
+           args) -> dict:
+    """``hill_climbing.png`` (each restart's objective along its climb, and the selection pairs'
+    correlation at each point when the parameters were selected along the climbs) and
+    ``human_vs_blanc.png`` (segment BLANC with the kept parameters against the human scores, per
+    language pair of the held-out data, or of the training data without --test)."""
+    from textqa.evaluation.plots import climb_traces, metric_vs_human
+    traces = {f"restart {i + 1}": [v for _, v in paths[i]] for i in sorted(paths)}
+    sel = {f"restart {i + 1}": v for i, v in selection.items()} if selection else None
+    climb_traces(traces, work / "hill_climbing.png", f"train {args.level} {args.objective}",
+                 chosen=(f"restart {best_i + 1}", best_j), selection=sel,
+                 selection_label="selection pairs (average)",
+                 title=f"BLANC hill climbing: {len(paths)} restarts")
+    key = (params.alpha, params.beta, params.partial_weight)
+    stats = data.stats(*key, args.max_k, args.gap_side)
+    scores = stats_f(stats, params.weights, params.beta_f, data.n_acs)
+    metric_vs_human({g: (scores[idx], data.human[idx]) for g, idx in data.groups.items()},
+                    work / "human_vs_blanc.png", xlabel="segment BLANC (kept parameters)", ylabel="human score (DA z)")
+    return {"hill_climbing.png": work / "hill_climbing.png", "human_vs_blanc.png": work / "human_vs_blanc.png"}
 
 
 def _held_out_baselines(args, test: JudgedPairs, report: list, params: BLANCParams, test_stats: dict,

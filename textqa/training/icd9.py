@@ -91,7 +91,10 @@ def cross_validate(records, args, classifiers, say=None) -> dict:
     scores = {c: {} for c in classifiers}
     bayes = {"probability": [], "raw": [], "label": [], "review": {}}        # BRR's calibration and review flag
     all_codes = sorted({c for r in records for c in r.codes})
-    for f, (tr, te) in enumerate(KFold(args.folds, shuffle=True, random_state=args.seed).split(records), start=1):
+    from tqdm import tqdm
+    folds = KFold(args.folds, shuffle=True, random_state=args.seed).split(records)
+    for f, (tr, te) in enumerate(tqdm(folds, total=args.folds, desc="cross-validation folds", unit="fold",
+                                      file=sys.stderr, disable=None), start=1):
         coder = make_coder(args, classifiers).fit([records[i] for i in tr])
         test = [records[i] for i in te]
         X = coder.matrix(test)                 # features once, for every classifier

@@ -13,7 +13,9 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -167,13 +169,19 @@ def _run(args: argparse.Namespace) -> int:
                             "dev_clean": ranking_scores(dev, dev_scores, clean),
                             "dev_all": ranking_scores(dev, dev_scores)}
     instance = index = None
-    if not args.no_instance:
-        instance, index = train_instance(args, train, dev, metrics, say, answer_types)
-    metrics["training_seconds"] = round(time.perf_counter() - t0, 1)
-    save_qa(answer_types, selector, out, instance=instance, index=index, metrics=metrics,
-            data_fingerprint=file_fingerprint([args.uiuc, args.train, args.dev]),
-            extra={"training_data": [str(args.uiuc), str(args.train)], "dev_data": str(args.dev)})
-    say(f"wrote {out}")
+    plots = Path(tempfile.mkdtemp(prefix="qa-plots-"))
+    try:
+        files = None
+        if not args.no_instance:
+            instance, index, runs = train_instance(args, train, dev, metrics, say, answer_types)
+            files = write_plots(instance, runs, plots)
+        metrics["training_seconds"] = round(time.perf_counter() - t0, 1)
+        save_qa(answer_types, selector, out, instance=instance, index=index, metrics=metrics,
+                data_fingerprint=file_fingerprint([args.uiuc, args.train, args.dev]),
+                extra={"training_data": [str(args.uiuc), str(args.train)], "dev_data": str(args.dev)}, files=files)
+    finally:
+        shutil.rmtree(plots, ignore_errors=True)
+    say(f"wrote {out}" + (f" (plots: {', '.join(files)})" if files else ""))
     if "answer_type_cv" in metrics:
         a = metrics["answer_type_cv"]
         print(f"answer types ({a['folds']}-fold CV on {a['questions']} UIUC questions): coarse accuracy "
@@ -212,16 +220,64 @@ def read_patterns(path) -> dict:
     return out
 
 
+def reciprocal_ranks(model_answer, dev, patterns) -> list[tuple[int, float]]:
+    """(index in ``dev``, reciprocal rank of the first of the top 5 answers a NIST pattern matches,
+    case-insensitive search; 0 if none) for each question that has patterns."""
+    from textqa.models.qa.system import pattern_match
+    return [(k, next((1.0 / (i + 1) for i, a in enumerate(res["answers"][:5])
+                      if pattern_match(patterns[p.qid], a["answer"])), 0.0))
+            for k, (p, res) in enumerate(zip(dev, model_answer)) if p.qid in patterns]
+
+
 def exact_answer_scores(model_answer, dev, patterns) -> dict:
     """MRR over the top 5 answers and accuracy at 1, judged by the NIST patterns (case-insensitive search)."""
-    from textqa.models.qa.system import pattern_match
-    rr = []
-    for p, res in zip(dev, model_answer):
-        if p.qid not in patterns:
-            continue
-        rr.append(next((1.0 / (i + 1) for i, a in enumerate(res["answers"][:5])
-                        if pattern_match(patterns[p.qid], a["answer"])), 0.0))
+    rr = [r for _, r in reciprocal_ranks(model_answer, dev, patterns)]
     return {"mrr5": _mean(rr), "acc1": _mean([r == 1.0 for r in rr]), "questions": len(rr), "mrr5_ci95": _ci95(rr)}
+
+
+PLOTS = ("mrr5_by_answer_type.png", "mrr5_by_cluster_size.png")
+SIZE_BANDS = ((4, 9), (10, 19), (20, 49), (50, 99), (100, None))
+
+
+def write_plots(instance, runs: dict, folder: Path) -> dict:
+    """MRR@5 by the question's UIUC coarse class and by the size (training questions) of the most
+    confident cluster that matched it, one bar series per run (``runs``: {name: [(answer, rr)]},
+    ``answer`` the system's result for the question)."""
+    from textqa.evaluation.plots import bars_with_counts
+    folder.mkdir(parents=True, exist_ok=True)
+    models = instance.cluster_models_
+
+    def size_band(res) -> str:
+        named = [c for c in res["clusters"] if c in models]
+        if not named:
+            return "no cluster"
+        n = len(models[named[0]].members)
+        for lo, hi in SIZE_BANDS:
+            if n >= lo and (hi is None or n <= hi):
+                return f"{lo}+" if hi is None else f"{lo}-{hi}"
+        return f"<{SIZE_BANDS[0][0]}"
+    keys = {"answer type": lambda res: res["uiuc_coarse"],
+            "cluster size": size_band}
+    orders = {"answer type": ["ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM"],
+              "cluster size": ["no cluster"] + [f"{lo}+" if hi is None else f"{lo}-{hi}" for lo, hi in SIZE_BANDS]}
+    for (what, key), name in zip(keys.items(), PLOTS):
+        series, counts = {}, {}
+        for run, items in runs.items():
+            groups: dict = {}
+            for res, rr in items:
+                groups.setdefault(key(res), []).append(rr)
+            series[run], counts[run] = groups, {g: len(v) for g, v in groups.items()}
+        labels = [g for g in orders[what] if any(g in s for s in series.values())]
+        bars_with_counts(labels, {f"{run} ({len(items)} questions)": [_mean(series[run].get(g, [])) if series[run].get(g)
+                                                                     else 0.0 for g in labels]
+                                  for run, items in runs.items()},
+                         ["/".join(str(counts[r].get(g, 0)) for r in runs) for g in labels], folder / name,
+                         ylabel="MRR@5 (NIST patterns)", ylim=(0, 1.05), count_label="n",
+                         xlabel="UIUC coarse class of the question" if what == "answer type" else
+                         "training questions in the most confident matched cluster",
+                         title=f"Exact answers: MRR@5 by {what}: " + " vs ".join(
+                             f"{run} ({len(items)} questions)" for run, items in runs.items()))
+    return {name: folder / name for name in PLOTS}
 
 
 def train_instance(args, train, dev, metrics, say, answer_types):
@@ -249,11 +305,18 @@ def train_instance(args, train, dev, metrics, say, answer_types):
 
     def answer_all(texts):
         docs = parse(texts)
-        return [instance.answer(d, index, 5, u) for d, u in zip(docs, answer_types.distribution(docs))]
+        from tqdm import tqdm
+        out = []
+        for d, u in tqdm(list(zip(docs, answer_types.distribution(docs))), desc="answering", unit="q",
+                         file=sys.stderr, disable=None):
+            res = instance.answer(d, index, 5, u)
+            out.append({**res, "uiuc_coarse": max(u, key=u.get)})
+        return out
 
     say("answering the TrecQA dev questions")
     patterns = read_patterns(args.dev_patterns)
     answers = answer_all([p.question.text for p in dev])
+    runs = {"TrecQA dev": [(answers[k], rr) for k, rr in reciprocal_ranks(answers, dev, patterns)]}
     metrics["exact_answers"] = {**exact_answer_scores(answers, dev, patterns), "collection_sentences": len(pool),
                                 "training_questions": len(questions), "clusters": len(instance.cluster_models_),
                                 "fit_seconds": round(fit_seconds, 1)}
@@ -264,11 +327,12 @@ def train_instance(args, train, dev, metrics, say, answer_types):
         say(f"answering {len(held)} held-out questions")
         res = answer_all([q["question"] for q in held])
         from types import SimpleNamespace
-        metrics["exact_answers_heldout"] = {
-            **exact_answer_scores(res, [SimpleNamespace(qid=q["qid"]) for q in held],
-                                  {q["qid"]: q["patterns"] for q in held}),
-            "files": [str(f) for f in args.eval_questions]}
-    return instance, index
+        held_dev = [SimpleNamespace(qid=q["qid"]) for q in held]
+        held_patterns = {q["qid"]: q["patterns"] for q in held}
+        metrics["exact_answers_heldout"] = {**exact_answer_scores(res, held_dev, held_patterns),
+                                            "files": [str(f) for f in args.eval_questions]}
+        runs["held-out"] = [(res[k], rr) for k, rr in reciprocal_ranks(res, held_dev, held_patterns)]
+    return instance, index, runs
 
 
 def main(argv=None) -> int:

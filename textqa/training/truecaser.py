@@ -93,14 +93,19 @@ def dev_perplexity(model: Truecaser, dev: list[str]) -> float:
     return lmmod.perplexity(model.lm_, ([lm_token(t) for t in s.split()] for s in dev))
 
 
-def evaluate(model: Truecaser, dev: list[str]) -> dict:
+def evaluate(model: Truecaser, dev: list[str], plots: Path | None = None) -> dict:
+    """Dev scores of the Viterbi decoder and the unigram baseline; with ``plots`` (a folder) also
+    the Viterbi decoder's class confusion heat map and F1 by training-frequency band as PNGs."""
     lower = [s.lower() for s in dev]
     t0 = time.perf_counter()
     pred = model.predict(lower)
     dt = time.perf_counter() - t0
     lm_scores = score_truecase(dev, pred, "dev", "prediction")
-    base_scores = score_truecase(dev, model.baseline_.predict(lower), "dev", "baseline")
+    base_pred = model.baseline_.predict(lower)
+    base_scores = score_truecase(dev, base_pred, "dev", "baseline")
     n = lm_scores.tokens
+    if plots is not None:
+        write_plots(model, dev, pred, base_pred, lm_scores, plots)
     return {"dev_sentences": len(dev), "dev_tokens": n,
             "viterbi": {k: round(v, 2) for k, v in lm_scores.as_dict().items() if k in
                         ("accuracy", "precision", "recall", "f1")},
@@ -108,6 +113,30 @@ def evaluate(model: Truecaser, dev: list[str]) -> dict:
                                  ("accuracy", "precision", "recall", "f1")},
             "dev_perplexity": round(dev_perplexity(model, dev), 2),
             "decode_tokens_per_second": round(n / dt)}
+
+
+PLOTS = ("confusion.png", "f1_by_frequency.png")
+
+
+def write_plots(model: Truecaser, dev, pred, base_pred, scores, folder: Path) -> None:
+    """``confusion.png`` (gold vs predicted case class of Lita et al. 2003 section 2) and
+    ``f1_by_frequency.png`` (F1 of both decoders per band of the word's training frequency)."""
+    from textqa.evaluation.plots import bars_with_counts, confusion_heatmap
+    from textqa.evaluation.truecase import CLASSES, score_by_frequency
+    folder.mkdir(parents=True, exist_ok=True)
+    confusion_heatmap(scores.confusion, folder / PLOTS[0], classes=CLASSES,
+                      title=f"Truecaser on dev: case classes ({scores.tokens:,} tokens, accuracy {scores.accuracy:.2f})")
+    forms = model.casing_.forms
+
+    def frequency(word):
+        return sum(c for _, c in forms.get(word, ()))
+    lm_bands = score_by_frequency(dev, pred, frequency)
+    base_bands = score_by_frequency(dev, base_pred, frequency)
+    bars_with_counts([label for label, _ in lm_bands],
+                     {"trigram Viterbi": [b.f1 for _, b in lm_bands], "unigram baseline": [b.f1 for _, b in base_bands]},
+                     [b.gold_cased for _, b in lm_bands], folder / PLOTS[1], ylabel="F1 (capitalised tokens)",
+                     xlabel="training frequency of the word (words seen once count as unseen: min_count 2)", ylim=(0, 105), count_label="cased",
+                     title="Truecaser on dev: F1 by how often the word was seen in training")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -166,12 +195,13 @@ def run(args: argparse.Namespace) -> int:
                    "training_seconds": round(train_seconds, 1)}
         if dev:
             say(f"evaluating on {len(dev)} dev sentences")
-            metrics.update(evaluate(model, dev))
+            metrics.update(evaluate(model, dev, plots=work / "plots"))
         save_truecaser(model, out, punkt_dir=PUNKT_DIR, metrics=metrics, data_fingerprint=file_fingerprint(data),
-                       extra={"training_data": [str(p) for p in data], "dev_data": str(args.dev) if dev else None})
+                       extra={"training_data": [str(p) for p in data], "dev_data": str(args.dev) if dev else None},
+                       files={name: work / "plots" / name for name in PLOTS} if dev else None)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    say(f"wrote {out}")
+    say(f"wrote {out}" + (f" (plots: {', '.join(PLOTS)})" if dev else ""))
     if dev:
         v, b = metrics["viterbi"], metrics["unigram_baseline"]
         print(f"dev: Viterbi LM  accuracy {v['accuracy']:.2f}  P {v['precision']:.2f}  R {v['recall']:.2f}  "

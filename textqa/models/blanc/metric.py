@@ -305,6 +305,31 @@ class BLANC:
         best = max(range(len(prs)), key=lambda i: self._f(*prs[i]))
         return BLANCScore(self._f(best_p, best_r), best_p, best_r, {"best_reference": best, "per_reference": stats})
 
+    def explain(self, hypothesis: str, references, max_skip_ngrams: int = 50) -> dict:
+        """What a sentence score is made of, against its best reference: the word alignment (ACS
+        step 1: exact matches weigh 1, prefix/look-alike matches their node weight), the common and
+        own skip-k-gram mass per size k (the sums behind P and R, Lita, Rogati & Lavie 2005 eqs. 1-5),
+        and the common skip-bigrams the alignment yields (pairs of matches in the same order in both
+        sentences; the first ``max_skip_ngrams``)."""
+        if isinstance(references, str):
+            references = [references]
+        best = self.sentence_score(hypothesis, references).stats["best_reference"]
+        hyp, ref = self.tokens(hypothesis), self.tokens(references[best])
+        p = self.params
+        M = match_matrix(ref, hyp, p.matching, p.partial_weight, p.prefix_len) if hyp and ref else np.zeros((0, 0))
+        pairs = sorted((int(y), int(x), float(M[x, y])) for x, y in zip(*np.nonzero(M)))
+        stats = self.pair_stats(hyp, ref) if p.max_k else np.zeros((3, 0))
+        bigrams = []
+        for a, (ya, xa, _) in enumerate(pairs):
+            for yb, xb, _ in pairs[a + 1:]:
+                if yb > ya and xb > xa and len(bigrams) < max_skip_ngrams:
+                    bigrams.append(f"{hyp[ya]} {'.. ' if yb > ya + 1 else ''}{hyp[yb]}")
+        return {"reference": best, "hypothesis_tokens": hyp, "reference_tokens": ref,
+                "alignment": [{"hypothesis": y, "reference": x, "weight": round(w, 6)} for y, x, w in pairs],
+                "sizes": [{"k": k + 1, "common": round(float(stats[0, k]), 6), "hypothesis": round(float(stats[1, k]), 6),
+                           "reference": round(float(stats[2, k]), 6)} for k in range(stats.shape[1])],
+                "skip_bigrams": bigrams}
+
     def score(self, hypothesis: str, references) -> BLANCScore:
         """Sentence BLANC of ``hypothesis`` against one reference (a string) or several (a list)."""
         return self.sentence_score(hypothesis, references)

@@ -379,12 +379,14 @@ class ICD9Coder:
         S, T = self.scores(records, classifier)
         return [[(self.codes_[j], float(S[i, j])) for j in idx] for i, idx in enumerate(self.decide(S, T))]
 
-    def code(self, records, classifier: str = "svm", all_scores: bool = False) -> list[dict]:
+    def code(self, records, classifier: str = "svm", all_scores: bool = False, explain: bool = False) -> list[dict]:
         """JSON-ready results: {"id", "codes": [{"code", "score", "description"}, ...]} per record, codes
         above threshold best first; ``all_scores`` adds every code's margin over its threshold.  With
         the BRR classifier each code also has its predictive standard deviation ``std`` and a
         calibrated ``probability``, and the record ``review``: true when any code's score is within
         one standard deviation of its threshold (a decision the model is unsure of either way).
+        ``explain`` adds ``spans``: the negation/uncertainty triggers and the words in their scopes,
+        as character spans of each section (``text.scope_spans``).
 
         ``records``: ``Record`` objects, plain strings (ids "1", "2", ...) or JSONL-style dicts
         (``{"id", "text"}`` or ``{"id", "sections": {name: text}}``)."""
@@ -409,6 +411,11 @@ class ICD9Coder:
                 item["review"] = review[i]
             if all_scores:
                 item["scores"] = {c: round(float(S[i, j] - T[j]), 6) for j, c in enumerate(self.codes_)}
+            if explain:
+                from .text import scope_spans
+                opts = self.text_options
+                item["spans"] = [{"section": name, **sp} for name, body in records[i].sections.items()
+                                 for sp in scope_spans(body, opts)]
             out.append(item)
         return out
 

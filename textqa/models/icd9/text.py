@@ -150,12 +150,42 @@ def _class(token: str) -> str:
 def tagged_sentences(text: str, options: TextOptions) -> list[list[tuple[str | None, str]]]:
     """Per sentence, its feature tokens (classed, stopwords removed) with the scope each is in:
     ``"NEG"``, ``"UNC"`` or ``None``."""
+    return _scan(dedupe_paragraphs(text), options, None)
+
+
+def scope_spans(text: str, options: TextOptions) -> list[dict]:
+    """Where the NegEx pass of ``tagged_sentences`` acts, as character spans of ``text`` (as given:
+    repeated paragraphs are not dropped): each trigger phrase (``"trigger"``, with its kind
+    ``NEG``/``UNC``/``PSEUDO``/``POST_NEG``/``POST_UNC``) and each feature word it puts in a
+    negated (``"negated"``) or uncertain (``"uncertain"``) scope, in text order."""
+    spans: list = []
+    _scan(text, options, spans)
+    return sorted(spans, key=lambda sp: sp["start"])
+
+
+def _sentence_offsets(text: str):
+    pos = 0
+    for sent in sentences(text):
+        start = text.find(sent, pos)
+        pos = start + len(sent)
+        yield start, sent
+
+
+def _scan(text: str, options: TextOptions, spans: list | None) -> list[list[tuple[str | None, str]]]:
+    """The NegEx pass over each sentence (``tagged_sentences``); with ``spans`` (a list) it also
+    appends the character spans of its triggers and of the words in their scopes."""
     out = []
     triggers = trigger_table(tuple(options.triggers)) if options.negation else {}
     stopwords, window, classed = options.stopwords, options.window, _class
-    for sent in sentences(dedupe_paragraphs(text)):
-        tokens = _TOKEN.findall(sent.lower())
-        tagged, state, left, i, floor, n = [], None, 0, 0, 0, len(tokens)
+    scope_name = {"NEG": "negated", "UNC": "uncertain"}
+    for offset, sent in (_sentence_offsets(text) if spans is not None else ((0, x) for x in sentences(text))):
+        low = sent.lower()
+        if spans is None:
+            tokens, where = _TOKEN.findall(low), None
+        else:
+            found = list(_TOKEN.finditer(low))
+            tokens, where = [m.group() for m in found], [(offset + m.start(), offset + m.end()) for m in found]
+        tagged, at, state, left, i, floor, n = [], [], None, 0, 0, 0, len(tokens)
         while i < n:
             word = tokens[i]
             candidates = triggers.get(word)
@@ -169,6 +199,9 @@ def tagged_sentences(text: str, options: TextOptions) -> list[list[tuple[str | N
                                 tagged[k] = (kind[5:], tagged[k][1])
                     elif kind != PSEUDO_KIND:
                         state, left = kind, window
+                    if where is not None:
+                        spans.append({"start": where[i][0], "end": where[i + length - 1][1], "kind": "trigger",
+                                      "trigger": kind})
                     floor = len(tagged)
                     i += length
                     continue
@@ -184,6 +217,11 @@ def tagged_sentences(text: str, options: TextOptions) -> list[list[tuple[str | N
                 left -= 1
             else:
                 tagged.append((None, tok))
+            if where is not None:
+                at.append(where[i - 1])
+        if where is not None:
+            spans.extend({"start": a, "end": b, "kind": scope_name[st]} for (st, _), (a, b) in zip(tagged, at)
+                         if st in scope_name)
         out.append(tagged)
     return out
 

@@ -49,8 +49,9 @@ class QAModel:
 
 
 def save_qa(answer_types, selector, dest, *, instance=None, index=None, metrics=None, data_fingerprint=None,
-            extra=None) -> None:
-    """Everything as data: JSON, ``.npz`` arrays (no objects) and the SQLite collection."""
+            extra=None, files=None) -> None:
+    """Everything as data: JSON, ``.npz`` arrays (no objects) and the SQLite collection;
+    ``files``: {name in the artifact: source path} copied in (the dev plots)."""
     import json
 
     from ..artifact import save_arrays
@@ -69,6 +70,9 @@ def save_qa(answer_types, selector, dest, *, instance=None, index=None, metrics=
             save_arrays(tmp / f"{name}.npz", arrays)
         if instance is not None:
             index.save(tmp / "index.sqlite")
+        import shutil
+        for name, src in (files or {}).items():
+            shutil.copyfile(src, tmp / name)
 
 
 def load_qa(path) -> QAModel:

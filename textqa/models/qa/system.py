@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -272,7 +273,10 @@ class InstanceQA:
         self.uses_uiuc_ = uiuc is not None
         from joblib import Parallel, delayed
         self.clusters_ = FrameClusters(self.min_cluster).fit(docs, [q["qid"] for q in questions]).clusters_
+        from tqdm import tqdm
         blocks, q_types, qc_data = {}, {}, {}
+        bar = tqdm(total=len(questions), desc="retrieving for training questions", unit="q", file=sys.stderr,
+                   disable=None if progress else True, mininterval=1)
         for i, (q, doc) in enumerate(zip(questions, docs)):
             kws = keywords(doc)
             retrieved = self.retrieve(index, kws, doc)
@@ -284,16 +288,17 @@ class InstanceQA:
                                             ok(" ".join(s.tokens))) for s in retrieved], ok)
             blocks[q["qid"]] = _Block(self, set(kws), data, uiuc[i] if uiuc else None, focus_of(doc))
             q_types[q["qid"]] = [c.type for _, c, y in data if y]
-            if progress and (i + 1) % 250 == 0:
-                progress(f"retrieved for {i + 1}/{len(questions)} training questions")
+            bar.update()
+        bar.close()
         self.q_type_dist_ = {qid: type_distribution(t) for qid, t in q_types.items()}
         self.global_ = _train_cluster("<global>", list(blocks), blocks, self.q_type_dist_, q_types, self.C)
         if progress:
             progress(f"training {len(self.clusters_)} cluster models on {self.n_jobs} process(es)")
         items = sorted(self.clusters_.items())
-        models = Parallel(n_jobs=self.n_jobs)(
+        models = list(tqdm(Parallel(n_jobs=self.n_jobs, return_as="generator")(
             delayed(_train_cluster)(f, m, {x: blocks[x] for x in m}, self.q_type_dist_, q_types, self.C)
-            for f, m in items)
+            for f, m in items), total=len(items), desc="cluster models", unit="cluster", file=sys.stderr,
+            disable=None if progress else True, mininterval=1))
         self.cluster_models_ = {m.frame: m for m in models}
         if self.query_content:
             from .query_content import learn

@@ -532,9 +532,10 @@ ARTIFACT_NAME = "truecaser"
 
 
 def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = None,
-                   data_fingerprint: str | None = None, extra: dict | None = None) -> None:
+                   data_fingerprint: str | None = None, extra: dict | None = None, files: dict | None = None) -> None:
     """Write a fitted ``Truecaser``, its unigram baseline and its sentence splitter's tables
-    (``punkt_dir``, Punkt ``punkt_tab/english``) as one self-contained artifact directory."""
+    (``punkt_dir``, Punkt ``punkt_tab/english``) as one self-contained artifact directory;
+    ``files``: {name in the artifact: source path} copied in (the dev plots)."""
     import json
     import shutil
 
@@ -556,6 +557,8 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
             (tmp / "oov.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
             save_arrays(tmp / "oov.npz", arrays)
         shutil.copytree(punkt_dir, tmp / "punkt")
+        for name, src in (files or {}).items():
+            shutil.copyfile(src, tmp / name)
 
 
 def load_truecaser(path) -> Truecaser:
