@@ -54,7 +54,7 @@ train: venv
 
 run: train
 	@echo
-	@echo "Serving on http://$(HOST):$(PORT)  (Ctrl-C stops).  Try:"
+	@echo "Serving on http://$(HOST):$(PORT)  (Ctrl-C stops).  Open http://$(HOST):$(PORT)/ for the playground, or try:"
 	@echo "  curl -s -X POST http://$(HOST):$(PORT)/v1/truecase -H 'Content-Type: application/json' \\"
 	@echo "       -d '{\"text\": \"the president of the united states visited new york on monday.\"}'"
 	@echo "  curl -s -X POST http://$(HOST):$(PORT)/v1/blanc/score -H 'Content-Type: application/json' \\"

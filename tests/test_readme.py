@@ -20,3 +20,13 @@ def test_readme_python_api_examples(service_artifacts, monkeypatch):
         runner.run(test)
     result = runner.summarize(verbose=False)
     assert result.failed == 0 and result.attempted >= 10, result
+
+
+def test_readme_images_and_local_links_exist():
+    """Every image the README shows and every repository file it links is in the repository."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    local = [t for t in targets if not re.match(r"[a-z]+://", t) and not t.startswith("/")]
+    assert any(t.endswith(".png") for t in local)
+    missing = [t for t in local if not (ROOT / t).exists()]
+    assert not missing, missing

@@ -100,7 +100,8 @@ def run(args) -> int:
     refs = [fold(r.reference) for r in rows]
     say = lambda msg: print(f"textqa eval correlate: {msg}", file=sys.stderr, flush=True)
     scores, sys_stats = {}, {}
-    for name in args.metrics:
+    from tqdm import tqdm
+    for name in tqdm(args.metrics, desc="metrics", unit="metric", file=sys.stderr, disable=None):
         say(f"{name} on {len(rows)} segments")
         if name == "blanc" and pair_models:         # each pair's rows scored by its own model
             sc = np.zeros(len(rows))
