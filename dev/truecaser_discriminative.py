@@ -14,7 +14,7 @@ Also measured: a single bias for capitalised candidates (does the LM under-capit
 
     make lmplz && python dev/truecaser_discriminative.py [--work DIR] [--epochs 3]
 
-Needs the default truecaser artifact (``make train``).  Takes about 10 minutes.
+Needs the default truecaser artifact (``make train``).  Takes about 3 minutes (the tokenised corpus cached).
 """
 from __future__ import annotations
 

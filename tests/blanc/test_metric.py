@@ -135,3 +135,6 @@ def test_explain_matches_the_statistics_behind_the_score():
     assert len(e["skip_bigrams"]) == 10 == stats[0][1]
     assert "the cat" in e["skip_bigrams"] and "cat .. mat" in e["skip_bigrams"] and "sat .. mat" not in e["skip_bigrams"]
     assert m.explain("zzz", "the cat")["alignment"] == []
+    crossed = m.explain("mat the cat", "the cat mat")        # three matches, one pair in the same order
+    assert len(crossed["alignment"]) == 3 and crossed["skip_bigrams"] == ["the cat"]
+    assert crossed["sizes"][1]["common"] == 1
