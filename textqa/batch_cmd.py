@@ -238,7 +238,8 @@ def _run_partitions(args, client, folder, model_id, options, signature, parts, l
     from distributed import as_completed
     from tqdm import tqdm
 
-    bar = tqdm(desc=f"batch {args.kind}", unit="partition", file=sys.stderr)
+    bar = tqdm(desc=f"batch {args.kind}", unit="partition", file=sys.stderr,
+               total=getattr(args, "total_partitions", None))
     try:
         window = 2 * max(1, len(client.scheduler_info().get("workers", {})))
         names, pending, targets, reused, failed = [], as_completed(), {}, 0, []
@@ -300,6 +301,8 @@ def run(args) -> int:
     from textqa.models.artifact import ArtifactError, artifact_id, load_manifest
     from textqa.paths import artifacts_dir
 
+    import time
+    started = time.perf_counter()
     if args.partition_size < 1:
         raise EvalInputError("--partition-size must be at least 1")
     if not args.input.is_file():
@@ -337,6 +340,8 @@ def run(args) -> int:
     else:
         partitions = _partitions(args.input, args.partition_size)
     signature = json.dumps([args.kind, model_id, options], sort_keys=True).encode()
+    # how many partitions there will be (one pass over the lines), so that the bar has an ETA
+    args.total_partitions = -(-sum(1 for _ in _raw_lines(args.input)) // args.partition_size)
     parts = args.output.with_name(args.output.name + ".parts")
     parts.mkdir(parents=True, exist_ok=True)
     label = str(args.input)
@@ -354,8 +359,8 @@ def run(args) -> int:
             for target in names:
                 out.write(target.read_bytes())
     shutil.rmtree(parts)
-    print(f"textqa batch: {len(names)} partition(s) ({reused} reused from an earlier run) -> {args.output}",
-          file=sys.stderr)
+    print(f"textqa batch: {len(names)} partition(s) ({reused} reused from an earlier run) -> {args.output} "
+          f"in {time.perf_counter() - started:.1f}s", file=sys.stderr)
     return 0
 
 

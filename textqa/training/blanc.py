@@ -434,7 +434,7 @@ def _run(args: argparse.Namespace) -> int:
             shutil.rmtree(work, ignore_errors=True)
     except EvalInputError as e:
         raise SystemExit(f"error: {e}") from e
-    say(f"wrote {out}")
+    say(f"wrote {out} (params.json, plots: hill_climbing.png, human_vs_blanc.png)")
     print(f"parameters: {BLANC(params).signature()}")
     print(f"train {args.level} {args.objective} (average over {len(train.groups)} groups): "
           f"{metrics['train']['average']:.4f}")
