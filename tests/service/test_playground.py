@@ -25,7 +25,7 @@ def test_page_and_assets_are_served_with_a_strict_policy(client):
     page = client.get("/")
     assert page.status_code == 200 and page.content_type.startswith("text/html")
     csp = page.headers["Content-Security-Policy"]
-    assert "default-src 'self'" in csp and "script-src 'self'" in csp
+    assert "default-src 'self'" in csp and "script-src 'self'" in csp and "unsafe" not in csp
     text = page.get_data(as_text=True)
     for panel in ("truecase", "blanc", "icd9", "qa"):
         assert f'id="panel-{panel}"' in text

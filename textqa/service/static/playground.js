@@ -14,7 +14,9 @@ const FIELDS = {
 function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === "class") el.className = v; else el.setAttribute(k, v);
+    if (k === "class") el.className = v;
+    else if (k === "style") el.style.cssText = v;      // CSSOM, which the page's CSP allows (no inline styles)
+    else el.setAttribute(k, v);
   }
   for (const c of children.flat()) {
     if (c === null || c === undefined || c === false) continue;
