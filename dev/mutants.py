@@ -211,6 +211,9 @@ MUTANTS = [
      ["tests/truecaser/test_truecaser_training.py::test_training_writes_the_dev_plots_into_the_artifact"]),
     ("playground-error-message-lost", "textqa/service/static/playground.js", "  if (e && e.message) {",
      "  if (false) {", ["tests/service/test_playground.py::test_every_panel_in_a_real_browser"]),
+    ("qa-redundancy-ignored", "textqa/models/qa/system.py",
+     'a["score"] += weight * (sc + self.redundancy * math.log(mentions[key]))', 'a["score"] += weight * sc',
+     ["tests/qa/test_qa_system.py::test_answers_mentioned_more_often_gain_from_redundancy"]),
     ("plot-written-in-place", "textqa/evaluation/plots.py", "        fig.savefig(tmp)\n",
      "        fig.savefig(path)\n", ["tests/evaluation/test_plots_atomic.py"]),
     # isolation

@@ -169,3 +169,38 @@ def test_training_with_query_content(tmp_path, capsys):
 
 def test_training_writes_mrr_plots_for_dev_and_held_out(qa_artifact, assert_plots):
     assert_plots(qa_artifact / "qa", ("mrr5_by_answer_type.png", "mrr5_by_cluster_size.png"))
+
+
+def test_redundancy_term_is_saved_and_old_artifacts_keep_best_mention_only(qa_artifact):
+    """The merging's redundancy weight travels with the artifact; an artifact written before it
+    existed loads with 0 (its answers unchanged)."""
+    from textqa.models.artifact import load_arrays
+    from textqa.models.qa.store import _instance_from_data, load_qa
+    from textqa.models.qa.system import InstanceQA
+    assert load_qa(qa_artifact / "qa").instance.redundancy == 0.05
+    meta = json.loads((qa_artifact / "qa" / "instance.json").read_text())
+    assert meta["params"]["redundancy"] == 0.05
+    del meta["params"]["redundancy"]
+    assert _instance_from_data(meta, load_arrays(qa_artifact / "qa" / "instance.npz")).redundancy == 0.0
+    with pytest.raises(ValueError, match="redundancy"):
+        InstanceQA(redundancy=-1)
+
+
+def test_answers_mentioned_more_often_gain_from_redundancy(qa_artifact):
+    """With the redundancy term no answer loses score and answers mentioned in several retrieved
+    sentences gain (best mention only: redundancy 0)."""
+    from textqa.models.qa.nlp import parse
+    from textqa.models.qa.store import load_qa
+    model = load_qa(qa_artifact / "qa")
+    docs = parse(["When did the Berlin Wall fall?", "Who invented the telephone?", "What is the capital of Peru?"])
+    uiuc = model.answer_types.distribution(docs)
+    gained = 0
+    for doc, u in zip(docs, uiuc):
+        model.instance.redundancy = 0.05
+        with_r = {a["answer"]: a["score"] for a in model.instance.answer(doc, model.index, 50, u)["answers"]}
+        model.instance.redundancy = 0.0
+        without = {a["answer"]: a["score"] for a in model.instance.answer(doc, model.index, 50, u)["answers"]}
+        for ans in with_r.keys() & without.keys():
+            assert with_r[ans] >= without[ans] - 1e-9
+            gained += with_r[ans] > without[ans] + 1e-6
+    assert gained > 0

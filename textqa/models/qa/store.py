@@ -58,7 +58,8 @@ def save_qa(answer_types, selector, dest, *, instance=None, index=None, metrics=
     hyper = {"answer_type_C": answer_types.C, "selection_C": selector.C}
     if instance is not None:
         hyper.update(min_cluster=instance.min_cluster, retrieve_k=instance.retrieve_k, extraction_C=instance.C,
-                     query_content=instance.query_content, expansion=instance.expansion)
+                     query_content=instance.query_content, expansion=instance.expansion,
+                     redundancy=instance.redundancy)
     parts = {"answer_types": _answer_types_to_data(answer_types), "selector": _selector_to_data(selector)}
     if instance is not None:
         parts["instance"] = _instance_to_data(instance)
@@ -135,7 +136,8 @@ def _selector_from_data(meta: dict, arrays: dict):
     return sel
 
 
-_INSTANCE_PARAMS = ("min_cluster", "retrieve_k", "C", "n_hash", "max_clusters", "query_content", "expansion")
+_INSTANCE_PARAMS = ("min_cluster", "retrieve_k", "C", "n_hash", "max_clusters", "query_content", "expansion",
+                    "redundancy")
 
 
 def _instance_to_data(qa) -> tuple[dict, dict]:
@@ -157,7 +159,7 @@ def _instance_from_data(meta: dict, arrays: dict):
 
     from ..sklearn_data import linear_from_arrays
     from .system import InstanceQA, ClusterModel
-    qa = InstanceQA(**meta["params"])
+    qa = InstanceQA(**{"redundancy": 0.0, **meta["params"]})     # artifacts from before it: no redundancy term
     qa.uses_uiuc_ = bool(meta["uses_uiuc"])
     qa.clusters_ = {f: list(m) for f, m in meta["clusters"].items()}
     qa.q_type_dist_ = meta["q_type_dist"]

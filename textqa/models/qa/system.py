@@ -235,10 +235,14 @@ class InstanceQA:
     ``question`` and ``patterns``."""
 
     def __init__(self, min_cluster: int = 3, retrieve_k: int = 20, C: float = 0.1, n_hash: int = 2 ** 12,
-                 max_clusters: int = 8, n_jobs: int = 1, query_content: bool = False, expansion: str = "simple"):
+                 max_clusters: int = 8, n_jobs: int = 1, query_content: bool = False, expansion: str = "simple",
+                 redundancy: float = 0.05):
         from .expansion import LEXICAL
         if expansion not in LEXICAL:
             raise ValueError(f"unknown query expansion {expansion!r}; choose from {', '.join(LEXICAL)}")
+        if not redundancy >= 0:
+            raise ValueError(f"redundancy must be >= 0, got {redundancy!r}")
+        self.redundancy = redundancy
         self.min_cluster, self.retrieve_k, self.C, self.n_hash = min_cluster, retrieve_k, C, n_hash
         self.max_clusters, self.n_jobs, self.query_content = max_clusters, n_jobs, query_content
         self.expansion = expansion
@@ -342,13 +346,18 @@ class InstanceQA:
             for t, p in m.type_probs.items():
                 type_mix[t] += weight * p
             best: dict = {}
+            mentions: dict = {}
             for (s, c), key, sc in zip(data, block.keys, scores):
+                if key:
+                    mentions[key] = mentions.get(key, 0) + 1
                 if key and (key not in best or sc > best[key][0]):
                     best[key] = (sc, c.text, s)
             for key, (sc, text, s) in best.items():
                 a = answers.setdefault(key, {"answer": text, "score": 0.0, "sentence": " ".join(s.tokens),
                                              "clusters": [], "_best": sc})
-                a["score"] += weight * sc
+                # the best mention's probability, plus a little for each further mention: redundancy
+                # across the retrieved sentences (Brill et al. 2002) settles near-ties
+                a["score"] += weight * (sc + self.redundancy * math.log(mentions[key]))
                 a["clusters"].append(m.frame)
                 if sc > a["_best"]:
                     a["_best"], a["answer"], a["sentence"] = sc, text, " ".join(s.tokens)
