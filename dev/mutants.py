@@ -214,6 +214,9 @@ MUTANTS = [
     ("qa-redundancy-ignored", "textqa/models/qa/system.py",
      'a["score"] += weight * (sc + self.redundancy * math.log(mentions[key]))', 'a["score"] += weight * sc',
      ["tests/qa/test_qa_system.py::test_answers_mentioned_more_often_gain_from_redundancy"]),
+    ("qa-answer-k-ignored", "textqa/models/qa/system.py", "        k = self.answer_k or self.retrieve_k\n",
+     "        k = self.retrieve_k\n",
+     ["tests/qa/test_qa_system.py::test_answers_come_from_the_answer_k_best_sentences"]),
     ("plot-written-in-place", "textqa/evaluation/plots.py", "        fig.savefig(tmp)\n",
      "        fig.savefig(path)\n", ["tests/evaluation/test_plots_atomic.py"]),
     # isolation

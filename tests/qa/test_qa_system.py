@@ -177,13 +177,17 @@ def test_redundancy_term_is_saved_and_old_artifacts_keep_best_mention_only(qa_ar
     from textqa.models.artifact import load_arrays
     from textqa.models.qa.store import _instance_from_data, load_qa
     from textqa.models.qa.system import InstanceQA
-    assert load_qa(qa_artifact / "qa").instance.redundancy == 0.05
+    loaded = load_qa(qa_artifact / "qa").instance
+    assert loaded.redundancy == 0.05 and loaded.answer_k == 6 and loaded.retrieve_k == 20
     meta = json.loads((qa_artifact / "qa" / "instance.json").read_text())
-    assert meta["params"]["redundancy"] == 0.05
-    del meta["params"]["redundancy"]
-    assert _instance_from_data(meta, load_arrays(qa_artifact / "qa" / "instance.npz")).redundancy == 0.0
+    assert meta["params"]["redundancy"] == 0.05 and meta["params"]["answer_k"] == 6
+    del meta["params"]["redundancy"], meta["params"]["answer_k"]
+    old = _instance_from_data(meta, load_arrays(qa_artifact / "qa" / "instance.npz"))
+    assert old.redundancy == 0.0 and old.answer_k is None
     with pytest.raises(ValueError, match="redundancy"):
         InstanceQA(redundancy=-1)
+    with pytest.raises(ValueError, match="answer_k"):
+        InstanceQA(answer_k=0)
 
 
 def test_answers_mentioned_more_often_gain_from_redundancy(qa_artifact):
@@ -204,3 +208,19 @@ def test_answers_mentioned_more_often_gain_from_redundancy(qa_artifact):
             assert with_r[ans] >= without[ans] - 1e-9
             gained += with_r[ans] > without[ans] + 1e-6
     assert gained > 0
+
+
+def test_answers_come_from_the_answer_k_best_sentences(qa_artifact):
+    """Training retrieves retrieve_k sentences per question; answering reads only the answer_k best."""
+    from textqa.models.qa.nlp import parse
+    from textqa.models.qa.store import load_qa
+    from textqa.models.qa.system import keywords
+    model = load_qa(qa_artifact / "qa")
+    doc = parse(["When did the Berlin Wall fall?"])[0]
+    uiuc = model.answer_types.distribution([doc])[0]
+    model.instance.answer_k = 2
+    top = {" ".join(s.tokens) for s in model.instance.retrieve(model.index, keywords(doc), doc, 2)}
+    answers = model.instance.answer(doc, model.index, 50, uiuc)["answers"]
+    assert answers and {a["sentence"] for a in answers} <= top
+    model.instance.answer_k = None                       # all retrieve_k sentences: more answers
+    assert len(model.instance.answer(doc, model.index, 50, uiuc)["answers"]) > len(answers)

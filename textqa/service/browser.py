@@ -88,7 +88,7 @@ EXAMPLES = {
     "icd9": ({"text": "Clinical history: Cough and fever for three days.\nImpression: No focal pneumonia. "
                       "Possible early infiltrate in the right lower lobe versus atelectasis.",
               "classifier": "brr"}, 1000),
-    "qa": ({"question": "When did the Berlin Wall fall?", "top_k": "3"}, 1200),
+    "qa": ({"question": "What is the capital of Uruguay?", "top_k": "3"}, 1350),
 }
 
 

@@ -50,9 +50,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eval-questions", type=Path, nargs="+", default=[],
                    help="held-out questions with NIST patterns (JSONL) to score exact answers on as well")
     p.add_argument("--max-questions", type=int, default=0, help="train on the first N questions only (0: all)")
-    p.add_argument("--retrieve-k", type=int, default=20, help="sentences retrieved per question (default 20)")
+    p.add_argument("--retrieve-k", type=int, default=20, help="sentences retrieved per training question (default 20)")
     p.add_argument("--query-content", action="store_true",
                    help="learn per-cluster query expansions (paper 4.2); lowered dev MRR@5 here, so off by default")
+    p.add_argument("--answer-k", type=int, default=6, metavar="K",
+                   help="sentences retrieved when answering (training retrieves --retrieve-k); default 6, "
+                        "chosen on the dev questions")
     p.add_argument("--redundancy", type=float, default=0.05, metavar="W",
                    help="weight of ln(mentions) of an answer among the retrieved sentences, added to its best "
                         "mention's probability (default 0.05, chosen on the dev questions; 0: best mention only)")
@@ -302,7 +305,8 @@ def train_instance(args, train, dev, metrics, say, answer_types):
     t = time.perf_counter()
     qdocs = parse([q["question"] for q in questions])
     instance = InstanceQA(retrieve_k=args.retrieve_k, n_jobs=min(args.jobs, 2), query_content=args.query_content,
-                          expansion=args.expansion, redundancy=args.redundancy)
+                          expansion=args.expansion, redundancy=args.redundancy,
+                          answer_k=args.answer_k)
     instance.fit(questions, qdocs, index, progress=say, uiuc=answer_types.distribution(qdocs))
     fit_seconds = time.perf_counter() - t
 

@@ -59,7 +59,7 @@ def save_qa(answer_types, selector, dest, *, instance=None, index=None, metrics=
     if instance is not None:
         hyper.update(min_cluster=instance.min_cluster, retrieve_k=instance.retrieve_k, extraction_C=instance.C,
                      query_content=instance.query_content, expansion=instance.expansion,
-                     redundancy=instance.redundancy)
+                     redundancy=instance.redundancy, answer_k=instance.answer_k)
     parts = {"answer_types": _answer_types_to_data(answer_types), "selector": _selector_to_data(selector)}
     if instance is not None:
         parts["instance"] = _instance_to_data(instance)
@@ -137,7 +137,7 @@ def _selector_from_data(meta: dict, arrays: dict):
 
 
 _INSTANCE_PARAMS = ("min_cluster", "retrieve_k", "C", "n_hash", "max_clusters", "query_content", "expansion",
-                    "redundancy")
+                    "redundancy", "answer_k")
 
 
 def _instance_to_data(qa) -> tuple[dict, dict]:
@@ -159,7 +159,8 @@ def _instance_from_data(meta: dict, arrays: dict):
 
     from ..sklearn_data import linear_from_arrays
     from .system import InstanceQA, ClusterModel
-    qa = InstanceQA(**{"redundancy": 0.0, **meta["params"]})     # artifacts from before it: no redundancy term
+    # artifacts from before these parameters: no redundancy term, answers from retrieve_k sentences
+    qa = InstanceQA(**{"redundancy": 0.0, "answer_k": None, **meta["params"]})
     qa.uses_uiuc_ = bool(meta["uses_uiuc"])
     qa.clusters_ = {f: list(m) for f, m in meta["clusters"].items()}
     qa.q_type_dist_ = meta["q_type_dist"]

@@ -236,28 +236,31 @@ class InstanceQA:
 
     def __init__(self, min_cluster: int = 3, retrieve_k: int = 20, C: float = 0.1, n_hash: int = 2 ** 12,
                  max_clusters: int = 8, n_jobs: int = 1, query_content: bool = False, expansion: str = "simple",
-                 redundancy: float = 0.05):
+                 redundancy: float = 0.05, answer_k: int | None = 6):
         from .expansion import LEXICAL
         if expansion not in LEXICAL:
             raise ValueError(f"unknown query expansion {expansion!r}; choose from {', '.join(LEXICAL)}")
         if not redundancy >= 0:
             raise ValueError(f"redundancy must be >= 0, got {redundancy!r}")
-        self.redundancy = redundancy
+        if answer_k is not None and answer_k < 1:
+            raise ValueError(f"answer_k must be >= 1 or None, got {answer_k!r}")
+        self.redundancy, self.answer_k = redundancy, answer_k
         self.min_cluster, self.retrieve_k, self.C, self.n_hash = min_cluster, retrieve_k, C, n_hash
         self.max_clusters, self.n_jobs, self.query_content = max_clusters, n_jobs, query_content
         self.expansion = expansion
 
     # ------------------------------------------------------------------ retrieval
-    def retrieve(self, index, words: list[str], doc=None) -> list[Retrieved]:
-        """The top ``retrieve_k`` sentences of the query ``words``; given the parsed question ``doc``
-        and a lexical expansion (:mod:`textqa.models.qa.expansion`), the expanded query runs in
-        addition to ``words`` (the paper's expansions add queries) and the two rankings are fused."""
+    def retrieve(self, index, words: list[str], doc=None, k: int | None = None) -> list[Retrieved]:
+        """The top ``k`` (default ``retrieve_k``) sentences of the query ``words``; given the parsed
+        question ``doc`` and a lexical expansion (:mod:`textqa.models.qa.expansion`), the expanded
+        query runs in addition to ``words`` (the paper's expansions add queries) and the two
+        rankings are fused."""
+        k = k or self.retrieve_k
         if doc is not None and self.expansion != "simple":
             from .expansion import fuse, search
-            hits = fuse([index.search(words, self.retrieve_k), search(index, doc, self.expansion, self.retrieve_k)],
-                        self.retrieve_k)
+            hits = fuse([index.search(words, k), search(index, doc, self.expansion, k)], k)
         else:
-            hits = index.search(words, self.retrieve_k)
+            hits = index.search(words, k)
         out = []
         for rank, (rowid, _text, score) in enumerate(hits):
             info = index.info(rowid)
@@ -322,13 +325,14 @@ class InstanceQA:
         models = [self.cluster_models_[f] for f in frames if self.cluster_models_[f].svm is not None]
         models = sorted(models, key=lambda m: (-m.confidence, len(m.members), m.frame))[: self.max_clusters]
         models.append(self.global_)
-        sents = self.retrieve(index, kws, doc)
+        k = self.answer_k or self.retrieve_k
+        sents = self.retrieve(index, kws, doc, k)
         if self.query_content:                      # the matched clusters' expanded queries (4.2)
             seen = {s.rowid for s in sents}
             for m in models:
                 for f in getattr(m, "expansions", []):
                     from .query_content import query_words
-                    for s in self.retrieve(index, kws + query_words(f)):
+                    for s in self.retrieve(index, kws + query_words(f), k=k):
                         if s.rowid not in seen:
                             seen.add(s.rowid)
                             sents.append(s)
