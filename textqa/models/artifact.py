@@ -48,8 +48,11 @@ def _package_version() -> str:
 
 @contextmanager
 def write_artifact(dest: str | os.PathLike, name: str, format_version: int, *, hyper_parameters: dict,
-                   metrics: dict | None = None, data_fingerprint: str | None = None, extra: dict | None = None):
+                   metrics: dict | None = None, data_fingerprint: str | None = None, extra: dict | None = None,
+                   files: dict | None = None):
     """Context manager yielding a temporary directory to write payload files into.
+    ``files`` ({name in the artifact: source path}, e.g. training plots) are copied in after the
+    payload, and checksummed with it.
 
     On normal exit the manifest is written (with checksums of every file in the
     directory) and the directory atomically replaces ``dest``.  On an exception
@@ -65,11 +68,14 @@ def write_artifact(dest: str | os.PathLike, name: str, format_version: int, *, h
     os.chmod(tmp, 0o755)                # mkdtemp makes it private; the service may run as another user
     try:
         yield tmp
-        files = {}
+        for rel, src in (files or {}).items():
+            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, tmp / rel)
+        checksums = {}
         for p in sorted(tmp.rglob("*")):
             if p.is_file():
                 rel = p.relative_to(tmp).as_posix()
-                files[rel] = {"sha256": sha256_file(p), "bytes": p.stat().st_size}
+                checksums[rel] = {"sha256": sha256_file(p), "bytes": p.stat().st_size}
         manifest = {
             "name": name,
             "format_version": format_version,
@@ -78,7 +84,7 @@ def write_artifact(dest: str | os.PathLike, name: str, format_version: int, *, h
             "training_data_fingerprint": data_fingerprint,
             "hyper_parameters": hyper_parameters,
             "metrics": metrics or {},
-            "files": files,
+            "files": checksums,
             **(extra or {}),
         }
         with open(tmp / MANIFEST, "w", encoding="utf-8") as f:

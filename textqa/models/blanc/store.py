@@ -14,12 +14,9 @@ FORMAT_VERSION = 1
 def save_blanc(params: BLANCParams, dest, *, metrics: dict | None = None, data_fingerprint: str | None = None,
                extra: dict | None = None, files: dict | None = None) -> None:
     """``files``: {name in the artifact: source path} copied in (the training plots)."""
-    import shutil
     with write_artifact(dest, ARTIFACT_NAME, FORMAT_VERSION, hyper_parameters=params.to_dict(), metrics=metrics,
-                        data_fingerprint=data_fingerprint, extra=extra) as tmp:
+                        data_fingerprint=data_fingerprint, extra=extra, files=files) as tmp:
         (tmp / "params.json").write_text(json.dumps(params.to_dict(), indent=2) + "\n", encoding="utf-8")
-        for name, src in (files or {}).items():
-            shutil.copyfile(src, tmp / name)
 
 
 def load_blanc(path) -> BLANC:

@@ -21,21 +21,16 @@ _OPTIONAL_ARRAYS = ("var_basis", "var_share")      # BRR posterior (models train
 def save_coder(coder: ICD9Coder, dest, *, descriptions: dict, metrics: dict | None = None,
                data_fingerprint: str | None = None, extra: dict | None = None, files: dict | None = None) -> None:
     """``files``: {name in the artifact: source path} copied in (e.g. ROC plots)."""
-    import shutil
-
     from ..artifact import save_arrays
     known = {c: descriptions.get(c) for c in list(coder.codes_) + list(coder.unpredicted_codes_)}
     with write_artifact(dest, ARTIFACT_NAME, FORMAT_VERSION, hyper_parameters=coder.get_params(), metrics=metrics,
                         data_fingerprint=data_fingerprint,
                         extra={"codes": coder.codes_, "unpredicted_codes": coder.unpredicted_codes_,
-                               "classifiers": list(coder.models_), **(extra or {})}) as tmp:
+                               "classifiers": list(coder.models_), **(extra or {})}, files=files) as tmp:
         meta, arrays = _coder_to_data(coder)
         (tmp / "coder.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
         save_arrays(tmp / "coder.npz", arrays)
         (tmp / "descriptions.json").write_text(json.dumps(known, indent=1, sort_keys=True), encoding="utf-8")
-        for name, src in (files or {}).items():
-            (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, tmp / name)
 
 
 def load_coder(path) -> ICD9Coder:

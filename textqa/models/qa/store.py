@@ -64,16 +64,13 @@ def save_qa(answer_types, selector, dest, *, instance=None, index=None, metrics=
     if instance is not None:
         parts["instance"] = _instance_to_data(instance)
     with write_artifact(dest, ARTIFACT_NAME, FORMAT_VERSION, hyper_parameters=hyper, metrics=metrics,
-                        data_fingerprint=data_fingerprint, extra=extra) as tmp:
+                        data_fingerprint=data_fingerprint, extra=extra, files=files) as tmp:
         for name, (meta, arrays) in parts.items():
             # sorted keys: tables built from sets (idf) are written the same whatever the hash seed
             (tmp / f"{name}.json").write_text(json.dumps(meta, ensure_ascii=False, sort_keys=True), encoding="utf-8")
             save_arrays(tmp / f"{name}.npz", arrays)
         if instance is not None:
             index.save(tmp / "index.sqlite")
-        import shutil
-        for name, src in (files or {}).items():
-            shutil.copyfile(src, tmp / name)
 
 
 def load_qa(path) -> QAModel:

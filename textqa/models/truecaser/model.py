@@ -545,7 +545,7 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
     with write_artifact(dest, ARTIFACT_NAME, FORMAT_VERSION, hyper_parameters=model.get_params(),
                         metrics=metrics, data_fingerprint=data_fingerprint,
                         extra={"lm": model.lm_info_, "ngram_counts": model.ngram_counts_,
-                               "training_tokens": model.n_train_tokens_, **(extra or {})}) as tmp:
+                               "training_tokens": model.n_train_tokens_, **(extra or {})}, files=files) as tmp:
         lm_name = "lm.binary" if model.lm_path_.endswith(".binary") else "lm.arpa"
         shutil.copyfile(model.lm_path_, tmp / lm_name)
         with open(tmp / "casing.json", "w", encoding="utf-8") as f:
@@ -557,8 +557,6 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
             (tmp / "oov.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
             save_arrays(tmp / "oov.npz", arrays)
         shutil.copytree(punkt_dir, tmp / "punkt")
-        for name, src in (files or {}).items():
-            shutil.copyfile(src, tmp / name)
 
 
 def load_truecaser(path) -> Truecaser:
