@@ -31,11 +31,11 @@ def score(req):
             s = metric.corpus_score([h for h, _ in pairs], [r for _, r in pairs])
             out["corpus"] = {"score": s.score, "precision": s.precision, "recall": s.recall}
         else:
-            out["scores"] = [{"score": s.score, "precision": s.precision, "recall": s.recall}
-                             for s in (metric.sentence_score(h, r) for h, r in pairs)]
+            scored = [metric.sentence_score(h, r) for h, r in pairs]
+            out["scores"] = [{"score": s.score, "precision": s.precision, "recall": s.recall} for s in scored]
             if req.explain:
-                for item, (h, r) in zip(out["scores"], pairs):
-                    item["explanation"] = metric.explain(h, r)
+                for item, s, (h, r) in zip(out["scores"], scored, pairs):
+                    item["explanation"] = metric.explain(h, r, scored=s)
     except ValueError as e:         # a pair too long for ACS after tokenisation
         raise invalid("pairs", str(e)) from e
     out["signature"] = metric.signature()

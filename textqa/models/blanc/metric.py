@@ -305,20 +305,23 @@ class BLANC:
         best = max(range(len(prs)), key=lambda i: self._f(*prs[i]))
         return BLANCScore(self._f(best_p, best_r), best_p, best_r, {"best_reference": best, "per_reference": stats})
 
-    def explain(self, hypothesis: str, references, max_skip_ngrams: int = 50) -> dict:
+    def explain(self, hypothesis: str, references, max_skip_ngrams: int = 50,
+                scored: BLANCScore | None = None) -> dict:
         """What a sentence score is made of, against its best reference: the word alignment (ACS
         step 1: exact matches weigh 1, prefix/look-alike matches their node weight), the common and
         own skip-k-gram mass per size k (the sums behind P and R, Lita, Rogati & Lavie 2005 eqs. 1-5),
         and the common skip-bigrams the alignment yields (pairs of matches in the same order in both
-        sentences; the first ``max_skip_ngrams``)."""
+        sentences; the first ``max_skip_ngrams``).  ``scored``: this pair's ``sentence_score``, when
+        the caller has it already."""
         if isinstance(references, str):
             references = [references]
-        best = self.sentence_score(hypothesis, references).stats["best_reference"]
+        scored = scored or self.sentence_score(hypothesis, references)
+        best = scored.stats["best_reference"]
         hyp, ref = self.tokens(hypothesis), self.tokens(references[best])
         p = self.params
         M = match_matrix(ref, hyp, p.matching, p.partial_weight, p.prefix_len) if hyp and ref else np.zeros((0, 0))
         pairs = sorted((int(y), int(x), float(M[x, y])) for x, y in zip(*np.nonzero(M)))
-        stats = self.pair_stats(hyp, ref) if p.max_k else np.zeros((3, 0))
+        stats = scored.stats["per_reference"][best][:, :p.max_k]       # the ACS sizes (then any clipped levels)
         bigrams = []
         for a, (ya, xa, _) in enumerate(pairs):
             for yb, xb, _ in pairs[a + 1:]:
