@@ -238,8 +238,9 @@ def _run_partitions(args, client, folder, model_id, options, signature, parts, l
     from distributed import as_completed
     from tqdm import tqdm
 
-    bar = tqdm(desc=f"batch {args.kind}", unit="partition", file=sys.stderr,
-               total=getattr(args, "total_partitions", None))
+    # how many partitions there will be (one pass over the input's lines), so that the bar has an ETA
+    total = -(-sum(1 for _ in _raw_lines(args.input)) // args.partition_size)
+    bar = tqdm(desc=f"batch {args.kind}", unit="partition", file=sys.stderr, total=total)
     try:
         window = 2 * max(1, len(client.scheduler_info().get("workers", {})))
         names, pending, targets, reused, failed = [], as_completed(), {}, 0, []
@@ -340,8 +341,6 @@ def run(args) -> int:
     else:
         partitions = _partitions(args.input, args.partition_size)
     signature = json.dumps([args.kind, model_id, options], sort_keys=True).encode()
-    # how many partitions there will be (one pass over the lines), so that the bar has an ETA
-    args.total_partitions = -(-sum(1 for _ in _raw_lines(args.input)) // args.partition_size)
     parts = args.output.with_name(args.output.name + ".parts")
     parts.mkdir(parents=True, exist_ok=True)
     label = str(args.input)

@@ -10,6 +10,7 @@ is exact token match.  A per-class confusion table (LC/UC/CA/MC of Lita et al.
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from .io import EvalInputError
@@ -122,7 +123,6 @@ def score_by_frequency(gold: list[str], pred: list[str], frequency, edges=FREQUE
         hi = edges[k + 1] if k + 1 < len(edges) else None
         labels.append("unseen" if lo == 0 and hi == 1 else f"{lo:,}+" if hi is None else f"{lo:,}-{hi - 1:,}")
     bands = [TruecaseScores() for _ in edges]
-    import bisect
     for lineno, (g_line, p_line) in enumerate(zip(gold, pred), start=1):
         for i, (g, p) in enumerate(zip(g_line.split(), p_line.split())):
             _add(bands[bisect.bisect_right(edges, frequency(g.lower())) - 1], g, p, lineno, i, 0)

@@ -235,14 +235,16 @@ def reciprocal_ranks(model_answer, dev, patterns) -> list[tuple[int, float]]:
             for k, (p, res) in enumerate(zip(dev, model_answer)) if p.qid in patterns]
 
 
-def exact_answer_scores(model_answer, dev, patterns) -> dict:
-    """MRR over the top 5 answers and accuracy at 1, judged by the NIST patterns (case-insensitive search)."""
-    rr = [r for _, r in reciprocal_ranks(model_answer, dev, patterns)]
+def exact_answer_scores(model_answer, dev, patterns, ranks=None) -> dict:
+    """MRR over the top 5 answers and accuracy at 1, judged by the NIST patterns (case-insensitive
+    search); ``ranks``: ``reciprocal_ranks`` of the same arguments, when the caller has them."""
+    rr = [r for _, r in (ranks if ranks is not None else reciprocal_ranks(model_answer, dev, patterns))]
     return {"mrr5": _mean(rr), "acc1": _mean([r == 1.0 for r in rr]), "questions": len(rr), "mrr5_ci95": _ci95(rr)}
 
 
 PLOTS = ("mrr5_by_answer_type.png", "mrr5_by_cluster_size.png")
 SIZE_BANDS = ((4, 9), (10, 19), (20, 49), (50, 99), (100, None))
+SIZE_LABELS = [f"{lo}+" if hi is None else f"{lo}-{hi}" for lo, hi in SIZE_BANDS]
 
 
 def write_plots(instance, runs: dict, folder: Path) -> dict:
@@ -258,14 +260,14 @@ def write_plots(instance, runs: dict, folder: Path) -> dict:
         if not named:
             return "no cluster"
         n = len(models[named[0]].members)
-        for lo, hi in SIZE_BANDS:
+        for (lo, hi), label in zip(SIZE_BANDS, SIZE_LABELS):
             if n >= lo and (hi is None or n <= hi):
-                return f"{lo}+" if hi is None else f"{lo}-{hi}"
+                return label
         return f"<{SIZE_BANDS[0][0]}"
     keys = {"answer type": lambda res: res["uiuc_coarse"],
             "cluster size": size_band}
     orders = {"answer type": ["ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM"],
-              "cluster size": ["no cluster"] + [f"{lo}+" if hi is None else f"{lo}-{hi}" for lo, hi in SIZE_BANDS]}
+              "cluster size": ["no cluster"] + SIZE_LABELS}
     for (what, key), name in zip(keys.items(), PLOTS):
         series, counts = {}, {}
         for run, items in runs.items():
@@ -323,8 +325,9 @@ def train_instance(args, train, dev, metrics, say, answer_types):
     say("answering the TrecQA dev questions")
     patterns = read_patterns(args.dev_patterns)
     answers = answer_all([p.question.text for p in dev])
-    runs = {"TrecQA dev": [(answers[k], rr) for k, rr in reciprocal_ranks(answers, dev, patterns)]}
-    metrics["exact_answers"] = {**exact_answer_scores(answers, dev, patterns), "collection_sentences": len(pool),
+    ranks = reciprocal_ranks(answers, dev, patterns)
+    runs = {"TrecQA dev": [(answers[k], rr) for k, rr in ranks]}
+    metrics["exact_answers"] = {**exact_answer_scores(answers, dev, patterns, ranks), "collection_sentences": len(pool),
                                 "training_questions": len(questions), "clusters": len(instance.cluster_models_),
                                 "fit_seconds": round(fit_seconds, 1)}
     if args.eval_questions:
@@ -336,9 +339,10 @@ def train_instance(args, train, dev, metrics, say, answer_types):
         from types import SimpleNamespace
         held_dev = [SimpleNamespace(qid=q["qid"]) for q in held]
         held_patterns = {q["qid"]: q["patterns"] for q in held}
-        metrics["exact_answers_heldout"] = {**exact_answer_scores(res, held_dev, held_patterns),
+        ranks = reciprocal_ranks(res, held_dev, held_patterns)
+        metrics["exact_answers_heldout"] = {**exact_answer_scores(res, held_dev, held_patterns, ranks),
                                             "files": [str(f) for f in args.eval_questions]}
-        runs["held-out"] = [(res[k], rr) for k, rr in reciprocal_ranks(res, held_dev, held_patterns)]
+        runs["held-out"] = [(res[k], rr) for k, rr in ranks]
     return instance, index, runs
 
 
