@@ -18,6 +18,7 @@ GROUPS = {
     "without WordNet derived forms": ("wn_derived",),
     "without WordNet antonyms": ("wn_antonym",),
     "without answer-type match": ("type_match", "type_near"),
+    "without fine answer-type match": ("fine_type_match", "fine_type_near"),
 }
 
 
@@ -35,9 +36,13 @@ def main(argv=None) -> int:
     args = q.parse_args([])
     uiuc = read_uiuc(args.uiuc)
     train, dev, clean = read_trecqa(args.train), read_trecqa(args.dev), read_qids(args.clean_qids)
-    types = AnswerTypeClassifier().fit(parse([x.question for x in uiuc]), [x.label for x in uiuc])
-    qt_train = types.distribution(parse([x.question.text for x in train]))
-    qt_dev = types.distribution(parse([x.question.text for x in dev]))
+    uiuc_docs = parse([x.question for x in uiuc])
+    types = AnswerTypeClassifier().fit(uiuc_docs, [x.label for x in uiuc])
+    # TRAIN typed as 'textqa train qa' types it: by a classifier that never saw its questions
+    unseen = T.unseen_answer_types(uiuc, uiuc_docs, T.read_questions(args.questions) +
+                                   [{"question": x.question.text} for x in train])
+    qt_train = T._typed(unseen, parse([x.question.text for x in train]))
+    qt_dev = T._typed(types, parse([x.question.text for x in dev]))
     pool = [c for x in train + dev for _, c in x.candidates]
     full = S.pair_features
     print(f"| ranker (C = {a.C}) | clean-dev MAP | MRR |\n|---|---:|---:|")
@@ -50,8 +55,8 @@ def main(argv=None) -> int:
                 f[i] = 0.0
             return f
         S.pair_features = masked
-        sel = S.SentenceSelector(a.C).fit(train, qt_train, pool)
-        scores = [sel.scores(x.question, [c for _, c in x.candidates], qt) for x, qt in zip(dev, qt_dev)]
+        sel = S.SentenceSelector(a.C).fit(train, [q for q, _ in qt_train], pool, [f for _, f in qt_train])
+        scores = [sel.scores(x.question, [c for _, c in x.candidates], *qt) for x, qt in zip(dev, qt_dev)]
         r = T.ranking_scores(dev, scores, clean)
         print(f"| {name} | {r['map']:.4f} | {r['mrr']:.4f} |", flush=True)
     S.pair_features = full

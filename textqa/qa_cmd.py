@@ -47,9 +47,10 @@ def run_select(args) -> int:
         pairs = read_trecqa(args.trecqa)
     except TrecQAError as e:
         raise EvalInputError(str(e)) from e
-    qtypes = model.answer_types.distribution(parse([p.question.text for p in pairs]))
-    for p, qt in zip(pairs, qtypes):
-        scores = model.selector.scores(p.question, [c for _, c in p.candidates], qt)
+    docs = parse([p.question.text for p in pairs])
+    qtypes, fines = model.answer_types.distribution(docs), model.answer_types.predict(docs)
+    for p, qt, fine in zip(pairs, qtypes, fines):
+        scores = model.selector.scores(p.question, [c for _, c in p.candidates], qt, fine)
         for i, s in enumerate(scores):
             sys.stdout.write(f"{p.qid}\t{i}\t{s:.6f}\n")
     return 0

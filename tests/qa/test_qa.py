@@ -68,10 +68,12 @@ def test_ranking_scores_break_ties_against_the_system():
 
 def test_selection_beats_overlap_baseline_on_dev(answer_types):
     train, dev = read_trecqa(TRAIN), read_trecqa(DEV)
-    qt_tr = answer_types.distribution(parse([p.question.text for p in train]))
-    qt_dv = answer_types.distribution(parse([p.question.text for p in dev]))
-    sel = SentenceSelector(C=1.0).fit(train, qt_tr, [c for p in train + dev for _, c in p.candidates])
-    scores = [sel.scores(p.question, [c for _, c in p.candidates], qt) for p, qt in zip(dev, qt_dv)]
+    d_tr, d_dv = parse([p.question.text for p in train]), parse([p.question.text for p in dev])
+    qt_tr, qt_dv = answer_types.distribution(d_tr), answer_types.distribution(d_dv)
+    sel = SentenceSelector(C=1.0).fit(train, qt_tr, [c for p in train + dev for _, c in p.candidates],
+                                      answer_types.predict(d_tr))
+    scores = [sel.scores(p.question, [c for _, c in p.candidates], qt, fine)
+              for p, qt, fine in zip(dev, qt_dv, answer_types.predict(d_dv))]
     from textqa.models.qa.trecqa import read_qids
     clean = read_qids(QA / "trecqa" / "clean-dev.qids")
     ours = ranking_scores(dev, scores, clean)
@@ -84,3 +86,37 @@ def test_cli_answer_type_errors(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"Who?\n")))
     assert main(["qa", "answer-type", "--model", str(tmp_path / "none")]) == 2
     assert "not a model artifact" in capsys.readouterr().err
+
+
+def test_fine_answer_type_match_of_the_sentence_ranker():
+    """An entity of a BBN type the question's fine class asks for, not made of question words, sets
+    fine_type_match; fine_type_near decays with its distance to the nearest shared question word."""
+    from textqa.models.qa.selection import FEATURES, FINE_NER, pair_features
+    q = Sentence("Who wrote The Iron Lady ?".split())
+    c = Sentence("Hugo Young wrote The Iron Lady in 1989 .".split(),
+                 ner=["PERSON-B", "PERSON-I", "-", "WORK_OF_ART-B", "WORK_OF_ART-I", "WORK_OF_ART-I", "-", "DATE-B", "-"])
+
+    def f(fine, sentence=c):
+        return dict(zip(FEATURES, pair_features(q, sentence, {}, {}, 1.0, fine)))
+    assert f("HUM:ind")["fine_type_match"] == 1.0
+    assert f("HUM:ind")["fine_type_near"] == pytest.approx(np.exp(-1 / 5))          # "Young" next to "wrote"
+    assert f("NUM:date")["fine_type_match"] == 1.0 and f("NUM:date")["fine_type_near"] == pytest.approx(np.exp(-2 / 5))  # "Lady"
+    assert f("NUM:money")["fine_type_match"] == 0.0 and f("DESC:def")["fine_type_match"] == 0.0
+    assert f(None)["fine_type_match"] == 0.0
+    assert f("ENTY:cremat")["fine_type_match"] == 0.0          # the work of art is the question's own words
+    assert all(isinstance(v, (set, frozenset)) and v for v in FINE_NER.values())
+
+
+def test_a_ranker_fitted_before_the_fine_features_still_scores(answer_types, monkeypatch):
+    """A saved ranker of 12 features (before the fine answer-type columns) reads the first 12 columns."""
+    import textqa.models.qa.selection as S
+    train = read_trecqa(TRAIN)[:30]
+    qt = answer_types.distribution(parse([p.question.text for p in train]))
+    full = S.pair_features
+    monkeypatch.setattr(S, "pair_features", lambda *a: full(*a)[:12])
+    old = SentenceSelector(C=1.0).fit(train, qt)
+    expected = [old.scores(p.question, [c for _, c in p.candidates], t) for p, t in zip(train, qt)]
+    monkeypatch.setattr(S, "pair_features", full)
+    assert len(old.scaler_.mean_) == 12 == len(S.FEATURES) - 2
+    for p, t, e in zip(train, qt, expected):
+        assert np.array_equal(old.scores(p.question, [c for _, c in p.candidates], t, "HUM:ind"), e)

@@ -178,9 +178,9 @@ def test_redundancy_term_is_saved_and_old_artifacts_keep_best_mention_only(qa_ar
     from textqa.models.qa.store import _instance_from_data, load_qa
     from textqa.models.qa.system import InstanceQA
     loaded = load_qa(qa_artifact / "qa").instance
-    assert loaded.redundancy == 0.05 and loaded.answer_k == 6 and loaded.retrieve_k == 20
+    assert loaded.redundancy == 0.05 and loaded.answer_k == 10 and loaded.retrieve_k == 20
     meta = json.loads((qa_artifact / "qa" / "instance.json").read_text())
-    assert meta["params"]["redundancy"] == 0.05 and meta["params"]["answer_k"] == 6
+    assert meta["params"]["redundancy"] == 0.05 and meta["params"]["answer_k"] == 10
     del meta["params"]["redundancy"], meta["params"]["answer_k"]
     old = _instance_from_data(meta, load_arrays(qa_artifact / "qa" / "instance.npz"))
     assert old.redundancy == 0.0 and old.answer_k is None
@@ -224,3 +224,133 @@ def test_answers_come_from_the_answer_k_best_sentences(qa_artifact):
     assert answers and {a["sentence"] for a in answers} <= top
     model.instance.answer_k = None                       # all retrieve_k sentences: more answers
     assert len(model.instance.answer(doc, model.index, 50, uiuc)["answers"]) > len(answers)
+
+
+def test_collection_sentences_reach_the_sentence_ranker_typed():
+    """A collection sentence's typed candidates become B/I entity tags the ranker maps to UIUC classes;
+    noun chunks carry none and an overlapping later span does not overwrite an earlier one."""
+    from textqa.models.qa.candidates import Candidate
+    from textqa.models.qa.selection import ner_coarse
+    from textqa.models.qa.system import as_ranked_sentence
+    tokens = ["Hugo", "Young", "wrote", "the", "book", "in", "1989", "."]
+    cands = [Candidate("Hugo Young", 0, 2, "person"), Candidate("1989", 6, 7, "year"),
+             Candidate("Young wrote", 1, 3, "organization"), Candidate("the book", 3, 5, "phrase")]
+    s = as_ranked_sentence(tokens, cands)
+    assert s.tokens == tokens and s.ner == ["PERSON-B", "PERSON-I", "-", "-", "-", "-", "DATE-B", "-"]
+    assert [(a, b, ner_coarse(k)) for a, b, k in s.entities()] == [(0, 2, "HUM"), (6, 7, "NUM")]
+
+
+def test_extraction_reads_the_sentence_ranker_and_the_fine_class(qa_artifact):
+    """The saved model reads the sentence ranker's score of each candidate's sentence (two dense
+    columns: its sigmoid, and 1 / (1 + rank)) and the question's UIUC fine class crossed with the
+    candidate's type; QAModel passes the fine class it predicts."""
+    import numpy as np
+
+    from textqa.models.qa.nlp import parse
+    from textqa.models.qa.store import load_qa
+    from textqa.models.qa.system import N_DENSE, RANKER_COLUMNS, _Block, keywords, ranker_scores
+    model = load_qa(qa_artifact / "qa")
+    qa = model.instance
+    assert qa.sentence_ranker and qa.fine_type and qa.selector is model.selector
+    assert qa.global_.svm.coef_.shape[1] == N_DENSE + RANKER_COLUMNS + qa.n_hash
+    doc = parse(["Who is the author of the book The Iron Lady?"])[0]
+    u = model.answer_types.distribution([doc])[0]
+    sents = qa.retrieve(model.index, keywords(doc), doc, 6)
+    ranked = ranker_scores(qa.selector, [t.text for t in doc], sents, u)
+    assert set(ranked) == {s.rowid for s in sents}
+    assert sorted(r for _, r in ranked.values()) == sorted(1 / (1 + k) for k in range(len(sents)))
+    best = max(sents, key=lambda s: ranked[s.rowid][0])
+    assert ranked[best.rowid][1] == 1.0 and all(0 < p < 1 for p, _ in ranked.values())
+    data = [(s, c) for s in sents for c in s.candidates]
+    block = _Block(qa, set(keywords(doc)), data, u, None, ranked, "HUM:ind")
+    assert np.array_equal(block.dense[:, -2:], np.array([ranked[s.rowid] for s, _ in data]))
+    other = _Block(qa, set(keywords(doc)), data, u, None, ranked, "NUM:date")
+    assert (block.hashed != other.hashed).nnz > 0                 # the fine class is a feature
+    qa.fine_type = False
+    assert (_Block(qa, set(keywords(doc)), data, u, None, ranked, "HUM:ind").hashed !=
+            _Block(qa, set(keywords(doc)), data, u, None, ranked, "NUM:date").hashed).nnz == 0
+    qa.fine_type = True
+    seen = []
+    answer = qa.answer
+    qa.answer = lambda *a, **k: seen.append(a[4]) or answer(*a, **k)
+    model.answer("Who wrote Hamlet?")
+    assert seen == ["HUM:ind"]
+
+
+def test_sentence_ranker_parameters_are_saved_and_old_artifacts_load_without(qa_artifact):
+    from textqa.models.artifact import load_arrays
+    from textqa.models.qa.store import _instance_from_data
+    from textqa.models.qa.system import InstanceQA
+    meta = json.loads((qa_artifact / "qa" / "instance.json").read_text())
+    assert meta["params"]["sentence_ranker"] is True and meta["params"]["fine_type"] is True
+    del meta["params"]["sentence_ranker"], meta["params"]["fine_type"]
+    old = _instance_from_data(meta, load_arrays(qa_artifact / "qa" / "instance.npz"))
+    assert old.sentence_ranker is False and old.fine_type is False and old.selector is None
+    with pytest.raises(ValueError, match="sentence ranker"):
+        InstanceQA().fit([], [], None)
+
+
+def test_held_out_questions_meet_trecqa_questions_by_their_words():
+    """TrecQA's tokenised question and TREC's raw text of it give the same key (the held-out filter
+    of the sentence ranker's training pairs)."""
+    from textqa.training.qa import _question_key
+    assert _question_key("Who is the author of the book , `` The Iron Lady : A Biography '' ?") == \
+        _question_key('Who is the author of the book, "The Iron Lady: A Biography"?')
+    assert _question_key("When did Beethoven die?") != _question_key("When did Mozart die?")
+
+
+def test_candidates_that_restate_the_question_are_dropped(qa_artifact):
+    """A candidate made of question words only (by Porter stem, split at hyphens) is no answer; one
+    with a word of its own stays.  Training and answering both drop them unless drop_restated is off."""
+    from textqa.models.qa.nlp import parse
+    from textqa.models.qa.store import load_qa
+    from textqa.models.qa.system import keywords, question_stems, restates_question
+    doc = parse(["What ethnic group / race are Crip members ?"])[0]
+    q = question_stems(doc)
+    assert [restates_question(q, t) for t in ("Crips members", "the Crip", "Crip-members", "black",
+                                              "Crip 's attitude", "the", "")] == [True, True, True, False,
+                                                                                  False, False, False]
+    model = load_qa(qa_artifact / "qa")
+    qa = model.instance
+    assert qa.drop_restated
+    doc = parse(["What does AARP stand for?"])[0]
+    sents = qa.retrieve(model.index, keywords(doc), doc, 20)
+    kept = {c.text for _, c in qa._candidates(doc, sents)}
+    every = {c.text for s in sents for c in s.candidates}
+    assert "AARP" in every and "AARP" not in kept and kept < every
+    assert all(not restates_question(question_stems(doc), a["answer"])
+               for a in qa.answer(doc, model.index, 50)["answers"])
+    qa.drop_restated = False
+    assert {c.text for _, c in qa._candidates(doc, sents)} == every
+
+
+def test_wordnet_checks_candidates_against_the_fine_class():
+    """Kinds and instances of the class's synsets match, other nouns WordNet knows do not, and what it
+    does not know (most names) or a class without synsets says nothing."""
+    from textqa.models.qa.system import FINE_SYNSETS, _fine_synsets, fine_wordnet_match
+    assert all(_fine_synsets(c) for c in FINE_SYNSETS)           # every name is a WordNet 3.0 synset
+    assert fine_wordnet_match("ENTY:animal", "rodents") is True
+    assert fine_wordnet_match("ENTY:animal", "the landscape painting") is False
+    assert fine_wordnet_match("HUM:title", "the ruthless financier") is True      # its last word
+    assert fine_wordnet_match("LOC:country", "France") is True
+    assert fine_wordnet_match("LOC:city", "France") is False
+    assert fine_wordnet_match("ENTY:color", "red") is True
+    assert fine_wordnet_match("HUM:ind", "Quentaro Vilk") is None
+    assert fine_wordnet_match("NUM:date", "1995") is None and fine_wordnet_match(None, "red") is None
+
+
+def test_training_questions_are_typed_by_a_classifier_that_never_saw_them(monkeypatch):
+    """Most TREC 8-9 questions are UIUC training questions: the classifier that types the extraction
+    model's training questions is fitted without them (matched by their words), on every other one."""
+    from textqa.models.qa.answer_type import AnswerTypeClassifier, read_uiuc
+    from textqa.training.qa import UIUC, unseen_answer_types
+    uiuc = read_uiuc(UIUC)[:300]
+    fitted = {}
+    monkeypatch.setattr(AnswerTypeClassifier, "fit",
+                        lambda self, docs, labels: fitted.update(docs=docs, labels=labels) or self)
+    questions = [{"question": uiuc[3].question.replace(" ?", "?")}, {"question": uiuc[10].question.upper()},
+                 {"question": "Who founded the city of Mardotha?"}]
+    unseen_answer_types(uiuc, [q.question for q in uiuc], questions)
+    assert len(fitted["docs"]) == 298 and uiuc[3].question not in fitted["docs"]
+    assert uiuc[10].question not in fitted["docs"] and uiuc[4].question in fitted["docs"]
+    assert fitted["labels"] == [q.label for i, q in enumerate(uiuc) if i not in (3, 10)]

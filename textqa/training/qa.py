@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import sys
 import tempfile
@@ -53,9 +54,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--retrieve-k", type=int, default=20, help="sentences retrieved per training question (default 20)")
     p.add_argument("--query-content", action="store_true",
                    help="learn per-cluster query expansions (paper 4.2); lowered dev MRR@5 here, so off by default")
-    p.add_argument("--answer-k", type=int, default=6, metavar="K",
-                   help="sentences retrieved when answering (training retrieves --retrieve-k); default 6, "
-                        "chosen on the dev questions")
+    p.add_argument("--answer-k", type=int, default=10, metavar="K",
+                   help="sentences retrieved when answering (training retrieves --retrieve-k); default 10, "
+                        "chosen by cross-validation over the training questions (dev/qa_cv.py)")
     p.add_argument("--redundancy", type=float, default=0.05, metavar="W",
                    help="weight of ln(mentions) of an answer among the retrieved sentences, added to its best "
                         "mention's probability (default 0.05, chosen on the dev questions; 0: best mention only)")
@@ -63,6 +64,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--expansion", choices=LEXICAL, default="simple",
                    help="retrieval query: the question's content words (simple, default), plus their WordNet "
                         "synonyms, or plus their inflections (see 'textqa qa expansion')")
+    p.add_argument("--no-sentence-ranker", action="store_true",
+                   help="leave the answer-sentence ranker's score of each candidate's sentence out of the "
+                        "extraction model's features (on by default)")
+    p.add_argument("--no-fine-type", action="store_true",
+                   help="leave the question's UIUC fine class (crossed with each candidate's answer type) out of "
+                        "the extraction model's features (on by default)")
+    p.add_argument("--keep-restated", action="store_true",
+                   help="keep answer candidates whose every content word is a question word (dropped by "
+                        "default: 'the AARP' does not answer 'What does AARP stand for?')")
+    p.add_argument("--fine-wordnet", action="store_true",
+                   help="also check each candidate in WordNet against the question's UIUC fine class (kinds of "
+                        "animal for ENTY:animal...); no gain in cross-validation, so off by default")
     p.add_argument("--no-instance", action="store_true", help="skip the instance-based answering system")
     p.add_argument("--jobs", type=int, default=2, help="spaCy processes for the collection")
     p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/qa)")
@@ -114,8 +127,14 @@ def answer_type_cv(docs, labels, folds: int, seed: int) -> dict:
             "fine_accuracy": fine_ok / len(docs), "questions": len(docs)}
 
 
+def _typed(classifier, docs) -> list[tuple[dict, str]]:
+    """(UIUC coarse distribution, fine class) of each question: what the sentence ranker reads."""
+    return list(zip(classifier.distribution(docs), classifier.predict(docs)))
+
+
 def choose_c(train, qtypes, pool, folds: int, seed: int) -> tuple[float, dict]:
-    """C of the selection ranker by question-grouped cross-validation on TRAIN (MAP)."""
+    """C of the selection ranker by question-grouped cross-validation on TRAIN (MAP); ``qtypes``:
+    :func:`_typed` of the TRAIN questions."""
     from textqa.models.qa.selection import SentenceSelector
     rng = np.random.default_rng(seed)
     fold = rng.permutation(len(train)) % folds
@@ -125,8 +144,9 @@ def choose_c(train, qtypes, pool, folds: int, seed: int) -> tuple[float, dict]:
         for f in range(folds):
             tr = [i for i in range(len(train)) if fold[i] != f]
             te = [i for i in range(len(train)) if fold[i] == f]
-            sel = SentenceSelector(C).fit([train[i] for i in tr], [qtypes[i] for i in tr], pool)
-            scores = [sel.scores(train[i].question, [c for _, c in train[i].candidates], qtypes[i]) for i in te]
+            sel = SentenceSelector(C).fit([train[i] for i in tr], [qtypes[i][0] for i in tr], pool,
+                                          [qtypes[i][1] for i in tr])
+            scores = [sel.scores(train[i].question, [c for _, c in train[i].candidates], *qtypes[i]) for i in te]
             maps.append(ranking_scores([train[i] for i in te], scores)["map"])
         results[C] = float(np.mean(maps))
     return max(results, key=results.get), results
@@ -164,13 +184,26 @@ def _run(args: argparse.Namespace) -> int:
         say(f"answer types: {args.folds}-fold cross-validation")
         metrics["answer_type_cv"] = answer_type_cv(docs, labels, args.folds, args.seed)
     answer_types = AnswerTypeClassifier().fit(docs, labels)
+    questions = [] if args.no_instance else read_questions(args.questions)
+    if args.max_questions:
+        questions = questions[:args.max_questions]
+    # the models' training questions are typed as new questions are: by a classifier that never saw them
+    typer = unseen_answer_types(uiuc, docs, questions + [{"question": p.question.text} for p in train], say)
     say("answer sentence selection: choosing C on TRAIN")
-    qt_train = answer_types.distribution(parse([p.question.text for p in train]))
-    qt_dev = answer_types.distribution(parse([p.question.text for p in dev]))
+    qt_train = _typed(typer, parse([p.question.text for p in train]))
+    qt_dev = _typed(answer_types, parse([p.question.text for p in dev]))
     pool = [c for p in train + dev for _, c in p.candidates]
-    C, by_c = choose_c(train, qt_train, pool, 5, args.seed)
-    selector = SentenceSelector(C).fit(train, qt_train, pool)
-    dev_scores = [selector.scores(p.question, [c for _, c in p.candidates], qt) for p, qt in zip(dev, qt_dev)]
+    sel_train, qt_sel = train, qt_train
+    if args.eval_questions:
+        # the held-out questions' own TrecQA TRAIN pairs (TRAIN spans TREC 8-12) stay out of the ranker,
+        # whose scores the extraction model reads: the held-out score must not rest on them
+        held = {_question_key(q["question"]) for q in read_questions(args.eval_questions)}
+        keep = [i for i, p in enumerate(train) if _question_key(p.question.text) not in held]
+        say(f"answer sentence selection: {len(train) - len(keep)} TRAIN questions are held-out questions, left out")
+        sel_train, qt_sel = [train[i] for i in keep], [qt_train[i] for i in keep]
+    C, by_c = choose_c(sel_train, qt_sel, pool, 5, args.seed)
+    selector = SentenceSelector(C).fit(sel_train, [q for q, _ in qt_sel], pool, [f for _, f in qt_sel])
+    dev_scores = [selector.scores(p.question, [c for _, c in p.candidates], *qt) for p, qt in zip(dev, qt_dev)]
     metrics["selection"] = {"C": C, "train_cv_map_by_C": {str(k): v for k, v in by_c.items()},
                             "dev_clean": ranking_scores(dev, dev_scores, clean),
                             "dev_all": ranking_scores(dev, dev_scores)}
@@ -179,7 +212,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         files = None
         if not args.no_instance:
-            instance, index, runs = train_instance(args, train, dev, metrics, say, answer_types)
+            instance, index, runs = train_instance(args, train, dev, metrics, say, answer_types, selector,
+                                                   typer, questions)
             files = write_plots(instance, runs, plots)
         metrics["training_seconds"] = round(time.perf_counter() - t0, 1)
         save_qa(answer_types, selector, out, instance=instance, index=index, metrics=metrics,
@@ -206,6 +240,12 @@ def _run(args: argparse.Namespace) -> int:
         print(f"exact answers, held-out questions ({h['questions']}): MRR@5 {h['mrr5']:.4f} "
               f"[{h['mrr5_ci95'][0]:.3f}, {h['mrr5_ci95'][1]:.3f}]  accuracy@1 {h['acc1']:.4f}")
     return 0
+
+
+def _question_key(text: str) -> str:
+    """A question's words, lowercased, without punctuation: TrecQA's tokenised text and TREC's raw
+    text of the same question meet here."""
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 def read_questions(paths) -> list[dict]:
@@ -288,7 +328,24 @@ def write_plots(instance, runs: dict, folder: Path) -> dict:
     return {name: folder / name for name in PLOTS}
 
 
-def train_instance(args, train, dev, metrics, say, answer_types):
+def unseen_answer_types(uiuc, docs, questions, say=None):
+    """An answer-type classifier trained on the UIUC questions that are not among ``questions``: most
+    TREC 8-9 questions are UIUC training questions, so the full classifier types them almost
+    perfectly, and an extraction model trained on such labels trusts the UIUC features more than a
+    new question's (about 82% right for the fine class) deserve. The training questions are typed
+    by this one instead, as a new question is by the full one."""
+    from textqa.models.qa.answer_type import AnswerTypeClassifier
+    seen = {_question_key(q["question"]) for q in questions}
+    keep = [i for i, q in enumerate(uiuc) if _question_key(q.question) not in seen]
+    if say:
+        say(f"answer types for the training questions: a classifier without the {len(uiuc) - len(keep)} "
+            f"UIUC questions that are training questions")
+    return AnswerTypeClassifier().fit([docs[i] for i in keep], [uiuc[i].label for i in keep])
+
+
+def train_instance(args, train, dev, metrics, say, answer_types, selector, typer, questions):
+    """The instance-based system on ``questions`` (typed by ``typer``, :func:`unseen_answer_types`),
+    scored on the dev questions and on ``--eval-questions`` (typed by ``answer_types``)."""
     from textqa.models.qa.collection import analysed_cached, build_index, trec_all_sentences
     from textqa.models.qa.nlp import parse
     from textqa.models.qa.system import InstanceQA
@@ -300,25 +357,25 @@ def train_instance(args, train, dev, metrics, say, answer_types):
     pool = list(dict.fromkeys(pool))
     say(f"collection: analysing {len(pool)} sentences with spaCy (cached in .cache/)")
     index = build_index(analysed_cached(pool, cache_dir(), args.jobs, say))
-    questions = read_questions(args.questions)
-    if args.max_questions:
-        questions = questions[:args.max_questions]
     say(f"instance-based QA: {len(questions)} training questions")
     t = time.perf_counter()
     qdocs = parse([q["question"] for q in questions])
     instance = InstanceQA(retrieve_k=args.retrieve_k, n_jobs=min(args.jobs, 2), query_content=args.query_content,
                           expansion=args.expansion, redundancy=args.redundancy,
-                          answer_k=args.answer_k)
-    instance.fit(questions, qdocs, index, progress=say, uiuc=answer_types.distribution(qdocs))
+                          answer_k=args.answer_k, sentence_ranker=not args.no_sentence_ranker,
+                          fine_type=not args.no_fine_type, drop_restated=not args.keep_restated,
+                          fine_wordnet=args.fine_wordnet)
+    instance.fit(questions, qdocs, index, progress=say, uiuc=typer.distribution(qdocs), selector=selector,
+                 fine=typer.predict(qdocs))
     fit_seconds = time.perf_counter() - t
 
     def answer_all(texts):
         docs = parse(texts)
         from tqdm import tqdm
         out = []
-        for d, u in tqdm(list(zip(docs, answer_types.distribution(docs))), desc="answering", unit="q",
-                         file=sys.stderr, disable=None):
-            res = instance.answer(d, index, 5, u)
+        for d, u, fine in tqdm(list(zip(docs, answer_types.distribution(docs), answer_types.predict(docs))),
+                               desc="answering", unit="q", file=sys.stderr, disable=None):
+            res = instance.answer(d, index, 5, u, fine)
             out.append({**res, "uiuc_coarse": max(u, key=u.get)})
         return out
 

@@ -15,7 +15,12 @@ A logistic-regression ranker over features of a (question, sentence) pair:
   relates to one of its words as a synonym, as a direct hypernym or hyponym ("river" and
   "Mississippi", "automaker" and "company"), or as a derivationally related form ("invent" and
   "inventor"), and whether a question word has an antonym in the sentence.  The first eight
-  senses of each word are read.
+  senses of each word are read;
+* fine answer-type match: whether the sentence holds an entity (not question words) of a BBN type
+  that the question's UIUC fine class asks for (``HUM:ind`` a PERSON, ``NUM:money`` MONEY,
+  ``ENTY:dismed`` a DISEASE or SUBSTANCE: ``FINE_NER``), and how close the nearest one is to a
+  question word.  Models fitted before these two features (12 columns) still score: their scaler's
+  width says how many features they read.
 """
 from __future__ import annotations
 
@@ -38,7 +43,22 @@ NER_COARSE = {
 }
 COARSE = ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM")
 FEATURES = ("overlap", "idf_overlap", "idf_overlap_norm", "stem_overlap_norm", "bigram_overlap",
-            "type_match", "type_near", "length", "wn_synonym", "wn_hyper_hyponym", "wn_derived", "wn_antonym")
+            "type_match", "type_near", "length", "wn_synonym", "wn_hyper_hyponym", "wn_derived", "wn_antonym",
+            "fine_type_match", "fine_type_near")
+_QUANTITY = frozenset({"QUANTITY", "CARDINAL"})
+# the BBN entity types (TrecQA's tags) that answer each UIUC fine class (Li & Roth 2002's definitions);
+# classes without such a type (definitions, reasons, manners, abbreviations...) are absent
+FINE_NER = {
+    "HUM:ind": {"PERSON"}, "HUM:gr": {"ORGANIZATION"}, "HUM:title": {"PER_DESC"}, "HUM:desc": {"PER_DESC", "PERSON"},
+    "LOC:country": {"GPE"}, "LOC:city": {"GPE"}, "LOC:state": {"GPE"}, "LOC:other": {"LOCATION", "GPE", "FAC"},
+    "LOC:mount": {"LOCATION"}, "NUM:date": {"DATE", "TIME"}, "NUM:count": {"CARDINAL"}, "NUM:money": {"MONEY"},
+    "NUM:perc": {"PERCENT"}, "NUM:period": {"DATE", "TIME", "CARDINAL"}, "NUM:dist": _QUANTITY,
+    "NUM:weight": _QUANTITY, "NUM:speed": _QUANTITY, "NUM:temp": _QUANTITY, "NUM:volsize": _QUANTITY,
+    "NUM:ord": {"ORDINAL"}, "NUM:other": _QUANTITY, "ENTY:substance": {"SUBSTANCE"},
+    "ENTY:dismed": {"DISEASE", "SUBSTANCE"}, "ENTY:cremat": {"WORK_OF_ART", "PRODUCT"}, "ENTY:lang": {"LANGUAGE"},
+    "ENTY:animal": {"ANIMAL"}, "ENTY:plant": {"PLANT"}, "ENTY:event": {"EVENT"}, "ENTY:product": {"PRODUCT"},
+    "ENTY:sport": {"GAME"},
+}
 WN_SENSES = 8
 
 
@@ -57,7 +77,10 @@ def content(tokens) -> list[str]:
     return [t.lower() for t in tokens if t.lower() not in stop and any(ch.isalnum() for ch in t)]
 
 
-def pair_features(q: Sentence, c: Sentence, qtype: dict, idf: dict, default_idf: float) -> list[float]:
+def pair_features(q: Sentence, c: Sentence, qtype: dict, idf: dict, default_idf: float,
+                  fine: str | None = None) -> list[float]:
+    """The ``FEATURES`` of a (question, candidate sentence) pair; ``qtype``: the question's UIUC coarse
+    distribution, ``fine``: its UIUC fine class."""
     qw, cw = set(content(q.tokens)), set(content(c.tokens))
     shared = qw & cw
     w = lambda t: idf.get(t, default_idf)
@@ -66,21 +89,26 @@ def pair_features(q: Sentence, c: Sentence, qtype: dict, idf: dict, default_idf:
     ql, cl = [t.lower() for t in q.tokens], [t.lower() for t in c.tokens]
     qb, cb = set(zip(ql, ql[1:])), set(zip(cl, cl[1:]))
     # entities of the candidate that are not question words, typed like the question
-    match, near = 0.0, 0.0
+    match, near, fine_match, fine_near = 0.0, 0.0, 0.0, 0.0
+    wanted = FINE_NER.get(fine, ())
     positions = [i for i, t in enumerate(cl) if t in shared]
     for start, end, kind in c.entities():
         if any(t in qw for t in cl[start:end]):
             continue
+        d = min(min(abs(i - start), abs(i - (end - 1))) for i in positions) if positions else None
         p = qtype.get(ner_coarse(kind), 0.0)
         if p > match:
             match = p
-        if positions and p > 0:
-            d = min(min(abs(i - start), abs(i - (end - 1))) for i in positions)
+        if d is not None and p > 0:
             near = max(near, p * math.exp(-d / 5))
+        if kind in wanted:
+            fine_match = 1.0
+            if d is not None:
+                fine_near = max(fine_near, math.exp(-d / 5))
     shared_idf = math.fsum(w(t) for t in shared)
     return [len(shared), shared_idf, shared_idf / q_idf,
             len(qs & cs) / max(len(qs), 1), len(qb & cb), match, near, len(c.tokens) / 50,
-            *wordnet_features(qw, cw, w, q_idf)]
+            *wordnet_features(qw, cw, w, q_idf), fine_match, fine_near]
 
 
 @lru_cache(maxsize=200_000)
@@ -126,31 +154,34 @@ def wordnet_features(qw: set, cw: set, w, q_idf: float) -> list[float]:
 
 
 class SentenceSelector:
-    """``fit(pairs, qtypes)`` on labelled TrecQA pairs; ``scores(question, candidates, qtype)``."""
+    """``fit(pairs, qtypes, pool, fines)`` on labelled TrecQA pairs; ``scores(question, candidates, qtype,
+    fine)``.  ``qtypes``: each question's UIUC coarse distribution; ``fines``: its UIUC fine class."""
 
     def __init__(self, C: float = 1.0):
         self.C = C
 
-    def _matrix(self, pairs, qtypes) -> tuple[np.ndarray, np.ndarray]:
+    def _matrix(self, pairs, qtypes, fines) -> tuple[np.ndarray, np.ndarray]:
         rows, labels = [], []
-        for p, qt in zip(pairs, qtypes):
+        for p, qt, fine in zip(pairs, qtypes, fines):
             for label, c in p.candidates:
-                rows.append(pair_features(p.question, c, qt, self.idf_, self.default_idf_))
+                rows.append(pair_features(p.question, c, qt, self.idf_, self.default_idf_, fine))
                 labels.append(label)
         return np.array(rows), np.array(labels)
 
-    def fit(self, pairs, qtypes, pool=None) -> "SentenceSelector":
+    def fit(self, pairs, qtypes, pool=None, fines=None) -> "SentenceSelector":
         from sklearn.linear_model import LogisticRegression
         from sklearn.preprocessing import StandardScaler
         self.idf_ = idf_table(pool if pool is not None else [c for p in pairs for _, c in p.candidates])
         self.default_idf_ = max(self.idf_.values()) if self.idf_ else 1.0
-        X, y = self._matrix(pairs, qtypes)
+        X, y = self._matrix(pairs, qtypes, fines if fines is not None else [None] * len(pairs))
         self.scaler_ = StandardScaler().fit(X)
         self.model_ = LogisticRegression(C=self.C, max_iter=2000).fit(self.scaler_.transform(X), y)
         return self
 
-    def scores(self, question: Sentence, candidates: list[Sentence], qtype: dict) -> np.ndarray:
+    def scores(self, question: Sentence, candidates: list[Sentence], qtype: dict,
+               fine: str | None = None) -> np.ndarray:
         if not candidates:
             return np.zeros(0)
-        X = np.array([pair_features(question, c, qtype, self.idf_, self.default_idf_) for c in candidates])
-        return self.model_.decision_function(self.scaler_.transform(X))
+        X = np.array([pair_features(question, c, qtype, self.idf_, self.default_idf_, fine) for c in candidates])
+        width = len(self.scaler_.mean_)              # a model fitted before the last features reads fewer
+        return self.model_.decision_function(self.scaler_.transform(X[:, :width]))

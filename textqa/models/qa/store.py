@@ -42,7 +42,7 @@ class QAModel:
             [None] * len(docs)
         out = []
         for q, doc, label, dist in zip(questions, docs, fine, coarse):
-            res = self.instance.answer(doc, self.index, top_k, dist)
+            res = self.instance.answer(doc, self.index, top_k, dist, label)
             out.append({"question": q, "answers": res["answers"], "answer_type": res["answer_type"],
                         "uiuc_type": str(label), "clusters": res["clusters"]})
         return out
@@ -59,7 +59,9 @@ def save_qa(answer_types, selector, dest, *, instance=None, index=None, metrics=
     if instance is not None:
         hyper.update(min_cluster=instance.min_cluster, retrieve_k=instance.retrieve_k, extraction_C=instance.C,
                      query_content=instance.query_content, expansion=instance.expansion,
-                     redundancy=instance.redundancy, answer_k=instance.answer_k)
+                     redundancy=instance.redundancy, answer_k=instance.answer_k,
+                     sentence_ranker=instance.sentence_ranker, fine_type=instance.fine_type,
+                     drop_restated=instance.drop_restated, fine_wordnet=instance.fine_wordnet)
     parts = {"answer_types": _answer_types_to_data(answer_types), "selector": _selector_to_data(selector)}
     if instance is not None:
         parts["instance"] = _instance_to_data(instance)
@@ -88,8 +90,10 @@ def load_qa(path) -> QAModel:
     try:
         instance = _instance_from_data(*part("instance")) if (path / "instance.json").exists() else None
         index = SentenceIndex(path / "index.sqlite", read_only=True) if (path / "index.sqlite").exists() else None
-        return QAModel(_answer_types_from_data(*part("answer_types")), _selector_from_data(*part("selector")),
-                       instance, index, manifest)
+        selector = _selector_from_data(*part("selector"))
+        if instance is not None and instance.sentence_ranker:
+            instance.selector = selector            # its scores are features of the extraction model
+        return QAModel(_answer_types_from_data(*part("answer_types")), selector, instance, index, manifest)
     except ArtifactError:
         raise
     except Exception as e:
@@ -134,7 +138,8 @@ def _selector_from_data(meta: dict, arrays: dict):
 
 
 _INSTANCE_PARAMS = ("min_cluster", "retrieve_k", "C", "n_hash", "max_clusters", "query_content", "expansion",
-                    "redundancy", "answer_k")
+                    "redundancy", "answer_k", "sentence_ranker", "fine_type", "drop_restated",
+                    "fine_wordnet")
 
 
 def _instance_to_data(qa) -> tuple[dict, dict]:
@@ -156,8 +161,10 @@ def _instance_from_data(meta: dict, arrays: dict):
 
     from ..sklearn_data import linear_from_arrays
     from .system import InstanceQA, ClusterModel
-    # artifacts from before these parameters: no redundancy term, answers from retrieve_k sentences
-    qa = InstanceQA(**{"redundancy": 0.0, "answer_k": None, **meta["params"]})
+    # artifacts from before these parameters: no redundancy term, answers from retrieve_k sentences,
+    # no sentence-ranker columns, no fine-class feature, candidates restating the question kept
+    qa = InstanceQA(**{"redundancy": 0.0, "answer_k": None, "sentence_ranker": False, "fine_type": False,
+                       "drop_restated": False, "fine_wordnet": False, **meta["params"]})
     qa.uses_uiuc_ = bool(meta["uses_uiuc"])
     qa.clusters_ = {f: list(m) for f, m in meta["clusters"].items()}
     qa.q_type_dist_ = meta["q_type_dist"]

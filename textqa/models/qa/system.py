@@ -78,6 +78,26 @@ def pattern_match(patterns, text: str) -> bool:
     return False
 
 
+def question_stems(doc) -> frozenset:
+    """Porter stems of the question's words (not stopwords, not punctuation)."""
+    from ..porter import stem
+    stop = english_stopwords()
+    return frozenset(stem(t.lower_) for t in doc if not t.is_punct and t.lower_ not in stop)
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def restates_question(q_stems: frozenset, text: str) -> bool:
+    """True when every content word of a candidate is a question word (by Porter stem, split at
+    hyphens and apostrophes: "Crips members", "the AARP", "Kurt-Cobain" for "... Cobain ..."):
+    such a phrase names what the question gives, never what it asks."""
+    from ..porter import stem
+    stop = english_stopwords()
+    words = [w for w in _WORD.findall(text.lower()) if w not in stop]
+    return bool(words) and all(stem(w) in q_stems for w in words)
+
+
 @dataclass
 class Retrieved:
     rowid: int
@@ -167,14 +187,104 @@ def wordnet_type_match(focus: str | None, text: str) -> float:
     return float(bool(_focus_synsets(focus) & _ancestors(text)))
 
 
-class _Block:
-    """Feature rows of one question's candidates; the answer-type columns are filled per cluster."""
+# the BBN-style entity label each candidate type stands for, so that a collection sentence (spaCy's
+# analysis) reaches the sentence ranker typed as TrecQA's sentences are (selection.NER_COARSE)
+_RANKER_NER = {"person": "PERSON", "organization": "ORGANIZATION", "location": "GPE", "year": "DATE",
+               "decade": "DATE", "date": "DATE", "number": "CARDINAL", "quantity": "QUANTITY", "entity": "MISC"}
 
-    def __init__(self, qa: "InstanceQA", kws: set, data, uiuc: dict | None = None, focus: str | None = None):
+
+def as_ranked_sentence(tokens: list, candidates: list):
+    """A collection sentence as the sentence ranker reads it (:class:`trecqa.Sentence`): its tokens,
+    with B/I entity tags from its typed candidates (noun chunks carry none; the first span wins)."""
+    from .trecqa import Sentence
+    ner = ["-"] * len(tokens)
+    for c in candidates:
+        label = _RANKER_NER.get(c.type)
+        if label is None or c.end > len(tokens) or any(t != "-" for t in ner[c.start:c.end]):
+            continue
+        ner[c.start:c.end] = [f"{label}-B"] + [f"{label}-I"] * (c.end - c.start - 1)
+    return Sentence(list(tokens), ner=ner)
+
+
+def ranker_scores(selector, q_tokens: list, sents: list, uiuc: dict | None, fine: str | None = None) -> dict:
+    """{rowid: (sigmoid of the sentence ranker's score, 1 / (1 + its rank among ``sents``))}: the
+    answer-sentence ranker (:mod:`textqa.models.qa.selection`) read as evidence for every candidate
+    of the sentence."""
+    from .trecqa import Sentence
+    if selector is None or not sents:
+        return {}
+    raw = selector.scores(Sentence(list(q_tokens)), [as_ranked_sentence(s.tokens, s.candidates) for s in sents],
+                          uiuc or {}, fine)
+    order = np.argsort(-raw, kind="stable")
+    rank = np.empty(len(raw), dtype=int)
+    rank[order] = np.arange(len(raw))
+    return {s.rowid: (float(1 / (1 + math.exp(-x))), 1.0 / (1 + r)) for s, x, r in zip(sents, raw, rank)}
+
+
+# the WordNet noun synsets whose kinds and instances answer a UIUC fine class (Li & Roth 2002's
+# class definitions); classes with no such synset (descriptions, numbers, abbreviations) are absent
+FINE_SYNSETS = {
+    "ENTY:animal": ("animal.n.01",), "ENTY:body": ("body_part.n.01",),
+    "ENTY:color": ("chromatic_color.n.01", "color.n.01"), "ENTY:currency": ("currency.n.01",),
+    "ENTY:dismed": ("disease.n.01", "medicine.n.02", "drug.n.01"), "ENTY:event": ("event.n.01",),
+    "ENTY:food": ("food.n.01", "food.n.02"), "ENTY:instru": ("musical_instrument.n.01",),
+    "ENTY:lang": ("language.n.01",), "ENTY:plant": ("plant.n.02",), "ENTY:religion": ("religion.n.01",),
+    "ENTY:sport": ("sport.n.01",), "ENTY:substance": ("substance.n.01", "material.n.01"),
+    "ENTY:veh": ("vehicle.n.01",), "HUM:ind": ("person.n.01",), "HUM:title": ("person.n.01",),
+    "HUM:desc": ("person.n.01",), "HUM:gr": ("organization.n.01", "social_group.n.01"),
+    "LOC:city": ("city.n.01",), "LOC:country": ("country.n.02",), "LOC:state": ("state.n.01",),
+    "LOC:mount": ("mountain.n.01",), "LOC:other": ("location.n.01",),
+}
+_DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "its", "his", "her", "their", "our"}
+
+
+@lru_cache(maxsize=64)
+def _fine_synsets(fine: str) -> frozenset:
+    from textqa.lexical import wordnet
+    return frozenset(wordnet().synset(n) for n in FINE_SYNSETS.get(fine, ()))
+
+
+def fine_wordnet_match(fine: str | None, text: str) -> bool | None:
+    """True when WordNet has the candidate (the whole phrase without a leading determiner, else its
+    last word: "the tennis player" -> "player") as a kind or an instance of what the question's UIUC
+    fine class asks for ("rodents" for ENTY:animal, "Kurt Cobain" for HUM:ind): the type check of
+    Lita, Hunt & Nyberg 2004's WordNet analysis, driven by the answer-type classifier instead of the
+    question's informer word.  False when WordNet knows the phrase as something else; None when it
+    does not know it (most names) or the class has no synsets."""
+    targets = _fine_synsets(fine) if fine else frozenset()
+    words = [w for w in text.split() if any(ch.isalnum() for ch in w)]
+    if not targets or not words:
+        return None
+    if words[0].lower() in _DETERMINERS:
+        words = words[1:]
+    for form in dict.fromkeys([" ".join(words), words[-1]] if words else []):
+        found = _ancestors(form)
+        if found:
+            return bool(found & targets)
+    return None
+
+
+class _Block:
+    """Feature rows of one question's candidates; the answer-type columns are filled per cluster.
+    ``ranked``: :func:`ranker_scores` of the question's sentences, when the model reads the sentence
+    ranker (``RANKER_COLUMNS`` more columns); ``fine``: the question's UIUC fine class (``HUM:ind``),
+    crossed with each candidate's answer type as a hashed feature when the model reads it."""
+
+    def __init__(self, qa: "InstanceQA", kws: set, data, uiuc: dict | None = None, focus: str | None = None,
+                 ranked: dict | None = None, fine: str | None = None):
         rows = [candidate_features(kws, s, c, {}) for s, c, *_ in data]
+        if qa.fine_type and fine:          # the UIUC fine class against the candidate's type
+            rows = [(r[0], r[1] + [f"fine={fine}|{c.type}"]) for r, (_s, c, *_) in zip(rows, data)]
+        if qa.fine_wordnet and fine in FINE_SYNSETS:          # known to WordNet as the class / as another
+            checks = [fine_wordnet_match(fine, c.text) for _s, c, *_ in data]
+            rows = [(r[0], r[1] + ([] if ok is None else [f"fine_wn={ok}", f"fine_wn={ok}|{fine}"]))
+                    for r, ok in zip(rows, checks)]
         rows = [(r[0] + [uiuc_match(uiuc, c.type), wordnet_type_match(focus, c.text)], r[1])
                 for r, (_s, c, *_) in zip(rows, data)]
-        self.dense = np.array([r[0] for r in rows]) if rows else np.zeros((0, N_DENSE))
+        if qa.sentence_ranker:
+            rows = [(r[0] + list(ranked.get(s.rowid, (0.0, 0.0))), r[1]) for r, (s, *_) in zip(rows, data)]
+        width = N_DENSE + RANKER_COLUMNS * bool(qa.sentence_ranker)
+        self.dense = np.array([r[0] for r in rows]) if rows else np.zeros((0, width))
         from scipy import sparse
         self.hashed = qa._hash([r[1] for r in rows]) if rows else sparse.csr_matrix((0, qa.n_hash))
         self.types = [c.type for _, c, *_ in data]
@@ -183,12 +293,13 @@ class _Block:
 
 
 N_DENSE = 11 + len(ANSWER_TYPES)
+RANKER_COLUMNS = 2
 WN_SENSES = 3
 
 
 def _with_types(blocks, probs):
     from scipy import sparse
-    dense = np.vstack([b.dense for b in blocks]) if blocks else np.zeros((0, N_DENSE))
+    dense = np.vstack([b.dense for b in blocks]) if blocks else np.zeros((0, N_DENSE + RANKER_COLUMNS))
     types = [t for b in blocks for t in b.types]
     p = np.array([probs.get(t, 0.0) for t in types])
     if len(p):
@@ -236,7 +347,8 @@ class InstanceQA:
 
     def __init__(self, min_cluster: int = 3, retrieve_k: int = 20, C: float = 0.1, n_hash: int = 2 ** 12,
                  max_clusters: int = 8, n_jobs: int = 1, query_content: bool = False, expansion: str = "simple",
-                 redundancy: float = 0.05, answer_k: int | None = 6):
+                 redundancy: float = 0.05, answer_k: int | None = 10, sentence_ranker: bool = True,
+                 fine_type: bool = True, drop_restated: bool = True, fine_wordnet: bool = False):
         from .expansion import LEXICAL
         if expansion not in LEXICAL:
             raise ValueError(f"unknown query expansion {expansion!r}; choose from {', '.join(LEXICAL)}")
@@ -248,6 +360,13 @@ class InstanceQA:
         self.min_cluster, self.retrieve_k, self.C, self.n_hash = min_cluster, retrieve_k, C, n_hash
         self.max_clusters, self.n_jobs, self.query_content = max_clusters, n_jobs, query_content
         self.expansion = expansion
+        # read the answer-sentence ranker's score of each candidate's sentence (``selector``, a fitted
+        # :class:`selection.SentenceSelector`, given to ``fit`` and kept with the model)
+        self.sentence_ranker, self.selector = sentence_ranker, None
+        self.fine_type = fine_type          # the UIUC fine class x candidate type (``fine`` of fit/answer)
+        self.drop_restated = drop_restated  # candidates made of question words only are no answers
+        self.fine_wordnet = fine_wordnet    # WordNet check of the candidate against the fine class (off:
+        # no gain in cross-validation, README)
 
     # ------------------------------------------------------------------ retrieval
     def retrieve(self, index, words: list[str], doc=None, k: int | None = None) -> list[Retrieved]:
@@ -270,13 +389,28 @@ class InstanceQA:
             out.append(Retrieved(rowid, tokens, cands, rank, score))
         return out
 
+    def _candidates(self, doc, sents) -> list:
+        """(sentence, candidate) pairs of the retrieved sentences, without the candidates that only
+        restate the question (:func:`restates_question`) when ``drop_restated`` is on."""
+        pairs = [(s, c) for s in sents for c in s.candidates]
+        if not self.drop_restated:
+            return pairs
+        q = question_stems(doc)
+        return [(s, c) for s, c in pairs if not restates_question(q, c.text)]
+
     def _hash(self, contexts):
         from sklearn.feature_extraction import FeatureHasher
         return FeatureHasher(self.n_hash, input_type="string", alternate_sign=False).transform(contexts)
 
     # ------------------------------------------------------------------ training
-    def fit(self, questions: list[dict], docs, index, progress=None, uiuc: list | None = None) -> "InstanceQA":
-        """``uiuc``: each question's UIUC coarse-class distribution (a feature of the extraction model)."""
+    def fit(self, questions: list[dict], docs, index, progress=None, uiuc: list | None = None,
+            selector=None, fine: list | None = None) -> "InstanceQA":
+        """``uiuc``: each question's UIUC coarse-class distribution (a feature of the extraction model);
+        ``selector``: the fitted answer-sentence ranker, required when ``sentence_ranker`` is on;
+        ``fine``: each question's predicted UIUC fine class (read when ``fine_type`` is on)."""
+        if self.sentence_ranker and selector is None:
+            raise ValueError("sentence_ranker=True needs the fitted sentence ranker (selector=...)")
+        self.selector = selector if self.sentence_ranker else None
         self.uses_uiuc_ = uiuc is not None
         from joblib import Parallel, delayed
         self.clusters_ = FrameClusters(self.min_cluster).fit(docs, [q["qid"] for q in questions]).clusters_
@@ -287,13 +421,16 @@ class InstanceQA:
         for i, (q, doc) in enumerate(zip(questions, docs)):
             kws = keywords(doc)
             retrieved = self.retrieve(index, kws, doc)
-            data = [(s, c, pattern_match(q["patterns"], c.text)) for s in retrieved for c in s.candidates]
+            data = [(s, c, pattern_match(q["patterns"], c.text)) for s, c in self._candidates(doc, retrieved)]
             if self.query_content:
                 from .query_content import sentence_features
                 ok = _Matcher(q["patterns"])
                 qc_data[q["qid"]] = (kws, [(sentence_features(s.tokens, set(kws), english_stopwords()),
                                             ok(" ".join(s.tokens))) for s in retrieved], ok)
-            blocks[q["qid"]] = _Block(self, set(kws), data, uiuc[i] if uiuc else None, focus_of(doc))
+            u = uiuc[i] if uiuc else None
+            f = fine[i] if fine else None
+            ranked = ranker_scores(self.selector, [t.text for t in doc], retrieved, u, f) if self.sentence_ranker else None
+            blocks[q["qid"]] = _Block(self, set(kws), data, u, focus_of(doc), ranked, f)
             q_types[q["qid"]] = [c.type for _, c, y in data if y]
             bar.update()
         bar.close()
@@ -317,7 +454,7 @@ class InstanceQA:
         return self
 
     # ------------------------------------------------------------------ answering
-    def answer(self, doc, index, top_k: int = 5, uiuc: dict | None = None) -> dict:
+    def answer(self, doc, index, top_k: int = 5, uiuc: dict | None = None, fine: str | None = None) -> dict:
         kws = keywords(doc)
         # sorted: a set's order depends on the process's string hashing, and the clusters' order shows in
         # the output (and in the float sums): the same question must give the same bytes in every process
@@ -336,8 +473,9 @@ class InstanceQA:
                         if s.rowid not in seen:
                             seen.add(s.rowid)
                             sents.append(s)
-        data = [(s, c) for s in sents for c in s.candidates]
-        block = _Block(self, set(kws), data, uiuc, focus_of(doc))
+        data = self._candidates(doc, sents)
+        ranked = ranker_scores(self.selector, [t.text for t in doc], sents, uiuc, fine) if self.sentence_ranker else None
+        block = _Block(self, set(kws), data, uiuc, focus_of(doc), ranked, fine)
         answers: dict = {}
         type_mix = {t: 0.0 for t in ANSWER_TYPES}
         total_w = 0.0
