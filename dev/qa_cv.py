@@ -58,6 +58,14 @@ def main(argv=None) -> int:
                         "'textqa train qa' types its training questions)")
     args = p.parse_args(argv)
     variants = [parse_variant(v) for v in args.variants]
+    import inspect
+    known = set(inspect.signature(InstanceQA).parameters)
+    for name, params in variants:
+        if set(params) - known:
+            p.error(f"variant {name!r}: unknown parameter(s) {', '.join(sorted(set(params) - known))}; "
+                    f"InstanceQA takes {', '.join(sorted(known))}")
+    if len({name for name, _ in variants}) != len(variants):
+        p.error("variant names must differ")
     model = load_qa(args.artifact)
     questions = T.read_questions(args.questions)
     docs = parse([q["question"] for q in questions])
