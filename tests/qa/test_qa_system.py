@@ -27,6 +27,7 @@ def test_artifact_records_the_evaluations(qa_artifact):
     assert cv["folds"] == 2 and cv["questions"] == 5436 and 0.8 < cv["coarse_accuracy"] <= 1
     assert cv["fine_accuracy"] < cv["coarse_accuracy"]
     assert manifest["hyper_parameters"]["query_content"] is False
+    assert manifest["hyper_parameters"]["extraction_C"] == 0.03            # --extraction-c's default
 
 
 def test_heldout_report_is_reproduced_by_the_saved_model(qa_artifact, qa_heldout, capsys, monkeypatch):

@@ -52,6 +52,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="held-out questions with NIST patterns (JSONL) to score exact answers on as well")
     p.add_argument("--max-questions", type=int, default=0, help="train on the first N questions only (0: all)")
     p.add_argument("--retrieve-k", type=int, default=20, help="sentences retrieved per training question (default 20)")
+    p.add_argument("--extraction-c", type=float, default=0.03, metavar="C",
+                   help="C of the extraction model's linear SVMs (default 0.03, chosen by cross-validation over the "
+                        "training questions, dev/qa_cv.py)")
     p.add_argument("--query-content", action="store_true",
                    help="learn per-cluster query expansions (paper 4.2); lowered dev MRR@5 here, so off by default")
     p.add_argument("--answer-k", type=int, default=10, metavar="K",
@@ -360,8 +363,8 @@ def train_instance(args, train, dev, metrics, say, answer_types, selector, typer
     say(f"instance-based QA: {len(questions)} training questions")
     t = time.perf_counter()
     qdocs = parse([q["question"] for q in questions])
-    instance = InstanceQA(retrieve_k=args.retrieve_k, n_jobs=min(args.jobs, 2), query_content=args.query_content,
-                          expansion=args.expansion, redundancy=args.redundancy,
+    instance = InstanceQA(retrieve_k=args.retrieve_k, C=args.extraction_c, n_jobs=min(args.jobs, 2),
+                          query_content=args.query_content, expansion=args.expansion, redundancy=args.redundancy,
                           answer_k=args.answer_k, sentence_ranker=not args.no_sentence_ranker,
                           fine_type=not args.no_fine_type, drop_restated=not args.keep_restated,
                           fine_wordnet=args.fine_wordnet)

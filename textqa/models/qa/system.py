@@ -345,7 +345,7 @@ class InstanceQA:
     """``fit(questions, docs, index)`` then ``answer(doc, index)``; questions are dicts with ``qid``,
     ``question`` and ``patterns``."""
 
-    def __init__(self, min_cluster: int = 3, retrieve_k: int = 20, C: float = 0.1, n_hash: int = 2 ** 12,
+    def __init__(self, min_cluster: int = 3, retrieve_k: int = 20, C: float = 0.03, n_hash: int = 2 ** 12,
                  max_clusters: int = 8, n_jobs: int = 1, query_content: bool = False, expansion: str = "simple",
                  redundancy: float = 0.05, answer_k: int | None = 10, sentence_ranker: bool = True,
                  fine_type: bool = True, drop_restated: bool = True, fine_wordnet: bool = False):
