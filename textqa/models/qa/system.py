@@ -9,7 +9,10 @@ labelled correct when a NIST pattern matches them.  Per cluster:
   (:mod:`textqa.models.qa.candidates`; sparse clusters lean on the nearest questions, eq. 1);
 * extraction model (4.3): a linear SVM over candidate features: the cluster's probability of
   the candidate's answer type, keyword distance and density, retrieval rank, overlap with the
-  question, candidate and sentence length, the words around the candidate (hashed);
+  question, candidate and sentence length, the words around the candidate (hashed), the UIUC
+  coarse class's and WordNet's type checks, the answer-sentence ranker's score of the candidate's
+  sentence (:func:`ranker_scores`) and the question's UIUC fine class crossed with the candidate's
+  type; candidates made only of question words are no candidates (:func:`restates_question`);
 * a confidence: the MRR its strategy reaches on its own training questions.
 
 A new question is answered by every cluster whose frame matches it (and a global model
@@ -90,8 +93,8 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 def restates_question(q_stems: frozenset, text: str) -> bool:
     """True when every content word of a candidate is a question word (by Porter stem, split at
-    hyphens and apostrophes: "Crips members", "the AARP", "Kurt-Cobain" for "... Cobain ..."):
-    such a phrase names what the question gives, never what it asks."""
+    hyphens and apostrophes: "Crips members" for "What ethnic group are Crip members?", "the AARP"
+    for "What does AARP stand for?"): such a phrase names what the question gives, not what it asks."""
     from ..porter import stem
     stop = english_stopwords()
     words = [w for w in _WORD.findall(text.lower()) if w not in stop]
@@ -247,7 +250,7 @@ def _fine_synsets(fine: str) -> frozenset:
 def fine_wordnet_match(fine: str | None, text: str) -> bool | None:
     """True when WordNet has the candidate (the whole phrase without a leading determiner, else its
     last word: "the tennis player" -> "player") as a kind or an instance of what the question's UIUC
-    fine class asks for ("rodents" for ENTY:animal, "Kurt Cobain" for HUM:ind): the type check of
+    fine class asks for ("rodents" for ENTY:animal, "the financier" for HUM:title): the type check of
     Lita, Hunt & Nyberg 2004's WordNet analysis, driven by the answer-type classifier instead of the
     question's informer word.  False when WordNet knows the phrase as something else; None when it
     does not know it (most names) or the class has no synsets."""
