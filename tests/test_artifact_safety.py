@@ -60,7 +60,8 @@ def test_npz_with_a_pickled_object_is_refused(artifacts, tmp_path, name, npz):
 
 @pytest.mark.parametrize("name, payload, version", [("truecaser", "oov.joblib", 1), ("icd9", "coder.joblib", 1),
                                                      ("icd9", "coder.joblib", 2), ("qa", "instance.joblib", 1),
-                                                     ("qa", "selector.pkl", 2)])
+                                                     ("qa", "selector.pkl", 2),
+                                                     ("qa", "extra.pkl", None), ("icd9", "coder.joblib", None)])
 def test_pickle_payloads_are_never_loaded(artifacts, tmp_path, name, payload, version):
     """An old-format artifact (joblib pickles), or a pickle slipped into a new one: refused, with advice."""
     marker = tmp_path / "pwned"
