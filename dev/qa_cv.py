@@ -20,6 +20,7 @@ import ast
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -44,7 +45,7 @@ def main(argv=None) -> int:
     from textqa.evaluation.stats import bootstrap_ci
     from textqa.models.qa.nlp import parse
     from textqa.models.qa.store import load_qa
-    from textqa.models.qa.system import InstanceQA, pattern_match
+    from textqa.models.qa.system import InstanceQA
     from textqa.training import qa as T
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("variants", nargs="+", help="NAME:param=value,... (InstanceQA parameters); the first is the base")
@@ -74,7 +75,7 @@ def main(argv=None) -> int:
         from textqa.models.qa.answer_type import read_uiuc
         labelled = read_uiuc(T.UIUC)
         typer = T.unseen_answer_types(labelled, parse([q.question for q in labelled]), questions)
-    uiuc, fine = typer.distribution(docs), typer.predict(docs)
+    uiuc, fine = zip(*T._typed(typer, docs))
     fold = np.random.default_rng(args.seed).permutation(len(questions)) % args.folds
     rr = {name: np.zeros(len(questions)) for name, _ in variants}
     for f in range(args.folds):
@@ -85,10 +86,10 @@ def main(argv=None) -> int:
             qa = InstanceQA(**{"n_jobs": 2, **params}).fit([questions[i] for i in tr], [docs[i] for i in tr], model.index,
                                           uiuc=[uiuc[i] for i in tr], selector=model.selector,
                                           fine=[fine[i] for i in tr])
-            for i in te:
-                answers = qa.answer(docs[i], model.index, 5, uiuc[i], fine[i])["answers"]
-                rr[name][i] = next((1.0 / (k + 1) for k, a in enumerate(answers[:5])
-                                    if pattern_match(questions[i]["patterns"], a["answer"])), 0.0)
+            results = [qa.answer(docs[i], model.index, 5, uiuc[i], fine[i]) for i in te]
+            held = [SimpleNamespace(qid=questions[i]["qid"]) for i in te]
+            for k, r in T.reciprocal_ranks(results, held, {q.qid: questions[i]["patterns"] for q, i in zip(held, te)}):
+                rr[name][te[k]] = r
             print(f"fold {f + 1}/{args.folds} {name}: MRR@5 {rr[name][te].mean():.4f} "
                   f"({time.perf_counter() - t:.0f} s)", file=sys.stderr, flush=True)
     base = variants[0][0]

@@ -120,3 +120,18 @@ def test_a_ranker_fitted_before_the_fine_features_still_scores(answer_types, mon
     assert len(old.scaler_.mean_) == 12 == len(S.FEATURES) - 2
     for p, t, e in zip(train, qt, expected):
         assert np.array_equal(old.scores(p.question, [c for _, c in p.candidates], t, "HUM:ind"), e)
+
+
+def test_reciprocal_ranks_read_the_top_five_answers():
+    """The first of the top 5 answers a NIST pattern matches (case-insensitive search) gives 1/rank;
+    a match at rank 6 or none gives 0; questions without patterns are left out."""
+    from types import SimpleNamespace
+
+    from textqa.training.qa import exact_answer_scores, reciprocal_ranks
+    answers = [{"answers": [{"answer": a} for a in ranked]} for ranked in
+               (["Lyon", "paris"], ["a", "b", "c", "d", "e", "Paris"], ["Paris"], ["x"])]
+    qs = [SimpleNamespace(qid=q) for q in "1234"]
+    patterns = {"1": ["Paris"], "2": ["Paris"], "3": ["^Par"], "5": ["x"]}
+    assert reciprocal_ranks(answers, qs, patterns) == [(0, 0.5), (1, 0.0), (2, 1.0)]
+    s = exact_answer_scores(answers, qs, patterns)
+    assert s["mrr5"] == pytest.approx(0.5) and s["acc1"] == pytest.approx(1 / 3) and s["questions"] == 3

@@ -197,10 +197,11 @@ def _run(args: argparse.Namespace) -> int:
     qt_dev = _typed(answer_types, parse([p.question.text for p in dev]))
     pool = [c for p in train + dev for _, c in p.candidates]
     sel_train, qt_sel = train, qt_train
-    if args.eval_questions:
+    held_out = read_questions(args.eval_questions) if args.eval_questions else []
+    if held_out:
         # the held-out questions' own TrecQA TRAIN pairs (TRAIN spans TREC 8-12) stay out of the ranker,
         # whose scores the extraction model reads: the held-out score must not rest on them
-        held = {_question_key(q["question"]) for q in read_questions(args.eval_questions)}
+        held = {_question_key(q["question"]) for q in held_out}
         keep = [i for i, p in enumerate(train) if _question_key(p.question.text) not in held]
         say(f"answer sentence selection: {len(train) - len(keep)} TRAIN questions are held-out questions, left out")
         sel_train, qt_sel = [train[i] for i in keep], [qt_train[i] for i in keep]
@@ -216,7 +217,7 @@ def _run(args: argparse.Namespace) -> int:
         files = None
         if not args.no_instance:
             instance, index, runs = train_instance(args, train, dev, metrics, say, answer_types, selector,
-                                                   typer, questions)
+                                                   typer, questions, held_out)
             files = write_plots(instance, runs, plots)
         metrics["training_seconds"] = round(time.perf_counter() - t0, 1)
         save_qa(answer_types, selector, out, instance=instance, index=index, metrics=metrics,
@@ -346,9 +347,9 @@ def unseen_answer_types(uiuc, docs, questions, say=None):
     return AnswerTypeClassifier().fit([docs[i] for i in keep], [uiuc[i].label for i in keep])
 
 
-def train_instance(args, train, dev, metrics, say, answer_types, selector, typer, questions):
+def train_instance(args, train, dev, metrics, say, answer_types, selector, typer, questions, held_out=()):
     """The instance-based system on ``questions`` (typed by ``typer``, :func:`unseen_answer_types`),
-    scored on the dev questions and on ``--eval-questions`` (typed by ``answer_types``)."""
+    scored on the dev questions and on ``held_out`` (the ``--eval-questions``; typed by ``answer_types``)."""
     from textqa.models.qa.collection import analysed_cached, build_index, trec_all_sentences
     from textqa.models.qa.nlp import parse
     from textqa.models.qa.system import InstanceQA
@@ -376,8 +377,8 @@ def train_instance(args, train, dev, metrics, say, answer_types, selector, typer
         docs = parse(texts)
         from tqdm import tqdm
         out = []
-        for d, u, fine in tqdm(list(zip(docs, answer_types.distribution(docs), answer_types.predict(docs))),
-                               desc="answering", unit="q", file=sys.stderr, disable=None):
+        for d, (u, fine) in tqdm(list(zip(docs, _typed(answer_types, docs))), desc="answering", unit="q",
+                                 file=sys.stderr, disable=None):
             res = instance.answer(d, index, 5, u, fine)
             out.append({**res, "uiuc_coarse": max(u, key=u.get)})
         return out
@@ -390,10 +391,9 @@ def train_instance(args, train, dev, metrics, say, answer_types, selector, typer
     metrics["exact_answers"] = {**exact_answer_scores(answers, dev, patterns, ranks), "collection_sentences": len(pool),
                                 "training_questions": len(questions), "clusters": len(instance.cluster_models_),
                                 "fit_seconds": round(fit_seconds, 1)}
-    if args.eval_questions:
-        held = read_questions(args.eval_questions)
+    if held_out:
         seen = {q["question"].strip().lower() for q in questions}
-        held = [q for q in held if q["question"].strip().lower() not in seen]
+        held = [q for q in held_out if q["question"].strip().lower() not in seen]
         say(f"answering {len(held)} held-out questions")
         res = answer_all([q["question"] for q in held])
         from types import SimpleNamespace

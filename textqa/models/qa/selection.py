@@ -95,15 +95,16 @@ def pair_features(q: Sentence, c: Sentence, qtype: dict, idf: dict, default_idf:
     for start, end, kind in c.entities():
         if any(t in qw for t in cl[start:end]):
             continue
-        d = min(min(abs(i - start), abs(i - (end - 1))) for i in positions) if positions else None
         p = qtype.get(ner_coarse(kind), 0.0)
         if p > match:
             match = p
-        if d is not None and p > 0:
-            near = max(near, p * math.exp(-d / 5))
         if kind in wanted:
             fine_match = 1.0
-            if d is not None:
+        if positions and (p > 0 or kind in wanted):
+            d = min(min(abs(i - start), abs(i - (end - 1))) for i in positions)
+            if p > 0:
+                near = max(near, p * math.exp(-d / 5))
+            if kind in wanted:
                 fine_near = max(fine_near, math.exp(-d / 5))
     shared_idf = math.fsum(w(t) for t in shared)
     return [len(shared), shared_idf, shared_idf / q_idf,

@@ -401,6 +401,10 @@ class InstanceQA:
         q = question_stems(doc)
         return [(s, c) for s, c in pairs if not restates_question(q, c.text)]
 
+    def _ranked(self, doc, sents, uiuc, fine) -> dict | None:
+        """:func:`ranker_scores` of the question's sentences when the model reads the ranker, else None."""
+        return ranker_scores(self.selector, [t.text for t in doc], sents, uiuc, fine) if self.sentence_ranker else None
+
     def _hash(self, contexts):
         from sklearn.feature_extraction import FeatureHasher
         return FeatureHasher(self.n_hash, input_type="string", alternate_sign=False).transform(contexts)
@@ -432,8 +436,7 @@ class InstanceQA:
                                             ok(" ".join(s.tokens))) for s in retrieved], ok)
             u = uiuc[i] if uiuc else None
             f = fine[i] if fine else None
-            ranked = ranker_scores(self.selector, [t.text for t in doc], retrieved, u, f) if self.sentence_ranker else None
-            blocks[q["qid"]] = _Block(self, set(kws), data, u, focus_of(doc), ranked, f)
+            blocks[q["qid"]] = _Block(self, set(kws), data, u, focus_of(doc), self._ranked(doc, retrieved, u, f), f)
             q_types[q["qid"]] = [c.type for _, c, y in data if y]
             bar.update()
         bar.close()
@@ -477,8 +480,7 @@ class InstanceQA:
                             seen.add(s.rowid)
                             sents.append(s)
         data = self._candidates(doc, sents)
-        ranked = ranker_scores(self.selector, [t.text for t in doc], sents, uiuc, fine) if self.sentence_ranker else None
-        block = _Block(self, set(kws), data, uiuc, focus_of(doc), ranked, fine)
+        block = _Block(self, set(kws), data, uiuc, focus_of(doc), self._ranked(doc, sents, uiuc, fine), fine)
         answers: dict = {}
         type_mix = {t: 0.0 for t in ANSWER_TYPES}
         total_w = 0.0
