@@ -107,6 +107,32 @@ def test_fine_answer_type_match_of_the_sentence_ranker():
     assert all(isinstance(v, (set, frozenset)) and v for v in FINE_NER.values())
 
 
+def test_abbreviation_questions_ask_for_an_expansion_or_an_acronym():
+    """ABBR:exp wants the capitalised words a question's acronym spells (function words skipped
+    inside, not at the start); ABBR:abb wants a sentence acronym the question's words spell.  The
+    ranker's fine match reads them like an entity of the wanted type (the real TrecQA dev sentence
+    of "What does AARP stand for?")."""
+    from textqa.models.qa.selection import FEATURES, acronym_spans, expansions, is_acronym, pair_features
+    assert expansions("AARP", "the American Association of Retired Persons".split()) == [(1, 6)]
+    assert expansions("FBI", "Federal Bureau of Investigation and Federal Bureau Investigation".split()) == [(0, 4), (5, 8)]
+    assert expansions("FBI", "of Federal Bureau".split()) == [] == expansions("AARP", "American association".split())
+    assert expansions("NBA", "the National Basketball Association".split()) == [(1, 4)]
+    assert [is_acronym(t) for t in ("AARP", "A", "U.S.", "NASA1", "Nasa", "ABCDEFGHI")] == [True] + [False] * 5
+    c = Sentence("Members of the American Association of Retired Persons -LRB- AARP -RRB- qualify for discounts .".split())
+    q = Sentence("What does AARP stand for ?".split())
+    assert acronym_spans(q.tokens, c.tokens, "ABBR:exp") == [(3, 8)]
+    assert acronym_spans(q.tokens, c.tokens, "ABBR:abb") == [] == acronym_spans(q.tokens, c.tokens, "HUM:ind")
+    q2 = "What is the abbreviation for the Federal Bureau of Investigation ?".split()
+    assert acronym_spans(q2, "The FBI and the CIA said .".split(), "ABBR:abb") == [(1, 2)]
+    assert acronym_spans(q2[:-1] + ["(", "FBI", ")", "?"], "The FBI said .".split(), "ABBR:abb") == []  # asked
+
+    def f(fine):
+        return dict(zip(FEATURES, pair_features(q, c, {}, {}, 1.0, fine)))
+    assert f("ABBR:exp")["fine_type_match"] == 1.0
+    assert f("ABBR:exp")["fine_type_near"] == pytest.approx(np.exp(-2 / 5))      # "Persons" .. "AARP"
+    assert f("ABBR:abb")["fine_type_match"] == 0.0 == f("DESC:def")["fine_type_match"]
+
+
 def test_a_ranker_fitted_before_the_fine_features_still_scores(answer_types, monkeypatch):
     """A saved ranker of 12 features (before the fine answer-type columns) reads the first 12 columns."""
     import textqa.models.qa.selection as S

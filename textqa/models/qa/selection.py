@@ -19,7 +19,10 @@ A logistic-regression ranker over features of a (question, sentence) pair:
 * fine answer-type match: whether the sentence holds an entity (not question words) of a BBN type
   that the question's UIUC fine class asks for (``HUM:ind`` a PERSON, ``NUM:money`` MONEY,
   ``ENTY:dismed`` a DISEASE or SUBSTANCE: ``FINE_NER``), and how close the nearest one is to a
-  question word.  Models fitted before these two features (12 columns) still score: their scaler's
+  question word.  The two abbreviation classes ask for no entity type but for a form
+  (:func:`acronym_spans`): ``ABBR:exp`` for the words a question's acronym stands for ("American
+  Association of Retired Persons" for "What does AARP stand for?"), ``ABBR:abb`` for an acronym
+  of the question's capitalised words.  Models fitted before these two features (12 columns) still score: their scaler's
   width says how many features they read.
 """
 from __future__ import annotations
@@ -60,6 +63,8 @@ FINE_NER = {
     "ENTY:sport": {"GAME"},
 }
 WN_SENSES = 8
+# words an acronym's letters skip inside its expansion ("Federal Bureau of Investigation": FBI)
+_ACRONYM_SKIP = frozenset({"of", "and", "the", "for", "&", "in", "on", "at", "to", "a", "an", "de"})
 
 
 def ner_coarse(label: str) -> str:
@@ -77,6 +82,47 @@ def content(tokens) -> list[str]:
     return [t.lower() for t in tokens if t.lower() not in stop and any(ch.isalnum() for ch in t)]
 
 
+def is_acronym(token: str) -> bool:
+    """An all-capitals word of 2-8 letters ("AARP", "NASA")."""
+    return 2 <= len(token) <= 8 and token.isalpha() and token.isupper()
+
+
+def expansions(acronym: str, tokens: list) -> list[tuple[int, int]]:
+    """(start, end) spans of ``tokens`` whose capitalised words' initials spell ``acronym``, the
+    words of ``_ACRONYM_SKIP`` skipped inside a span: ``expansions("AARP", "the American Association
+    of Retired Persons".split())`` is ``[(1, 6)]``."""
+    letters, out = acronym.lower(), []
+    for i, first in enumerate(tokens):
+        if not first[:1].isupper() or first[:1].lower() != letters[0]:
+            continue
+        k, j = 0, i
+        while j < len(tokens) and k < len(letters):
+            t = tokens[j]
+            if t[:1].isupper() and t[:1].lower() == letters[k]:
+                k += 1
+            elif t.lower() not in _ACRONYM_SKIP:
+                break
+            j += 1
+        if k == len(letters):
+            out.append((i, j))
+    return out
+
+
+def acronym_spans(q_tokens: list, c_tokens: list, fine: str | None) -> list[tuple[int, int]]:
+    """What an abbreviation question asks for, found in a candidate sentence (Li & Roth's
+    ``ABBR:exp``, "What does AARP stand for?": the spans that expand an acronym of the question;
+    ``ABBR:abb``, "What is the abbreviation for the Federal Bureau of Investigation?": the sentence's
+    acronyms, not question words, that the question's capitalised words spell).  Empty for every
+    other class."""
+    if fine == "ABBR:exp":
+        return [span for t in dict.fromkeys(q_tokens) if is_acronym(t) for span in expansions(t, c_tokens)]
+    if fine == "ABBR:abb":
+        asked = set(q_tokens)
+        return [(i, i + 1) for i, t in enumerate(c_tokens)
+                if is_acronym(t) and t not in asked and expansions(t, q_tokens)]
+    return []
+
+
 def pair_features(q: Sentence, c: Sentence, qtype: dict, idf: dict, default_idf: float,
                   fine: str | None = None) -> list[float]:
     """The ``FEATURES`` of a (question, candidate sentence) pair; ``qtype``: the question's UIUC coarse
@@ -92,19 +138,21 @@ def pair_features(q: Sentence, c: Sentence, qtype: dict, idf: dict, default_idf:
     match, near, fine_match, fine_near = 0.0, 0.0, 0.0, 0.0
     wanted = FINE_NER.get(fine, ())
     positions = [i for i, t in enumerate(cl) if t in shared]
-    for start, end, kind in c.entities():
-        if any(t in qw for t in cl[start:end]):
+    asked = [(start, end, None) for start, end in acronym_spans(q.tokens, c.tokens, fine)]
+    for start, end, kind in c.entities() + asked:
+        if kind is not None and any(t in qw for t in cl[start:end]):
             continue
-        p = qtype.get(ner_coarse(kind), 0.0)
+        p = qtype.get(ner_coarse(kind), 0.0) if kind is not None else 0.0
+        wants = kind is None or kind in wanted          # None: what an abbreviation question asks for
         if p > match:
             match = p
-        if kind in wanted:
+        if wants:
             fine_match = 1.0
-        if positions and (p > 0 or kind in wanted):
+        if positions and (p > 0 or wants):
             d = min(min(abs(i - start), abs(i - (end - 1))) for i in positions)
             if p > 0:
                 near = max(near, p * math.exp(-d / 5))
-            if kind in wanted:
+            if wants:
                 fine_near = max(fine_near, math.exp(-d / 5))
     shared_idf = math.fsum(w(t) for t in shared)
     return [len(shared), shared_idf, shared_idf / q_idf,
