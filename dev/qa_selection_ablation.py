@@ -35,7 +35,6 @@ GROUPS = {
     "without fine answer-type match": ("fine_type_match", "fine_type_near"),
     "without the abbreviation forms in the fine match": ABBREVIATIONS,
 }
-TRAIN_ALL = Path(__file__).resolve().parent.parent / "data" / "qa" / "trecqa" / "train-all"
 _SPACY_TO_BBN = {"ORG": "ORGANIZATION", "LOC": "LOCATION"}
 
 
@@ -62,10 +61,11 @@ def train_all_pairs(exclude: set, key) -> list:
 
     from textqa.models.qa.nlp import pipeline
     from textqa.models.qa.trecqa import QAPair, Sentence
-    stem = "Train1-2393.{}.POSInput.trec8-9-11{}.gz"
-    qs = _blocks(TRAIN_ALL / stem.format("Question", ""))
-    pos = _blocks(TRAIN_ALL / stem.format("Positive-M", ".cleaned"))
-    neg = _blocks(TRAIN_ALL / stem.format("Negative-M", ""))
+    from textqa.training.qa import TRAIN_ALL           # the collection's files: positives, negatives
+    folder, stem = TRAIN_ALL[0].parent, "Train1-2393.{}.POSInput.trec8-9-11{}.gz"
+    qs = _blocks(folder / stem.format("Question", ""))
+    pos = _blocks(folder / stem.format("Positive-M", ".cleaned"))
+    neg = _blocks(folder / stem.format("Negative-M", ""))
     ids = [i for i in qs if pos.get(i) and neg.get(i) and key(qs[i][0]) not in exclude]
     texts = [t for i in ids for t in [qs[i][0], *pos[i], *neg[i]]]
     nlp = pipeline()

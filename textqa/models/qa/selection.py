@@ -22,8 +22,8 @@ A logistic-regression ranker over features of a (question, sentence) pair:
   question word.  The two abbreviation classes ask for no entity type but for a form
   (:func:`acronym_spans`): ``ABBR:exp`` for the words a question's acronym stands for ("American
   Association of Retired Persons" for "What does AARP stand for?"), ``ABBR:abb`` for an acronym
-  of the question's capitalised words.  Models fitted before these two features (12 columns) still score: their scaler's
-  width says how many features they read.
+  of the question's capitalised words.  Models fitted before the two fine features (12 columns)
+  still score: their scaler's width says how many features they read.
 """
 from __future__ import annotations
 
