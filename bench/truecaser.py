@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 
 WSJ = ROOT / "data" / "news" / "conll2000.zip"
+SYSTEMS = ("viterbi", "viterbi-python", "viterbi-no-phrases", "unigram", "truecase-pypi")
 
 
 def reuters_test() -> list[str]:
@@ -66,7 +67,9 @@ def _worker(system: str, model_dir: str, dev_path: str, repeat: int) -> dict:
         from textqa.models.truecaser.service_api import TruecaserService
         svc = TruecaserService.load(model_dir)
         load = time.perf_counter() - t0
-        if system in ("viterbi", "viterbi-python"):
+        if system == "viterbi-no-phrases":
+            svc.model.set_params(phrase_weight=0.0)           # the paper's decoder: trigram LM (+ OOV model)
+        if system in ("viterbi", "viterbi-python", "viterbi-no-phrases"):
             if (svc.model._native_decoder() is None) != (system == "viterbi-python"):
                 raise SystemExit(f"{system}: the C++ decoder is {'not ' if system == 'viterbi' else ''}in use "
                                  "(make builds it; TEXTQA_NATIVE_VITERBI=0 switches it off)")
@@ -147,7 +150,7 @@ def main(argv=None) -> int:
     reuters_test()
     try:
         results = {}
-        for system in ("viterbi", "viterbi-python", "unigram", "truecase-pypi"):
+        for system in SYSTEMS:
             print(f"bench: decoding the dev set with {system}...", file=sys.stderr, flush=True)
             results[system] = run_worker(system, model_dir, args.dev, args.repeat)
         manifest = json.loads((model_dir / "manifest.json").read_text())
@@ -171,9 +174,10 @@ def main(argv=None) -> int:
     ]
     names = {"viterbi": "textqa Viterbi trigram-LM truecaser (exact; C++ search, the default)",
              "viterbi-python": "same, the Python search (`TEXTQA_NATIVE_VITERBI=0`)",
+             "viterbi-no-phrases": "same without the cased-phrase scores (`--no-phrases`: the paper's trigram decoder)",
              "unigram": "textqa unigram baseline",
              "truecase-pypi": "peer: `truecase` 0.0.14 (PyPI, greedy, own model)"}
-    for k in ("viterbi", "viterbi-python", "unigram", "truecase-pypi"):
+    for k in SYSTEMS:
         r = results[k]
         lines.append(f"| {names[k]} | {r['tokens_per_second']:,.0f} | {r['tokens_per_second'] / peer:.2f} | "
                      f"{r['load_seconds']:.2f} | {r['peak_rss_mb']:,.0f} | {r['accuracy']:.2f} | {r['f1']:.2f} | "

@@ -232,3 +232,14 @@ def test_truecase_baseline_and_batches(truecaser_artifact, small_truecaser):
     base = small_truecaser.baseline_.predict(lines)
     assert r.returncode == 0 and r.stdout == ("\r\n".join(base[:3]) + "\r\n" + "\n".join(base[3:]) + "\n").encode()
     assert base != expected                                        # the two decoders do differ on these lines
+
+
+def test_truecase_without_phrases_is_the_trigram_decoder(truecaser_copy, truecaser_artifact, dev_sentences):
+    lines = [s.lower() for s in dev_sentences[:1500]]
+    data = ("\n".join(lines) + "\n").encode()
+    r = textqa("truecase", "--model", str(truecaser_artifact / "truecaser"), "--tokenized", "--no-phrases", stdin=data)
+    assert r.returncode == 0, r.stderr
+    with_phrases = truecaser_copy.predict(lines)
+    truecaser_copy.set_params(phrase_weight=0.0)
+    trigram = truecaser_copy.predict(lines)
+    assert r.stdout.decode() == "\n".join(trigram) + "\n" and trigram != with_phrases

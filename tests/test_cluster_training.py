@@ -68,7 +68,8 @@ def test_qa_on_a_cluster_is_the_local_artifact(qa_artifact, qa_heldout, tmp_path
 
 def test_truecaser_counts_as_a_map_reduce_give_the_same_lm(tmp_path):
     """Tokenizing and counting on a LocalCluster (23 partitions of 100 paragraphs, a tree of merges)
-    gives the local run's ARPA byte for byte, and the same artifact: real Reuters-21578 text."""
+    gives the local run's ARPA byte for byte, and the same artifact (the phrase table too): real
+    Reuters-21578 text."""
     dev = tmp_path / "dev.txt"
     with gzip.open(DATA_DIR / "truecase" / "val_input.txt.gz", "rt", encoding="utf-8") as f:
         dev.write_text("".join(line for _, line in zip(range(200), f)), encoding="utf-8")
@@ -81,6 +82,9 @@ def test_truecaser_counts_as_a_map_reduce_give_the_same_lm(tmp_path):
     arpa = (tmp_path / "local.arpa").read_bytes()
     assert arpa == (tmp_path / "dask.arpa").read_bytes() and arpa.count(b"\n") > 100_000
     same_files(tmp_path / "local", tmp_path / "dask", timing=("second",))
+    assert "counting cased phrases on the cluster" in err
+    phrases = json.loads((tmp_path / "dask" / "phrases.json").read_text(encoding="utf-8"))["phrases"]
+    assert len(phrases) > 1000 and phrases["bank of new york"].startswith("6\t")     # the same table, counted twice
 
 
 def test_truecaser_on_a_cluster_refuses_what_needs_one_process(tmp_path):

@@ -1,7 +1,7 @@
 """The ``textqa`` command: train, run, evaluate and serve the models.
 
     textqa train all | truecaser | blanc | icd9 | qa [...]
-    textqa truecase [--model DIR] [--tokenized] [--baseline]     (stdin -> stdout)
+    textqa truecase [--model DIR] [--tokenized] [--baseline | --no-phrases]     (stdin -> stdout)
     textqa blanc score [--model DIR] --refs R1 [R2 ...] [--hyps FILE] [--corpus]
     textqa eval correlate --tsv FILE [--model DIR] [--level segment|system|both] [--ci] [--plot F.png] [--json]
     textqa icd9 code [--model DIR] (--cmc-xml F | --jsonl F | stdin JSONL) [--classifier svm|brr]
@@ -112,6 +112,8 @@ def cmd_truecase(args) -> int:
     from textqa.models.truecaser.service_api import TruecaserService
 
     service = load_model(args, "truecaser", TruecaserService.load)
+    if args.no_phrases:
+        service.model.set_params(phrase_weight=0.0)
     out = sys.stdout.buffer
     batch: list[str] = []
 
@@ -199,6 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="input is already tokenized (whitespace-separated, PTB style); otherwise raw text "
                          "is tokenized internally")
     tc.add_argument("--baseline", action="store_true", help="use the unigram most-frequent-casing baseline")
+    tc.add_argument("--no-phrases", action="store_true",
+                    help="decode with the trigram LM (and the OOV model) alone, without the cased-phrase scores: "
+                         "the paper's decoder")
     tc.add_argument("--batch-size", type=int, default=256, help="lines decoded together (default 256)")
     tc.set_defaults(func=cmd_truecase)
 

@@ -64,6 +64,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lm-binary", choices=list(BINARY_FORMATS), default="trie-q8",
                    help="KenLM binary layout: trie-q8 (default: trie, 8-bit quantised probabilities and "
                         "back-offs, a quarter of probing's size at the same F1), trie, or probing (hash)")
+    p.add_argument("--phrase-weight", type=float, default=0.5,
+                   help="weight of the cased-phrase score in the search (default 0.5, best on dev; 0: the paper's "
+                        "trigram decoder alone, no phrase table)")
+    p.add_argument("--phrase-min-count", type=int, default=2,
+                   help="cased phrases seen fewer times are left out of the phrase table (default 2)")
     p.add_argument("--no-split", action="store_true", help="decode dev lines whole, not sentence by sentence")
     p.add_argument("--no-cache", action="store_true", help="do not reuse/store the tokenized corpus in .cache/")
     p.add_argument("--arpa", type=Path, default=None, metavar="FILE",
@@ -159,7 +164,12 @@ def run(args: argparse.Namespace) -> int:
     dev = [l.strip() for l in read_lines(args.dev) if l.strip()] if args.dev else []
     model = Truecaser(min_count=args.min_count, n_casings=args.n_casings, smoothing=args.smoothing,
                       first_word=args.first_word, split_sentences=not args.no_split, oov_model=args.oov_model,
-                      oov_weight=args.oov_weight, lm_binary=args.lm_binary)
+                      oov_weight=args.oov_weight, lm_binary=args.lm_binary, phrase_weight=args.phrase_weight,
+                      phrase_min_count=args.phrase_min_count)
+    try:
+        model._check_params()
+    except ValueError as e:
+        raise SystemExit(f"error: {e}") from None
     work = Path(tempfile.mkdtemp(prefix="truecaser-work-", dir=out.parent if out.parent.exists() else None))
     try:
         model.work_dir = str(work)
@@ -169,10 +179,12 @@ def run(args: argparse.Namespace) -> int:
             from .truecaser_dask import count_on_cluster
             say(f"reading {names} into the Dask cluster {args.scheduler}")
             with cluster.cluster(args.scheduler, args.workers, "textqa train truecaser") as client:
-                vocab, count_ngrams, n_sentences, dropped = count_on_cluster(
+                vocab, count_ngrams, count_phrases, n_sentences, dropped = count_on_cluster(
                     client, data, PUNKT_DIR, dev, args.pretokenized, args.partition_size, args.min_count, say)
                 say(f"dropped {dropped} training sentences that also occur in the dev set")
-                model.fit_counts(vocab, count_ngrams, n_sentences, progress=say, arpa_copy=args.arpa)
+                phrases = count_phrases(model.phrase_min_count, say) if model.phrase_weight > 0 else None
+                model.fit_counts(vocab, count_ngrams, n_sentences, progress=say, arpa_copy=args.arpa,
+                                 phrases=phrases)
         else:
             say(f"reading {names}")
             sentences = tokenized_corpus(data, PUNKT_DIR, None if args.no_cache else cache_dir(), n_jobs=args.jobs,

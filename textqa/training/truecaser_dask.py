@@ -8,7 +8,9 @@ when a worker runs short).  Two passes over those partitions, each a map and a t
 1. cased-word counts, merged in partition order, so that the words keep the order of their first
    occurrence in the corpus: the LM vocabulary (``LMVocabulary``) numbers them as one process does;
 2. n-gram counts over the LM ids (unigram counts, sorted unique bigram and trigram keys with their
-   counts), summed pairwise.
+   counts), summed pairwise;
+3. the cased-phrase table (``phrases``): runs of capitalised tokens counted and summed, then every
+   casing of the frequent runs' lowercased forms, the same two counts one process makes.
 
 The reduced counts go to ``Truecaser.fit_counts``, which estimates the Kneser-Ney LM exactly as a
 local run does: the ARPA file is the same, byte for byte.  What must fit one machine is the reduced
@@ -21,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from textqa.models.truecaser import lm as lmmod
+from textqa.models.truecaser import phrases as phmod
 from textqa.models.truecaser.model import BOS_ID, EOS_ID, LMVocabulary, as_tokens
 
 from .corpus import normalize_for_overlap, open_text, paragraphs
@@ -103,6 +106,14 @@ def merge_ngram_counts(a: lmmod.NGramCounts, b: lmmod.NGramCounts) -> lmmod.NGra
     return lmmod.NGramCounts(a.V, a.uni + b.uni, bk, bc, tk, tc)
 
 
+def _run_counts(part):
+    return phmod.run_counts(part[0])
+
+
+def _variant_counts(part, keys):
+    return phmod.variant_counts(part[0], keys)
+
+
 def _tree_reduce(client, merge, futures):
     """Pairwise merges of neighbours, level by level (order kept): log2(n) rounds on the cluster."""
     while len(futures) > 1:
@@ -134,8 +145,9 @@ def _partitions(paths, pretokenized: bool, size: int):
 
 def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], pretokenized: bool, size: int,
                      min_count: int, say):
-    """(vocabulary, a callable giving the n-gram counts, training sentences, sentences dropped as dev
-    overlap) for ``Truecaser.fit_counts``."""
+    """(vocabulary, a callable giving the n-gram counts, a callable giving the phrase table, training
+    sentences, sentences dropped as dev overlap) for ``Truecaser.fit_counts``.  The phrase table is
+    counted before the n-grams (which free the tokenized corpus on the workers)."""
     from distributed import wait
     dev_keys = frozenset(k for k in map(normalize_for_overlap, dev) if len(k) >= 30)   # as corpus.drop_overlap
     [keys_f] = client.scatter([dev_keys], broadcast=True)
@@ -166,4 +178,15 @@ def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], preto
         result = total.result()
         parts.clear()                       # the tokenized corpus is no longer needed on the workers
         return result
-    return vocab, count_ngrams, n_sentences, dropped
+
+    def count_phrases(min_count, say):
+        if not parts:
+            raise RuntimeError("count the phrases before the n-grams (which free the partitions)")
+        say(f"counting cased phrases on the cluster ({len(parts)} partitions)")
+        runs = _tree_reduce(client, phmod.merge_counts, [client.submit(_run_counts, p, pure=False) for p in parts])
+        [keys_f] = client.scatter([phmod.phrase_keys(runs.result(), min_count)], broadcast=True)
+        del runs
+        variants = _tree_reduce(client, phmod.merge_counts,
+                                [client.submit(_variant_counts, p, keys_f, pure=False) for p in parts])
+        return phmod.PhraseTable.from_variants(variants.result())
+    return vocab, count_ngrams, count_phrases, n_sentences, dropped

@@ -13,6 +13,9 @@ import math
 import shutil
 import tempfile
 from collections import Counter, defaultdict
+from bisect import bisect_right
+from itertools import accumulate, chain
+from operator import getitem
 from pathlib import Path
 
 import kenlm
@@ -22,6 +25,7 @@ from sklearn.base import BaseEstimator
 from . import lm as lmmod
 from .casing import CASE_CLASSES, NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class
 from .oov import CharCasingClassifier
+from .phrases import PhraseTable
 from .tokenize import split_at_sentence_final
 
 log = logging.getLogger(__name__)
@@ -164,12 +168,17 @@ class Truecaser(BaseEstimator):
         occurrences (0 keeps all n; pruning trades a little accuracy for speed).
     lm_binary : KenLM binary layout (``lm.BINARY_FORMATS``): "trie-q8" (default, a quarter of the
         probing hash's size), "trie" or "probing".
+    phrase_weight : weight of the cased-phrase score (:mod:`.phrases`, beyond the paper) against the
+        LM's; 0 decodes with the paper's trigram LM alone (the table is then not built).  It may be
+        changed on a fitted model (``set_params``) as long as the table was built.
+    phrase_min_count : cased phrases seen fewer times are not in the phrase table.
     """
 
     def __init__(self, min_count: int = 2, n_casings: int = 4, smoothing: str = "kneser_ney",
                  first_word: str = "lm+upper", split_sentences: bool = True,
                  oov_model: str = "char", oov_weight: float = 1.0, heldout_every: int = 50,
-                 min_casing_share: float = 0.005, work_dir: str | None = None, lm_binary: str = "trie-q8"):
+                 min_casing_share: float = 0.005, work_dir: str | None = None, lm_binary: str = "trie-q8",
+                 phrase_weight: float = 0.5, phrase_min_count: int = 2):
         self.min_count = min_count
         self.n_casings = n_casings
         self.smoothing = smoothing
@@ -181,6 +190,8 @@ class Truecaser(BaseEstimator):
         self.min_casing_share = min_casing_share
         self.lm_binary = lm_binary
         self.work_dir = work_dir
+        self.phrase_weight = phrase_weight
+        self.phrase_min_count = phrase_min_count
 
     # ------------------------------------------------------------------ training
     def _check_params(self):
@@ -194,6 +205,8 @@ class Truecaser(BaseEstimator):
             raise ValueError(f"lm_binary must be one of {tuple(lmmod.BINARY_FORMATS)}, got {self.lm_binary!r}")
         if self.min_count < 1 or self.n_casings < 1:
             raise ValueError("min_count and n_casings must be >= 1")
+        if not (self.phrase_weight >= 0 and math.isfinite(self.phrase_weight)) or self.phrase_min_count < 1:
+            raise ValueError("phrase_weight must be a finite number >= 0 and phrase_min_count >= 1")
 
     def fit(self, sentences, y=None, progress=None, arpa_copy=None):
         """Count, estimate and binarise the LM; learn the casing table and the OOV model.
@@ -203,6 +216,8 @@ class Truecaser(BaseEstimator):
         """
         self._check_params()
         say = progress or (lambda msg: log.info(msg))
+        if not isinstance(sentences, list):
+            sentences = list(sentences)             # read twice (the phrase table)
         say("indexing tokens")
         raw_ids: dict[str, int] = {}
         setdefault = raw_ids.setdefault
@@ -216,6 +231,10 @@ class Truecaser(BaseEstimator):
             raise ValueError("no training sentences")
         raw_words = list(raw_ids)
         del raw_ids
+        phrases = None
+        if self.phrase_weight > 0:
+            say("counting cased phrases")
+            phrases = PhraseTable.build(sentences, self.phrase_min_count)
         packed_raw = np.concatenate(seqs) if seqs else np.zeros(0, np.int64)
         raw_counts = np.bincount(packed_raw, minlength=len(raw_words))
         del packed_raw
@@ -227,20 +246,24 @@ class Truecaser(BaseEstimator):
         def count(say):
             return lmmod.NGramCounts.from_packed(lmmod.pack_sentences(mapped, BOS_ID, EOS_ID), vocab.V, BOS_ID, EOS_ID)
         return self.fit_counts(vocab, count, n_sentences=len(mapped), progress=say, arpa_copy=arpa_copy,
-                               sentence_ids=mapped)
+                               sentence_ids=mapped, phrases=phrases)
 
     def fit_counts(self, vocab: "LMVocabulary", count_ngrams, n_sentences: int, progress=None, arpa_copy=None,
-                   sentence_ids=None):
+                   sentence_ids=None, phrases: "PhraseTable | None" = None):
         """``fit`` from counts: the cased-word counts in ``vocab`` and ``count_ngrams(say)``, which
         returns the n-gram counts over the LM ids of ``vocab`` (``textqa train truecaser --scheduler``
         counts them as a Dask map-reduce; ``fit`` in this process).  Deleted interpolation needs the
-        sentences themselves (``sentence_ids``, LM ids) for its held-out split."""
+        sentences themselves (``sentence_ids``, LM ids) for its held-out split.  ``phrases``: the
+        cased-phrase table (:mod:`.phrases`; None: none, whatever ``phrase_weight`` says)."""
         self._check_params()
         say = progress or (lambda msg: log.info(msg))
         if self.smoothing == "deleted_interpolation" and sentence_ids is None:
             raise ValueError("deleted interpolation needs the training sentences, not only their counts")
         self.n_train_tokens_ = vocab.n_tokens
         self.n_train_sentences_ = n_sentences
+        self.phrases_ = phrases
+        if phrases is not None:
+            say(f"{len(phrases):,} cased phrases seen >= {self.phrase_min_count} times")
         V, bos, eos, unk = vocab.V, BOS_ID, EOS_ID, UNK_ID
         known_counts, rare_counts = vocab.known, vocab.rare
         say(f"{self.n_train_tokens_:,} tokens, {len(known_counts) + len(rare_counts):,} cased types, "
@@ -311,13 +334,13 @@ class Truecaser(BaseEstimator):
             self.oov_ = CharCasingClassifier().fit(words, classes, sample_weight=weights)
         else:
             self.oov_ = None
-        self._cand_cache, self._native_cache, self._native = {}, {}, None
+        self._cand_cache, self._native_cache, self._phrase_cache, self._native = {}, {}, {}, None
         return self
 
     def set_params(self, **params):
         """As scikit-learn's, and forget cached candidate lists (they depend on the parameters)."""
         super().set_params(**params)
-        self._cand_cache, self._native_cache = {}, {}
+        self._cand_cache, self._native_cache, self._phrase_cache = {}, {}, {}
         return self
 
     # ------------------------------------------------------------------ decoding
@@ -342,7 +365,7 @@ class Truecaser(BaseEstimator):
             self._cand_cache[key] = cands
         return cands
 
-    def _viterbi(self, tokens: list[str], oov_scores: dict) -> list[str]:
+    def _viterbi(self, tokens: list[str], oov_scores: dict, phrase: dict | None = False) -> list[str]:
         """Exact Viterbi over the trellis of Lita et al. 2003 figure 1, maximising eq. 2.
 
         A state is a KenLM state: the (up to) two-token case-carrying history.  Paths
@@ -350,6 +373,8 @@ class Truecaser(BaseEstimator):
         every later score depends only on that state; the LM merges histories it cannot
         tell apart (backed-off contexts), which shrinks the trellis further.  Cost is
         O(S * M^3) for S tokens and M candidates per token (paper: O(S M^(H+1))).
+        ``phrase``: {position: weighted phrase score of each candidate} added to the emissions
+        (beyond the paper; None: none; not given: computed for this sentence).
         """
         lm = self.lm_
         base_score = lm.BaseScore
@@ -360,10 +385,12 @@ class Truecaser(BaseEstimator):
         else:
             lm.BeginSentenceWrite(start)
         w = self.oov_weight
+        if phrase is False:                 # not given: this sentence's own (``_phrase_scores``)
+            phrase = self._phrase_scores(tokens)
         layer = [(0.0, start, -1, -1)]
         history = []
         cand_lists = []
-        for tok in tokens:
+        for pos, tok in enumerate(tokens):
             cands = self._candidates(tok)
             cand_lists.append(cands)
             if len(cands) == 1 and len(layer) == 1:
@@ -378,6 +405,8 @@ class Truecaser(BaseEstimator):
                 continue
             scored = [(lmw, (w * oov_scores[tok.lower()][cls]) if cls is not None and oov_scores else 0.0)
                       for _, lmw, cls in cands]
+            if phrase and pos in phrase:
+                scored = [(lmw, em + ph) for (lmw, em), ph in zip(scored, phrase[pos])]
             best = {}
             out = State()
             for bi, (sc, st, _, _) in enumerate(layer):
@@ -408,6 +437,28 @@ class Truecaser(BaseEstimator):
             idx = bi
         return result
 
+    def _phrase_scores(self, tokens: list[str], lowered: bool = False, sent_off=None) -> dict | None:
+        """{token index: ``phrase_weight`` times the phrase score of each of its candidates} over
+        one sentence, or several (``sent_off``: their offsets, as
+        :meth:`.phrases.PhraseTable.covered`), ``lowered`` or not; tokens with one candidate or no
+        phrase are left out.  None when there is no phrase table or the weight is 0."""
+        table = getattr(self, "phrases_", None)
+        w = self.phrase_weight
+        if table is None or not w:
+            return None
+        cache = self._phrase_cache           # (phrase, position) -> weighted scores or None
+        out = {}
+        for i, c in table.covered(tokens if lowered else [t.lower() for t in tokens], sent_off).items():
+            s = cache.get(c, False)
+            if s is False:
+                forms = [f for f, _, _ in self._candidates(c[0].split(" ")[c[1]])]
+                s = [w * x for x in table.position_scores(c[0], c[1], forms)] if len(forms) > 1 else None
+                if len(cache) < 500_000:
+                    cache[c] = s
+            if s is not None:
+                out[i] = s
+        return out
+
     def _oov_scores(self, token_lists) -> dict:
         if self.oov_ is None:
             return {}
@@ -437,36 +488,40 @@ class Truecaser(BaseEstimator):
         return dec or None
 
     def _native_entry(self, key: str, dec):
-        """(candidates, KenLM ids, OOV classes or None, zero emissions) of a lowercased token for
-        the C++ decoder, built on a cache miss and cached (``_native_cache``, reset with the decoder)."""
+        """(candidates, KenLM ids, OOV classes or None, zero emissions, output forms) of a lowercased
+        token for the C++ decoder, built on a cache miss and cached (``_native_cache``, reset with
+        the decoder)."""
         cands = self._candidates(key)
         classes = [c for _, _, c in cands]
         entry = (cands, [dec.index(lmw) for _, lmw, _ in cands],
-                 classes if any(c is not None for c in classes) else None, [0.0] * len(cands))
+                 classes if any(c is not None for c in classes) else None, [0.0] * len(cands),
+                 [f for f, _, _ in cands])
         if len(self._native_cache) < 500_000:
             self._native_cache[key] = entry
         return entry
 
     def _predict_native(self, token_lists, dec) -> list[list[str]]:
-        """:meth:`predict_tokens` with the C++ Viterbi: one call for the whole batch, the OOV
-        model's scores filled in for the unseen words met on the way."""
-        get = self._native_cache.get
-        sent_off, cand_off, ids, em, cands_of, flat, unseen, parts_of = [0], [0], [], [], [], [], [], []
+        """:meth:`predict_tokens` with the C++ Viterbi: one call for the whole batch, the phrase
+        scores and the OOV model's scores of the unseen words met on the way added to the emissions.
+        Built with whole-batch comprehensions (no per-token Python loop but the phrase search's)."""
+        get, entry = self._native_cache.get, self._native_entry
+        parts_of, parts = [], []
         for toks in token_lists:
-            parts = (split_at_sentence_final(toks) if self.split_sentences else [toks]) if toks else []
-            parts_of.append(len(parts))
-            for part in parts:
-                for tok in part:
-                    key = tok.lower()
-                    e = get(key) or self._native_entry(key, dec)
-                    if e[2] is not None:
-                        unseen.append((len(em), key, e[2]))
-                    ids += e[1]
-                    em += e[3]
-                    cand_off.append(len(ids))
-                    cands_of.append(e[0])
-                    flat.append(tok)
-                sent_off.append(len(flat))
+            p = (split_at_sentence_final(toks) if self.split_sentences else [toks]) if toks else []
+            parts_of.append(len(p))
+            parts += p
+        flat = list(chain.from_iterable(parts))
+        low = [t.lower() for t in flat]
+        sent_off = list(accumulate(map(len, parts), initial=0))
+        ents = [get(k) or entry(k, dec) for k in low]
+        ems = [e[3] for e in ents]
+        if getattr(self, "phrases_", None) is not None and self.phrase_weight:
+            for k, x in self._phrase_scores(low, lowered=True, sent_off=sent_off).items():
+                ems[k] = x
+        ids = list(chain.from_iterable([e[1] for e in ents]))
+        em = list(chain.from_iterable(ems))
+        cand_off = list(accumulate([len(e[1]) for e in ents], initial=0))
+        unseen = [(cand_off[t], low[t], e[2]) for t, e in enumerate(ents) if e[2] is not None]
         if unseen and self.oov_ is not None:
             keys = sorted({k for _, k, _ in unseen})
             scores = dict(zip(keys, self.oov_.log10_ratio(keys)))
@@ -474,10 +529,10 @@ class Truecaser(BaseEstimator):
             for pos, key, classes in unseen:
                 for j, c in enumerate(classes):
                     if c is not None:
-                        em[pos + j] = w * scores[key][c]
+                        em[pos + j] += w * scores[key][c]
         choice = dec.decode(sent_off, cand_off, ids, em, not self.first_word.startswith("mask")).tolist()
         cased = [form if len(form) == len(tok) else tok
-                 for form, tok in zip((c[k][0] for c, k in zip(cands_of, choice)), flat)]
+                 for form, tok in zip(map(getitem, [e[4] for e in ents], choice), flat)]
         upper = self.first_word.endswith("+upper")
         out, p = [], 0
         for n_parts in parts_of:
@@ -495,15 +550,21 @@ class Truecaser(BaseEstimator):
         if dec is not None:
             return self._predict_native(token_lists, dec)
         oov = self._oov_scores(token_lists)
-        out = []
-        for toks in token_lists:
-            if not toks:
-                out.append([])
-                continue
-            parts = split_at_sentence_final(toks) if self.split_sentences else [toks]
+        parts_of = [(split_at_sentence_final(toks) if self.split_sentences else [toks]) if toks else []
+                    for toks in token_lists]
+        every = [part for parts in parts_of for part in parts]
+        sent_off = list(accumulate(map(len, every), initial=0))
+        phrase = self._phrase_scores([t.lower() for part in every for t in part], True, sent_off)
+        by_part: dict = defaultdict(dict)        # the phrase scores of each part, by position in it
+        for i, x in (phrase or {}).items():
+            k = bisect_right(sent_off, i) - 1
+            by_part[k][i - sent_off[k]] = x
+        out, k = [], 0
+        for parts in parts_of:
             res = []
             for part in parts:
-                cased = self._viterbi(part, oov)
+                cased = self._viterbi(part, oov, by_part.get(k, {}) if phrase is not None else None)
+                k += 1
                 if self.first_word.endswith("+upper"):
                     cased = capitalize_first_word(cased)
                 res.extend(cased)
@@ -526,7 +587,7 @@ class Truecaser(BaseEstimator):
 
 
 # ---------------------------------------------------------------------- persistence
-FORMAT_VERSION = 2            # 2: the OOV model as JSON + .npz (1 pickled it with joblib)
+FORMAT_VERSION = 3            # 3: + phrases.json; 2: the OOV model as JSON + .npz (1 pickled it with joblib)
 MIN_FORMAT_VERSION = 2
 ARTIFACT_NAME = "truecaser"
 
@@ -556,6 +617,9 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
             meta, arrays = oov_to_data(model.oov_)
             (tmp / "oov.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
             save_arrays(tmp / "oov.npz", arrays)
+        if getattr(model, "phrases_", None) is not None:
+            with open(tmp / "phrases.json", "w", encoding="utf-8") as f:
+                json.dump(model.phrases_.to_data(), f, ensure_ascii=False, separators=(",", ":"))
         shutil.copytree(punkt_dir, tmp / "punkt")
 
 
@@ -592,6 +656,12 @@ def load_truecaser(path) -> Truecaser:
                                        load_arrays(path / "oov.npz"))
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ArtifactError(f"{path}: cannot read the OOV model ({e})") from e
-    model._cand_cache, model._native_cache, model._native = {}, {}, None
+    model.phrases_ = None
+    if (path / "phrases.json").exists():
+        try:
+            model.phrases_ = PhraseTable.from_data(json.loads((path / "phrases.json").read_text(encoding="utf-8")))
+        except (OSError, ValueError) as e:
+            raise ArtifactError(f"{path}: cannot read the phrase table ({e})") from e
+    model._cand_cache, model._native_cache, model._phrase_cache, model._native = {}, {}, {}, None
     model.manifest_ = manifest
     return model

@@ -1,0 +1,162 @@
+"""The cased-phrase table (textqa.models.truecaser.phrases) and its place in the Viterbi search."""
+import json
+import math
+
+import pytest
+
+from textqa.models.truecaser import phrases as ph
+from textqa.models.truecaser.phrases import PhraseTable
+
+# A small synthetic corpus (made up for these tests, not real data).
+SYNTHETIC = [
+    "we read the Lord of the Rings again .",
+    "she read The Lord of the Rings twice .",
+    "a lord of the rings is not a king .",
+    "they saw the Lord of the Rings films .",
+    "Lord of the Rings starts a sentence here .",          # sentence starts are not counted
+    "the Washington Post said so .",
+    "the Washington Post said no .",
+    "the washington post office is closed .",
+]
+
+
+def test_runs_are_capitalised_at_both_ends_and_not_at_a_sentence_start():
+    runs = ph.run_counts(SYNTHETIC)
+    assert runs["Lord of the Rings"] == 3          # the sentence-initial one is not counted
+    assert runs["Washington Post"] == 2
+    assert runs["The Lord"] == 1 and runs["The Lord of the Rings"] == 1
+    assert "Lord of the" not in runs and "the Lord" not in runs           # last / first token lowercase
+    assert all(2 <= k.count(" ") + 1 <= ph.MAX_N for k in runs)
+
+
+def test_every_casing_of_a_kept_phrase_is_counted():
+    table = PhraseTable.build(SYNTHETIC, min_count=2)
+    assert set(table.to_data()["phrases"]) == {"lord of the rings", "washington post"}
+    total, variants = table.entry("lord of the rings")
+    assert total == 4 and variants == [("Lord of the Rings", 3), ("lord of the rings", 1)]
+    assert table.entry("washington post") == (3, [("Washington Post", 2), ("washington post", 1)])
+    assert table.entry("lord of the") is None
+
+
+def test_counting_in_parts_and_merging_gives_the_whole(wiki_sentences):
+    """What ``textqa train truecaser --scheduler`` relies on: the two passes add up over partitions."""
+    a, b = wiki_sentences[:len(wiki_sentences) // 3], wiki_sentences[len(wiki_sentences) // 3:]
+    runs = ph.merge_counts(ph.run_counts(a), ph.run_counts(b))
+    assert runs == ph.run_counts(wiki_sentences)
+    keys = ph.phrase_keys(runs, 2)
+    assert len(keys) > 200
+    merged = PhraseTable.from_variants(ph.merge_counts(ph.variant_counts(a, keys), ph.variant_counts(b, keys)))
+    assert merged.to_data() == PhraseTable.build(wiki_sentences, 2).to_data()
+
+
+def test_the_longest_covering_phrase_wins_and_scores_are_smoothed_log_shares():
+    table = PhraseTable.build(SYNTHETIC, min_count=1)
+    assert table.entry("the lord of the rings") == (3, [("the Lord of the Rings", 2), ("The Lord of the Rings", 1)])
+    low = "we saw the lord of the rings at the washington post .".split()
+    cover = table.covering(low)
+    assert [i for i, c in enumerate(cover) if c is None] == [0, 1, 7, 8, 11]
+    assert cover[2] == (3, {"the": 2, "The": 1})           # "the lord of the rings" (5 tokens), not "the lord"
+    assert cover[3] == (3, {"Lord": 3}) and cover[6] == (3, {"Rings": 3})
+    assert cover[9] == (3, {"Washington": 2, "washington": 1})
+    assert table.covering(["lord", "of", "the", "rings"])[0] is None          # a sentence's first token
+    scores = table.scores(low, lambda i: ["lord", "Lord"] if low[i] == "lord" else [low[i]])
+    # log10((n(f) + 1/2) / (N + k/2)) with N = 3 occurrences, k = 2 candidates
+    assert scores[3] == pytest.approx([math.log10(0.5 / 4), math.log10(3.5 / 4)])
+    assert [i for i, x in enumerate(scores) if x is not None] == [3]        # one candidate: no score
+    # a batch of sentences: no phrase crosses from one into the next
+    two = "she saw the washington".split() + "post today .".split()
+    assert table.covering_keys(two, [0, 4, 7]) == [None] * 7
+    assert table.covering_keys(two, [0, 7])[3:5] == [("washington post", 0), ("washington post", 1)]
+
+
+def test_the_table_round_trips_through_json_and_rejects_junk():
+    table = PhraseTable.build(SYNTHETIC, min_count=1)
+    data = table.to_data()
+    assert data["phrases"]["washington post"] == "3\tWashington Post\t2\twashington post\t1"
+    again = PhraseTable.from_data(json.loads(json.dumps(data)))
+    assert again.to_data() == data and again.max_n == table.max_n
+    assert again.covering("we saw the lord of the rings .".split()) == table.covering("we saw the lord of the rings .".split())
+    for junk in ({}, {"max_n": "five", "phrases": {}}, [], {"max_n": 5, "phrases": {"a b": [1, [["A B", 1]]]}},
+                 {"max_n": 5, "phrases": ["a b"]}, {"max_n": 99, "phrases": {}}, {"max_n": 5, "phrases": {"ab": "1\tAb\t1"}}):
+        with pytest.raises(ValueError, match="not a phrase table"):
+            PhraseTable.from_data(junk)
+    # an entry that does not parse, or whose forms are not its phrase, is no phrase (never an exception)
+    odd = PhraseTable.from_data({"max_n": 5, "phrases": {"a b": "x", "c d": "2\tC D", "e f": "2\tG H\t2",
+                                                         "k l": "-3\tK L\t-4", "m n": "1\tM N\t2",
+                                                         "i j": "3\tI J\t3"}})
+    keys = ("a b", "c d", "e f", "k l", "m n", "i j")
+    assert [odd.entry(k) for k in keys] == [None] * 5 + [(3, [("I J", 3)])]
+    assert odd.covering("x a b c d e f k l m n".split())[1:] == [None] * 10
+
+
+def test_phrase_scores_change_the_search_and_weight_zero_is_the_trigram_decoder(truecaser_copy, dev_sentences,
+                                                                                 monkeypatch):
+    from tests.truecaser.test_native import _both
+    model = truecaser_copy
+    assert model.phrases_ is not None and len(model.phrases_) > 1000 and model.phrase_weight == 0.5
+    lowered = [s.lower() for s in dev_sentences[:1500]]
+    with_phrases = model.predict(lowered)
+    model.set_params(phrase_weight=0.0)
+    trigram = model.predict(lowered)
+    table, model.phrases_ = model.phrases_, None
+    assert model.predict(lowered) == trigram           # weight 0 is the model without a table
+    model.phrases_ = table
+    assert sum(a != b for a, b in zip(with_phrases, trigram)) >= 1
+    model.set_params(phrase_weight=2.0)                # a strong weight: the C++ and Python searches still agree
+    python, fast = _both(model, lowered, monkeypatch)
+    assert fast == python and sum(a != b for a, b in zip(fast, trigram)) >= 5 and fast != with_phrases
+
+
+def test_a_damaged_phrase_table_is_an_artifact_error(truecaser_artifact, tmp_path):
+    """A changed phrases.json fails its checksum; one whose checksum was updated too (hand-made)
+    fails as a phrase table, naming the file."""
+    import shutil
+
+    from textqa.models.artifact import ArtifactError, sha256_file
+    from textqa.models.truecaser.model import load_truecaser
+    dest = tmp_path / "tc"
+    shutil.copytree(truecaser_artifact / "truecaser", dest)
+    table = dest / "phrases.json"
+    table.write_text('{"max_n": 5, "phrases": {"a b": 3}}', encoding="utf-8")
+    with pytest.raises(ArtifactError, match="phrases.json"):
+        load_truecaser(dest)
+    manifest = json.loads((dest / "manifest.json").read_text(encoding="utf-8"))
+    manifest["files"]["phrases.json"] = {"sha256": sha256_file(table), "bytes": table.stat().st_size}
+    (dest / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(ArtifactError, match="cannot read the phrase table"):
+        load_truecaser(dest)
+
+
+def test_bad_phrase_parameters_are_refused():
+    from textqa.models.truecaser.model import Truecaser
+    for bad in ({"phrase_weight": -1.0}, {"phrase_weight": float("nan")}, {"phrase_min_count": 0}):
+        with pytest.raises(ValueError, match="phrase"):
+            Truecaser(**bad).fit(["a b ."])
+
+
+
+def _covering_by_brute_force(table, low):
+    """The definition, spelled out: every window of 2..max_n tokens not at the start, longest first."""
+    best = [None] * len(low)
+    for length in range(table.max_n, 1, -1):
+        for i in range(1, len(low) - length + 1):
+            key = " ".join(low[i:i + length])
+            e = table.entry(key)
+            if e is not None:
+                for p in range(length):
+                    cur = best[i + p]
+                    if cur is None or (cur[0] == length and cur[1] < e[0]):
+                        best[i + p] = (length, e[0], key, p)
+    return [None if b is None else (b[2], b[3]) for b in best]
+
+
+def test_the_batch_search_is_the_definition_on_real_sentences(small_truecaser, dev_sentences):
+    """The numpy rolling-hash search over a whole batch (sentence boundaries given) finds, for every
+    token, what trying every window of every sentence finds."""
+    from itertools import accumulate
+    table = small_truecaser.phrases_
+    sents = [s.lower().split() for s in dev_sentences[:3000]] + [[], ["one"], ["two", "words"]]
+    off = list(accumulate(map(len, sents), initial=0))
+    batch = table.covering_keys([t for s in sents for t in s], off)
+    expected = [c for s in sents for c in _covering_by_brute_force(table, s)]
+    assert batch == expected and sum(c is not None for c in batch) > 500

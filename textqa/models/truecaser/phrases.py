@@ -1,0 +1,271 @@
+"""Cased multi-word phrases seen in training: evidence the trigram LM cannot see (beyond the paper).
+
+Lita et al. 2003 decode with a trigram LM alone, so a token's casing depends on at most the two
+tokens before it and (through the next token's probability) the one after.  A name of four or
+five words ("the Lord of the Rings", "Bank of New York") or a phrase whose words are each
+ambiguous is cased one way in training far more often than a trigram can tell.  The table here
+keeps, for the lowercased form of every such phrase, how often each of its casings was seen:
+
+1. a *phrase* is a run of 2..``max_n`` training tokens, not at a sentence's start, whose first and
+   last tokens begin with a capital letter, seen at least ``min_count`` times in that casing;
+2. for each phrase's lowercased form, every casing in which that word sequence occurs in training
+   (sentence starts aside) is counted, lowercase ones included, so the table knows that "the city"
+   is mostly lowercase even though "The City" is a phrase.
+
+At decoding time each token not at a sentence's start gets the longest known phrase covering it
+(ties: the most frequent), and each of its candidate casings ``f`` the score
+``log10((n(f) + 1/2) / (N + k/2))`` with ``n(f)`` the phrase occurrences in which the token was
+``f``, ``N`` all occurrences and ``k`` the token's candidates (add-half smoothing), weighted by the
+truecaser's ``phrase_weight`` and added to the candidate's emission in the same exact Viterbi
+search.  ``dev/truecaser_phrases.py`` measures the weight and the table's minimum count.
+
+Counting is a map-reduce (``run_counts`` then ``variant_counts`` on stretches of the corpus, summed
+with ``merge_counts``), so ``textqa train truecaser --scheduler`` builds the same table as one
+process does.
+"""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import numpy as np
+
+MAX_N = 5
+_P = 0x9E3779B97F4A7C15          # multiplier of the rolling hash (mod 2**64) of a phrase's word ids
+_MASK = (1 << 64) - 1
+_FILTER_BITS = 24
+
+
+def _capitalised(tok: str) -> bool:
+    return tok[:1].isupper()
+
+
+def run_counts(sentences, max_n: int = MAX_N) -> dict[str, int]:
+    """Counts of the cased runs of 2..``max_n`` tokens (not at a sentence's start) whose first and
+    last tokens are capitalised, over ``sentences`` (token lists or whitespace-tokenized strings)."""
+    counts: dict[str, int] = defaultdict(int)
+    for s in sentences:
+        toks = s.split() if isinstance(s, str) else s
+        n = len(toks)
+        caps = [_capitalised(t) for t in toks]
+        for i in range(1, n - 1):
+            if caps[i]:
+                for j in range(i + 1, min(i + max_n, n)):
+                    if caps[j]:
+                        counts[" ".join(toks[i:j + 1])] += 1
+    return dict(counts)
+
+
+def merge_counts(a: dict, b: dict) -> dict:
+    """The sum of two count dicts (for a reduction; either order gives the same counts)."""
+    out = dict(a)
+    for k, c in b.items():
+        out[k] = out.get(k, 0) + c
+    return out
+
+
+def phrase_keys(runs: dict[str, int], min_count: int) -> frozenset:
+    """The lowercased forms of the runs seen at least ``min_count`` times."""
+    return frozenset(k.lower() for k, c in runs.items() if c >= min_count)
+
+
+def variant_counts(sentences, keys: frozenset, max_n: int = MAX_N) -> dict[str, int]:
+    """Counts of every cased occurrence (sentence starts aside) of the lowercased phrases ``keys``."""
+    firsts = {k.split(" ", 1)[0] for k in keys}
+    counts: dict[str, int] = defaultdict(int)
+    for s in sentences:
+        toks = s.split() if isinstance(s, str) else s
+        low = [t.lower() for t in toks]
+        n = len(low)
+        for i in range(1, n - 1):
+            if low[i] in firsts:
+                for j in range(i + 2, min(i + max_n, n) + 1):
+                    if " ".join(low[i:j]) in keys:
+                        counts[" ".join(toks[i:j])] += 1
+    return dict(counts)
+
+
+class PhraseTable:
+    """Lowercased phrase -> (occurrences in any casing, [(cased form, count), ...] most frequent first).
+
+    Stored (``to_data``) as one string per phrase, ``"N\tForm\tcount\t..."``, parsed when the phrase is
+    first met, so that loading is a single ``json.load``; an entry that does not parse is no phrase."""
+
+    def __init__(self, phrases: dict, max_n: int = MAX_N):
+        self._entries = phrases                  # key -> (N, variants) or its stored string
+        self.max_n = max_n
+        self._positions: dict = {}
+        # the search: each phrase word gets an id, each phrase of length L a 64-bit rolling hash
+        # of its ids (sorted per length); a sentence's windows are hashed with numpy and a window
+        # whose hash is a phrase's is then checked against the phrase itself (no false matches)
+        flat = " ".join(phrases).split(" ") if phrases else []     # one split: no list per phrase
+        self._word_id: dict[str, int] = {w: i for i, w in enumerate(dict.fromkeys(flat), start=1)}
+        lengths = np.fromiter((k.count(" ") + 1 for k in phrases), dtype=np.int64, count=len(phrases))
+        ids = np.fromiter(map(self._word_id.__getitem__, flat), dtype=np.uint64, count=len(flat))
+        starts = np.cumsum(lengths) - lengths
+        h = np.zeros(len(phrases), dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            for p in range(int(lengths.max()) if len(phrases) else 0):      # h = h * P + id, mod 2**64
+                sel = np.flatnonzero(lengths > p)
+                h[sel] = h[sel] * np.uint64(_P) + ids[starts[sel] + p]
+        self._hashes = {int(n): np.unique(h[lengths == n]) for n in np.unique(lengths)}
+        # a one-hash Bloom filter (2**24 bits on the hashes' top bits) screens windows before the
+        # binary search, which is slower (random access into the sorted hashes)
+        self._bits = np.zeros(1 << (_FILTER_BITS - 3), dtype=np.uint8)
+        if self._hashes:
+            top = np.concatenate(list(self._hashes.values())) >> np.uint64(64 - _FILTER_BITS)
+            np.bitwise_or.at(self._bits, (top >> np.uint64(3)).astype(np.int64),
+                             (np.uint8(1) << (top & np.uint64(7)).astype(np.uint8)))
+
+    @classmethod
+    def from_variants(cls, variants: dict[str, int], max_n: int = MAX_N) -> "PhraseTable":
+        grouped: dict[str, list] = defaultdict(list)
+        for form, c in variants.items():
+            grouped[form.lower()].append((form, c))
+        return cls({k: (sum(c for _, c in v), sorted(v, key=lambda fc: (-fc[1], fc[0])))
+                    for k, v in sorted(grouped.items())}, max_n)
+
+    @classmethod
+    def build(cls, sentences, min_count: int = 2, max_n: int = MAX_N) -> "PhraseTable":
+        """Both counting passes over a list of whitespace-tokenized sentences, in this process."""
+        keys = phrase_keys(run_counts(sentences, max_n), min_count)
+        return cls.from_variants(variant_counts(sentences, keys, max_n), max_n)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def entry(self, key: str):
+        """(N, [(form, count), ...]) of a lowercased phrase, or None."""
+        e = self._entries.get(key)
+        if e is None or isinstance(e, tuple):
+            return e
+        e = self._entries[key] = self._parse(key, e)
+        return e
+
+    @staticmethod
+    def _parse(key: str, text: str):
+        try:
+            f = text.split("\t")
+            variants = [(f[i], int(f[i + 1])) for i in range(1, len(f), 2)]
+            total = int(f[0])
+        except (ValueError, IndexError):
+            return None
+        n = key.count(" ")
+        if not variants or any(form.lower() != key or form.count(" ") != n or c < 0 for form, c in variants) \
+                or total < max(1, sum(c for _, c in variants)):
+            return None
+        return total, variants
+
+    def to_data(self) -> dict:
+        out = {}
+        for k in self._entries:
+            e = self.entry(k)
+            if e is not None:
+                out[k] = "\t".join([str(e[0])] + [x for form, c in e[1] for x in (form, str(c))])
+        return {"max_n": self.max_n, "phrases": out}
+
+    @classmethod
+    def from_data(cls, data: dict) -> "PhraseTable":
+        """The table from ``to_data``'s JSON; ValueError when it is not one."""
+        try:
+            max_n, phrases = data["max_n"], data["phrases"]
+        except (KeyError, TypeError) as e:
+            raise ValueError(f"not a phrase table (no {e})") from e
+        if not isinstance(max_n, int) or not 2 <= max_n <= 10 or not isinstance(phrases, dict) \
+                or not all(type(v) is str and " " in k for k, v in phrases.items()):
+            raise ValueError("not a phrase table (max_n 2..10 and a {phrase: string} map expected)")
+        return cls(phrases, max_n)
+
+    def _position(self, key: str, p: int) -> dict[str, int]:
+        """{form of the phrase's p-th token: occurrences} (cached)."""
+        d = self._positions.get((key, p))
+        if d is None:
+            d = defaultdict(int)
+            for form, c in self.entry(key)[1]:
+                d[form.split(" ")[p]] += c
+            d = dict(d)
+            if len(self._positions) < 200_000:
+                self._positions[(key, p)] = d
+        return d
+
+    def covered(self, low: list[str], sent_off=None) -> dict:
+        """{token index: ``(phrase, position in it)``} of the tokens of lowercased text inside a
+        known phrase, the longest covering it (ties: the most frequent, then the leftmost).
+        ``sent_off``: sentence boundaries in ``low`` (offsets, first 0 and last ``len(low)``;
+        default one sentence); no phrase crosses one, and a sentence's first token is never
+        covered."""
+        n = len(low)
+        if sent_off is None:
+            sent_off = [0, n]
+        if n < 3 or not self._hashes:
+            return {}
+        wid = self._word_id.get
+        ids = np.array([wid(t, 0) for t in low], dtype=np.uint64)
+        lengths = np.diff(np.asarray(sent_off, dtype=np.int64))
+        start = np.repeat(np.asarray(sent_off[:-1], dtype=np.int64), lengths)
+        end = start + np.repeat(lengths, lengths)            # each token's sentence end
+        idx = np.arange(n, dtype=np.int64)
+        ok = (ids > 0) & (idx > start)                       # a phrase word, not a sentence's first
+        h = ids.copy()
+        found = []
+        entries = self._entries.get
+        with np.errstate(over="ignore"):
+            for length in range(2, self.max_n + 1):
+                m = n - length + 1
+                if m <= 0:
+                    break
+                h = h[:m] * np.uint64(_P) + ids[length - 1:]
+                ok = ok[:m] & (ids[length - 1:] > 0)
+                table = self._hashes.get(length)
+                if table is None:
+                    continue
+                cand = np.flatnonzero(ok & (idx[:m] + length <= end[:m]))
+                top = h[cand] >> np.uint64(64 - _FILTER_BITS)
+                cand = cand[((self._bits[(top >> np.uint64(3)).astype(np.int64)] >> (top & np.uint64(7)).astype(np.uint8))
+                             & 1).astype(bool)]
+                hc = h[cand]
+                at = np.minimum(np.searchsorted(table, hc), len(table) - 1)
+                for i in cand[table[at] == hc].tolist():
+                    key = " ".join(low[i:i + length])
+                    e = entries(key)
+                    if type(e) is str:
+                        e = self.entry(key)
+                    if e is not None:
+                        found.append((-length, i, e[0], key))
+        best: dict = {}
+        for neg, i, total, key in sorted(found):
+            for p in range(-neg):
+                cur = best.get(i + p)
+                if cur is None or (cur[0] == -neg and cur[1] < total):
+                    best[i + p] = (-neg, total, key, p)
+        return {i: (b[2], b[3]) for i, b in best.items()}
+
+    def covering_keys(self, low: list[str], sent_off=None) -> list:
+        """``covered`` as a list: ``(phrase, position)`` or None for each token."""
+        out: list = [None] * len(low)
+        for i, c in self.covered(low, sent_off).items():
+            out[i] = c
+        return out
+
+    def covering(self, low: list[str]) -> list:
+        """For each token of a lowercased sentence: ``(N, {form: count})`` of its covering phrase
+        (``covering_keys``), or None."""
+        return [None if c is None else (self.entry(c[0])[0], self._position(*c)) for c in self.covering_keys(low)]
+
+    def position_scores(self, key: str, p: int, forms: list[str]) -> list[float]:
+        """The log10 phrase score of each candidate form of the ``p``-th token of phrase ``key``:
+        ``log10((n(f) + 1/2) / (N + k/2))``, k = ``len(forms)``."""
+        total, dist = self.entry(key)[0], self._position(key, p)
+        denom = total + 0.5 * len(forms)
+        return [math.log10((dist.get(f, 0) + 0.5) / denom) for f in forms]
+
+    def scores(self, low: list[str], forms_of) -> list:
+        """Per token: None, or the log10 phrase score of each of its candidate ``forms_of(i)``
+        (only for tokens with two or more candidates)."""
+        out: list = [None] * len(low)
+        for i, c in enumerate(self.covering_keys(low)):
+            if c is not None:
+                forms = forms_of(i)
+                if len(forms) > 1:
+                    out[i] = self.position_scores(c[0], c[1], forms)
+        return out
