@@ -1,5 +1,6 @@
 """The truecaser on a small slice of real Wikipedia text: exact Viterbi, baseline, estimator contract."""
 import itertools
+import pickle
 
 import pytest
 from sklearn.base import clone
@@ -118,3 +119,29 @@ def test_set_params_refreshes_candidates(truecaser_copy):
     assert len(model._candidates("the")) > 1
     model.set_params(n_casings=1)
     assert len(model._candidates("the")) == 1
+
+
+def test_a_loaded_baseline_is_read_when_first_used_and_checked_again(small_truecaser, truecaser_artifact, tmp_path):
+    """The unigram baseline table of a loaded artifact is read on first use (it is not needed to
+    decode with the LM): it then gives the trained model's output, and a table changed after loading
+    is refused, naming the file, never read."""
+    import shutil
+
+    from textqa.models.artifact import ArtifactError
+    from textqa.models.truecaser.model import load_truecaser
+    dest = tmp_path / "tc"
+    shutil.copytree(truecaser_artifact / "truecaser", dest)
+    lines = ["the united states and new york .", "he met paris hilton in london ."]
+    fine = load_truecaser(dest)
+    assert "best_" not in vars(fine.baseline_)
+    shipped = pickle.loads(pickle.dumps(fine))              # as a Dask worker receives it: still unread
+    assert "best_" not in vars(shipped.baseline_)
+    assert shipped.baseline_.predict(lines) == small_truecaser.baseline_.predict(lines)
+    assert fine.baseline_.predict(lines) == small_truecaser.baseline_.predict(lines)
+    assert "best_" in vars(fine.baseline_)
+    late = load_truecaser(dest)
+    (dest / "baseline.json").write_text('{"the": "THE"}', encoding="utf-8")
+    with pytest.raises(ArtifactError, match="baseline.json"):
+        late.baseline_.predict(lines)
+    with pytest.raises(AttributeError):
+        late.baseline_.no_such_attribute

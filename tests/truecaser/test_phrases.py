@@ -59,10 +59,16 @@ def test_the_longest_covering_phrase_wins_and_scores_are_smoothed_log_shares():
     assert cover[3] == (3, {"Lord": 3}) and cover[6] == (3, {"Rings": 3})
     assert cover[9] == (3, {"Washington": 2, "washington": 1})
     assert table.covering(["lord", "of", "the", "rings"])[0] is None          # a sentence's first token
-    scores = table.scores(low, lambda i: ["lord", "Lord"] if low[i] == "lord" else [low[i]])
+    forms_of = lambda w: ["lord", "Lord"] if w == "lord" else [w]
+    scores = table.scores(low, forms_of)
     # log10((n(f) + 1/2) / (N + k/2)) with N = 3 occurrences, k = 2 candidates
     assert scores[3] == pytest.approx([math.log10(0.5 / 4), math.log10(3.5 / 4)])
-    assert [i for i, x in enumerate(scores) if x is not None] == [3]        # one candidate: no score
+    assert list(scores) == [3]                                                # one candidate: no score
+    cache: dict = {}
+    assert table.scores(low, forms_of, weight=0.5, cache=cache) == {3: [0.5 * x for x in scores[3]]}
+    assert cache[("the lord of the rings", 1)] == [0.5 * x for x in scores[3]]
+    cache[("the lord of the rings", 1)] = [7.0, 7.0]                          # a cached entry is what is used
+    assert table.scores(low, forms_of, cache=cache)[3] == [7.0, 7.0]
     # a batch of sentences: no phrase crosses from one into the next
     two = "she saw the washington".split() + "post today .".split()
     assert table.covering_keys(two, [0, 4, 7]) == [None] * 7

@@ -14,6 +14,7 @@ import shutil
 import tempfile
 from collections import Counter, defaultdict
 from bisect import bisect_right
+from functools import partial
 from itertools import accumulate, chain
 from operator import getitem
 from pathlib import Path
@@ -53,7 +54,9 @@ def capitalize_first_word(tokens: list[str]) -> list[str]:
 class CasingTable:
     """For each lowercased word, its cased forms seen in training with their counts."""
 
-    def __init__(self, forms: dict[str, list[tuple[str, int]]]):
+    def __init__(self, forms: dict[str, list]):
+        # each value: (form, count) pairs, most frequent first; tuples when counted, two-element lists
+        # when read from an artifact (not converted: that would add half a second to loading)
         self.forms = forms
 
     @classmethod
@@ -85,6 +88,16 @@ class UnigramTruecaser(BaseEstimator):
         self.fit_counts(counts)
         return self
 
+    def __getattr__(self, name):
+        # A loaded artifact reads its baseline table (568,000 words, a third of a second) on first
+        # use, not at load: only ``--baseline`` needs it (``load_truecaser`` sets the reader).
+        reader = self.__dict__.get("_best_reader")
+        if name == "best_" and reader is not None:
+            self.best_ = reader()
+            del self.__dict__["_best_reader"]
+            return self.best_
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def fit_counts(self, counts: dict[str, int]):
         table = CasingTable.from_counts(counts)
         self.best_ = {k: v[0][0] for k, v in table.forms.items()}
@@ -109,6 +122,8 @@ class UnigramTruecaser(BaseEstimator):
 
 
 BOS_ID, EOS_ID, UNK_ID = 0, 1, 2
+#: ``Truecaser._viterbi``'s default: score the sentence's own phrases (None means no phrase scores).
+_OWN_PHRASES = object()
 LM_SPECIALS = [lmmod.BOS, lmmod.EOS, lmmod.UNK, UNKNOWN_NONE] + [UNKNOWN_TOKENS[c] for c in CASE_CLASSES]
 
 
@@ -365,7 +380,7 @@ class Truecaser(BaseEstimator):
             self._cand_cache[key] = cands
         return cands
 
-    def _viterbi(self, tokens: list[str], oov_scores: dict, phrase: dict | None = False) -> list[str]:
+    def _viterbi(self, tokens: list[str], oov_scores: dict, phrase=_OWN_PHRASES) -> list[str]:
         """Exact Viterbi over the trellis of Lita et al. 2003 figure 1, maximising eq. 2.
 
         A state is a KenLM state: the (up to) two-token case-carrying history.  Paths
@@ -385,7 +400,7 @@ class Truecaser(BaseEstimator):
         else:
             lm.BeginSentenceWrite(start)
         w = self.oov_weight
-        if phrase is False:                 # not given: this sentence's own (``_phrase_scores``)
+        if phrase is _OWN_PHRASES:
             phrase = self._phrase_scores(tokens)
         layer = [(0.0, start, -1, -1)]
         history = []
@@ -446,18 +461,8 @@ class Truecaser(BaseEstimator):
         w = self.phrase_weight
         if table is None or not w:
             return None
-        cache = self._phrase_cache           # (phrase, position) -> weighted scores or None
-        out = {}
-        for i, c in table.covered(tokens if lowered else [t.lower() for t in tokens], sent_off).items():
-            s = cache.get(c, False)
-            if s is False:
-                forms = [f for f, _, _ in self._candidates(c[0].split(" ")[c[1]])]
-                s = [w * x for x in table.position_scores(c[0], c[1], forms)] if len(forms) > 1 else None
-                if len(cache) < 500_000:
-                    cache[c] = s
-            if s is not None:
-                out[i] = s
-        return out
+        return table.scores(tokens if lowered else [t.lower() for t in tokens],
+                            lambda word: [f for f, _, _ in self._candidates(word)], sent_off, w, self._phrase_cache)
 
     def _oov_scores(self, token_lists) -> dict:
         if self.oov_ is None:
@@ -623,6 +628,26 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
         shutil.copytree(punkt_dir, tmp / "punkt")
 
 
+def _read_baseline(path: Path, manifest: dict) -> dict[str, str]:
+    """The unigram baseline's table of a loaded artifact, read when first used; its checksum is checked
+    again, since the artifact was verified at load time and is read only now."""
+    import json
+
+    from ..artifact import ArtifactError, sha256_file
+
+    p = path / "baseline.json"
+    try:
+        if sha256_file(p) != manifest["files"]["baseline.json"]["sha256"]:
+            raise ArtifactError(f"{p}: checksum mismatch; the artifact was modified after it was loaded: retrain it")
+        with open(p, encoding="utf-8") as f:
+            best = json.load(f)
+    except (OSError, ValueError, KeyError) as e:
+        raise ArtifactError(f"{p}: cannot read the baseline table ({e})") from e
+    if not isinstance(best, dict):
+        raise ArtifactError(f"{p}: the baseline table is not a JSON object")
+    return best
+
+
 def load_truecaser(path) -> Truecaser:
     """Load a ``Truecaser`` artifact, verifying every checksum before reading payloads."""
     import json
@@ -644,11 +669,10 @@ def load_truecaser(path) -> Truecaser:
     model.n_train_tokens_ = manifest.get("training_tokens", 0)
     with open(path / "casing.json", encoding="utf-8") as f:
         casing = json.load(f)
-    model.casing_ = CasingTable({k: [tuple(x) for x in v] for k, v in casing["forms"].items()})
+    model.casing_ = CasingTable(casing["forms"])          # [form, count] pairs, read as they are stored
     model.rare_mc_ = casing["rare_mc"]
-    with open(path / "baseline.json", encoding="utf-8") as f:
-        model.baseline_ = UnigramTruecaser()
-        model.baseline_.best_ = json.load(f)
+    model.baseline_ = UnigramTruecaser()
+    model.baseline_._best_reader = partial(_read_baseline, path, manifest)
     model.oov_ = None
     if (path / "oov.json").exists():
         try:

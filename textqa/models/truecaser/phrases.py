@@ -259,13 +259,21 @@ class PhraseTable:
         denom = total + 0.5 * len(forms)
         return [math.log10((dist.get(f, 0) + 0.5) / denom) for f in forms]
 
-    def scores(self, low: list[str], forms_of) -> list:
-        """Per token: None, or the log10 phrase score of each of its candidate ``forms_of(i)``
-        (only for tokens with two or more candidates)."""
-        out: list = [None] * len(low)
-        for i, c in enumerate(self.covering_keys(low)):
-            if c is not None:
-                forms = forms_of(i)
-                if len(forms) > 1:
-                    out[i] = self.position_scores(c[0], c[1], forms)
+    def scores(self, low: list[str], forms_of, sent_off=None, weight: float = 1.0, cache: dict | None = None) -> dict:
+        """{token index: ``weight`` times the log10 phrase score (``position_scores``) of each of its
+        candidate forms ``forms_of(word)``} for the tokens of lowercased text inside a known phrase
+        (``covered``; ``sent_off`` as there) that have two or more candidates.  ``cache`` ({(phrase,
+        position): weighted scores or None}, kept by the caller across calls) must be emptied when
+        ``forms_of`` or ``weight`` change."""
+        cache = {} if cache is None else cache
+        out = {}
+        for i, c in self.covered(low, sent_off).items():
+            s = cache.get(c, False)                        # False: not cached (None is a cached "no score")
+            if s is False:
+                forms = forms_of(c[0].split(" ")[c[1]])
+                s = [weight * x for x in self.position_scores(c[0], c[1], forms)] if len(forms) > 1 else None
+                if len(cache) < 500_000:
+                    cache[c] = s
+            if s is not None:
+                out[i] = s
         return out
