@@ -4,8 +4,8 @@
    generaltest2022, not trained on) is lowercased, truecased and scored with cased BLEU against
    the reference (sacrebleu, its default 13a tokenisation): the system's own casing, all
    lowercase, the unigram baseline, the paper's trigram-LM Viterbi decoder (with Kneser-Ney and the
-   OOV model; ``textqa truecase --no-phrases``) and the default truecaser (the same + the cased-phrase
-   scores), plus case-insensitive BLEU, the ceiling any recasing can reach.
+   OOV model; ``textqa truecase --decoder trigram``) and the default truecaser (the same + the
+   cased-phrase scores and the part-by-part casing of unseen compounds), plus case-insensitive BLEU, the ceiling any recasing can reach.
 2. **NER on caseless text**: spaCy's entities (`en_core_web_sm` 3.8.0, as the QA model uses it)
    on Wall Street Journal section 20 (CoNLL-2000 test, never trained on) as written, lowercased,
    and truecased; precision, recall and F1 of the entity spans (with and without their labels)
@@ -30,14 +30,15 @@ WSJ = ROOT / "data" / "news" / "conll2000.zip"
 VARIANTS = ("own casing", "lowercased", "unigram baseline", "trigram decoder", "truecased (default)")
 
 
-def without_phrases(svc, recase, texts):
-    """``recase(texts)`` with the paper's trigram decoder: the phrase scores off, then back on."""
-    weight = svc.model.phrase_weight
-    svc.model.set_params(phrase_weight=0.0)
+def with_trigram_decoder(svc, recase, texts):
+    """``recase(texts)`` with the paper's trigram decoder (``TRIGRAM_DECODER``), then the default back."""
+    from textqa.models.truecaser.model import TRIGRAM_DECODER
+    before = {k: v for k, v in svc.model.get_params().items() if k in TRIGRAM_DECODER}
+    svc.model.set_params(**TRIGRAM_DECODER)
     try:
         return recase(texts)
     finally:
-        svc.model.set_params(phrase_weight=weight)
+        svc.model.set_params(**before)
 
 
 def read_outputs(path: Path) -> dict:
@@ -61,7 +62,7 @@ def mt_table(svc, outputs: dict, progress=None) -> list[dict]:
         lower = [h.lower() for h in hyps]
         variants = {"own casing": hyps, "lowercased": lower,
                     "unigram baseline": svc.truecase_texts(lower, baseline=True),
-                    "trigram decoder": without_phrases(svc, svc.truecase_texts, lower),
+                    "trigram decoder": with_trigram_decoder(svc, svc.truecase_texts, lower),
                     "truecased (default)": svc.truecase_texts(lower)}
         row = {"pair": pair, "system": system, "segments": len(hyps),
                "case-insensitive": nocase.corpus_score(hyps, [refs]).score}
@@ -93,7 +94,7 @@ def ner_table(svc, sentences: list[str]) -> list[dict]:
     from textqa.models.qa.nlp import parse
     lower = [s.lower() for s in sentences]
     texts = {"lowercased": lower, "unigram baseline": svc.truecase_tokenized(lower, baseline=True),
-             "trigram decoder": without_phrases(svc, svc.truecase_tokenized, lower),
+             "trigram decoder": with_trigram_decoder(svc, svc.truecase_tokenized, lower),
              "truecased (default)": svc.truecase_tokenized(lower)}
     gold_docs = parse(sentences)
     rows = []
@@ -151,7 +152,8 @@ def main(argv=None) -> int:
               f"unigram {uni:.2f}, ceiling {ceil:.2f}).",
               "- The trigram decoder is the paper's trigram-LM Viterbi (Kneser-Ney smoothing and the OOV model added; "
               "`--smoothing deleted_interpolation` is the paper's eq. 1, not run here); the default adds the "
-              "cased-phrase scores (`textqa truecase --no-phrases` turns them off).",
+              "cased-phrase scores and the part-by-part casing of unseen compounds (`textqa truecase --decoder trigram` "
+              "turns both off).",
               "", "<details><summary>Per system</summary>", "",
               "| pair | system | case-insensitive | own casing | lowercased | unigram | trigram | truecased |",
               "|---|---|---:|---:|---:|---:|---:|---:|"]

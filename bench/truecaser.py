@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 
 WSJ = ROOT / "data" / "news" / "conll2000.zip"
-SYSTEMS = ("viterbi", "viterbi-python", "viterbi-no-phrases", "unigram", "truecase-pypi")
+SYSTEMS = ("viterbi", "viterbi-python", "viterbi-trigram", "unigram", "truecase-pypi")
 
 
 def reuters_test() -> list[str]:
@@ -43,6 +43,23 @@ def reuters_test() -> list[str]:
     files = [p for p in DEFAULT_DATA if ".sgm" in p.name]
     test, train = (tokenized_corpus(files, PUNKT_DIR, cache_dir(), n_jobs=1, reuters_split=s) for s in ("test", "train"))
     return drop_overlap(test, train)[0]
+
+
+def scoring_sets(dev: list[str]) -> dict:
+    """The three sets the truecaser is scored on, {name: gold sentences}: dev, WSJ section 20 and the
+    Reuters-21578 test split (the dev scripts' tables use them too)."""
+    from textqa.training.corpus import conll_sentences
+    return {"dev": dev, "WSJ": conll_sentences(WSJ, "conll2000/test.txt"), "Reuters test": reuters_test()}
+
+
+def score_cells(model, sets: dict) -> list[str]:
+    """Accuracy and F1 cells (two decimals) of ``model`` on each of ``sets`` (``scoring_sets``)."""
+    from textqa.evaluation.truecase import score_truecase
+    cells = []
+    for gold in sets.values():
+        s = score_truecase(gold, model.predict([g.lower() for g in gold]))
+        cells += [f"{s.accuracy:.2f}", f"{s.f1:.2f}"]
+    return cells
 
 
 def _worker(system: str, model_dir: str, dev_path: str, repeat: int) -> dict:
@@ -67,9 +84,10 @@ def _worker(system: str, model_dir: str, dev_path: str, repeat: int) -> dict:
         from textqa.models.truecaser.service_api import TruecaserService
         svc = TruecaserService.load(model_dir)
         load = time.perf_counter() - t0
-        if system == "viterbi-no-phrases":
-            svc.model.set_params(phrase_weight=0.0)           # the paper's decoder: trigram LM (+ OOV model)
-        if system in ("viterbi", "viterbi-python", "viterbi-no-phrases"):
+        if system == "viterbi-trigram":
+            from textqa.models.truecaser.model import TRIGRAM_DECODER
+            svc.model.set_params(**TRIGRAM_DECODER)          # the paper's decoder: trigram LM (+ OOV model)
+        if system in ("viterbi", "viterbi-python", "viterbi-trigram"):
             if (svc.model._native_decoder() is None) != (system == "viterbi-python"):
                 raise SystemExit(f"{system}: the C++ decoder is {'not ' if system == 'viterbi' else ''}in use "
                                  "(make builds it; TEXTQA_NATIVE_VITERBI=0 switches it off)")
@@ -174,7 +192,7 @@ def main(argv=None) -> int:
     ]
     names = {"viterbi": "textqa Viterbi trigram-LM truecaser (exact; C++ search, the default)",
              "viterbi-python": "same, the Python search (`TEXTQA_NATIVE_VITERBI=0`)",
-             "viterbi-no-phrases": "same without the cased-phrase scores (`--no-phrases`: the paper's trigram decoder)",
+             "viterbi-trigram": "the paper's trigram decoder (`--decoder trigram`: without the cased-phrase scores and the compound casing)",
              "unigram": "textqa unigram baseline",
              "truecase-pypi": "peer: `truecase` 0.0.14 (PyPI, greedy, own model)"}
     for k in SYSTEMS:

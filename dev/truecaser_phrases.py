@@ -22,12 +22,11 @@ sys.path.insert(0, str(ROOT))
 
 
 def main(argv=None) -> int:
-    from bench.truecaser import WSJ, reuters_test
-    from textqa.evaluation.truecase import score_truecase
+    from bench.truecaser import score_cells, scoring_sets
     from textqa.models.truecaser.phrases import PhraseTable
     from textqa.models.truecaser.service_api import TruecaserService
     from textqa.paths import PUNKT_DIR, artifacts_dir, cache_dir
-    from textqa.training.corpus import conll_sentences, drop_overlap, read_lines, tokenized_corpus
+    from textqa.training.corpus import drop_overlap, read_lines, tokenized_corpus
     from textqa.training.truecaser import DEFAULT_DATA, DEFAULT_DEV
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--weights", type=float, nargs="+", default=[0.0, 0.25, 0.5, 0.75, 1.0, 2.0],
@@ -39,7 +38,7 @@ def main(argv=None) -> int:
     dev = [l.strip() for l in read_lines(DEFAULT_DEV) if l.strip()]
     print("training text ...", file=sys.stderr, flush=True)
     train, _ = drop_overlap(tokenized_corpus(DEFAULT_DATA, PUNKT_DIR, cache_dir(), n_jobs=2), dev)
-    sets = {"dev": dev, "WSJ": conll_sentences(WSJ, "conll2000/test.txt"), "Reuters test": reuters_test()}
+    sets = scoring_sets(dev)
     print("| table min count | phrases | weight | " + " | ".join(f"{n} accuracy | {n} F1" for n in sets) + " |")
     print("|---:|---:|---:|" + "---:|" * (2 * len(sets)))
     for min_count in args.min_counts:
@@ -47,11 +46,8 @@ def main(argv=None) -> int:
         model.phrases_ = PhraseTable.build(train, min_count)
         for w in args.weights:
             model.set_params(phrase_weight=w)
-            cells = []
-            for gold in sets.values():
-                s = score_truecase(gold, model.predict([g.lower() for g in gold]))
-                cells += [f"{s.accuracy:.2f}", f"{s.f1:.2f}"]
-            print(f"| {min_count} | {len(model.phrases_):,} | {w:g} | " + " | ".join(cells) + " |", flush=True)
+            print(f"| {min_count} | {len(model.phrases_):,} | {w:g} | " + " | ".join(score_cells(model, sets)) + " |",
+                  flush=True)
     return 0
 
 

@@ -243,3 +243,21 @@ def test_truecase_without_phrases_is_the_trigram_decoder(truecaser_copy, truecas
     truecaser_copy.set_params(phrase_weight=0.0)
     trigram = truecaser_copy.predict(lines)
     assert r.stdout.decode() == "\n".join(trigram) + "\n" and trigram != with_phrases
+
+
+def test_truecase_decoder_trigram_is_the_papers_decoder(truecaser_copy, truecaser_artifact, dev_sentences):
+    """--decoder trigram: no phrase scores and unseen compounds capitalised at the first letter only."""
+    from textqa.models.truecaser.compounds import SEPARATORS
+    lines = [s.lower() for s in dev_sentences[:3000] if SEPARATORS.search(s) and "-" in s][:400]
+    data = ("\n".join(lines) + "\n").encode()
+    model = str(truecaser_artifact / "truecaser")
+    r = textqa("truecase", "--model", model, "--tokenized", "--decoder", "trigram", stdin=data)
+    assert r.returncode == 0, r.stderr
+    default = truecaser_copy.predict(lines)
+    truecaser_copy.set_params(phrase_weight=0.0, compound_casing=False)
+    trigram = truecaser_copy.predict(lines)
+    assert r.stdout.decode() == "\n".join(trigram) + "\n" and trigram != default
+    truecaser_copy.set_params(phrase_weight=0.5)
+    r = textqa("truecase", "--model", model, "--tokenized", "--no-compounds", stdin=data)
+    assert r.stdout.decode() == "\n".join(truecaser_copy.predict(lines)) + "\n"
+    assert textqa("truecase", "--decoder", "bigram", stdin=b"x\n").returncode == 2

@@ -26,6 +26,7 @@ from sklearn.base import BaseEstimator
 from . import lm as lmmod
 from .casing import CASE_CLASSES, NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class
 from .oov import CharCasingClassifier
+from .compounds import SEPARATORS, compound_form, count_parts, parts_from_data
 from .phrases import PhraseTable
 from .tokenize import split_at_sentence_final
 
@@ -122,6 +123,9 @@ class UnigramTruecaser(BaseEstimator):
 
 
 BOS_ID, EOS_ID, UNK_ID = 0, 1, 2
+#: The settings (``set_params``) of the paper's trigram decoder: no phrase scores, unseen compounds
+#: capitalised at the first letter only (``textqa truecase --decoder trigram``).
+TRIGRAM_DECODER = {"phrase_weight": 0.0, "compound_casing": False}
 #: ``Truecaser._viterbi``'s default: score the sentence's own phrases (None means no phrase scores).
 _OWN_PHRASES = object()
 LM_SPECIALS = [lmmod.BOS, lmmod.EOS, lmmod.UNK, UNKNOWN_NONE] + [UNKNOWN_TOKENS[c] for c in CASE_CLASSES]
@@ -187,13 +191,16 @@ class Truecaser(BaseEstimator):
         LM's; 0 decodes with the paper's trigram LM alone (the table is then not built).  It may be
         changed on a fitted model (``set_params``) as long as the table was built.
     phrase_min_count : cased phrases seen fewer times are not in the phrase table.
+    compound_casing : an unseen compound the search capitalises is cased part by part
+        (:mod:`.compounds`, beyond the paper: "Saint-Laurent-des-Combes", not "Saint-laurent-des-combes");
+        False renders it as the paper's UC class.  The part table is always built.
     """
 
     def __init__(self, min_count: int = 2, n_casings: int = 4, smoothing: str = "kneser_ney",
                  first_word: str = "lm+upper", split_sentences: bool = True,
                  oov_model: str = "char", oov_weight: float = 1.0, heldout_every: int = 50,
                  min_casing_share: float = 0.005, work_dir: str | None = None, lm_binary: str = "trie-q8",
-                 phrase_weight: float = 0.5, phrase_min_count: int = 2):
+                 phrase_weight: float = 0.5, phrase_min_count: int = 2, compound_casing: bool = True):
         self.min_count = min_count
         self.n_casings = n_casings
         self.smoothing = smoothing
@@ -207,6 +214,7 @@ class Truecaser(BaseEstimator):
         self.work_dir = work_dir
         self.phrase_weight = phrase_weight
         self.phrase_min_count = phrase_min_count
+        self.compound_casing = compound_casing
 
     # ------------------------------------------------------------------ training
     def _check_params(self):
@@ -327,6 +335,7 @@ class Truecaser(BaseEstimator):
             if case_class(w) == "MC":
                 rare_mc.setdefault(w.lower(), w)
         self.rare_mc_ = rare_mc
+        self.compound_parts_ = count_parts({**known_counts, **rare_counts})
         self.baseline_ = UnigramTruecaser().fit_counts({**known_counts, **rare_counts})
 
         if self.oov_model == "char":
@@ -538,16 +547,29 @@ class Truecaser(BaseEstimator):
         choice = dec.decode(sent_off, cand_off, ids, em, not self.first_word.startswith("mask")).tolist()
         cased = [form if len(form) == len(tok) else tok
                  for form, tok in zip(map(getitem, [e[4] for e in ents], choice), flat)]
-        upper = self.first_word.endswith("+upper")
+        if self.first_word.endswith("+upper"):
+            for a, b in zip(sent_off, sent_off[1:]):
+                cased[a:b] = capitalize_first_word(cased[a:b])
+        self._case_compounds(cased, low, [t for t, e in enumerate(ents) if e[2] is not None])
         out, p = [], 0
         for n_parts in parts_of:
-            res = []
-            for _ in range(n_parts):
-                part = cased[sent_off[p]:sent_off[p + 1]]
-                res.extend(capitalize_first_word(part) if upper else part)
-                p += 1
-            out.append(res)
+            out.append(cased[sent_off[p]:sent_off[p + n_parts]])
+            p += n_parts
         return out
+
+    def _case_compounds(self, cased: list[str], low: list[str], unseen) -> None:
+        """Case, in place, the unseen compounds (``unseen``: the positions that may be unseen words)
+        that the search capitalised part by part (:mod:`.compounds`; ``compound_casing``)."""
+        parts = getattr(self, "compound_parts_", None)
+        if not self.compound_casing or parts is None:
+            return
+        forms = self.casing_.forms
+        for t in unseen:
+            key = low[t]
+            if key not in forms and SEPARATORS.search(key) and cased[t] == capitalize_first(key):
+                form = compound_form(key, parts)
+                if form is not None and len(form) == len(cased[t]):
+                    cased[t] = form
 
     def predict_tokens(self, token_lists: list[list[str]]) -> list[list[str]]:
         """Truecase a batch of token lists (with the C++ decoder when it is built: same results)."""
@@ -572,6 +594,7 @@ class Truecaser(BaseEstimator):
                 k += 1
                 if self.first_word.endswith("+upper"):
                     cased = capitalize_first_word(cased)
+                self._case_compounds(cased, [t.lower() for t in part], range(len(part)))
                 res.extend(cased)
             out.append(res)
         return out
@@ -592,7 +615,7 @@ class Truecaser(BaseEstimator):
 
 
 # ---------------------------------------------------------------------- persistence
-FORMAT_VERSION = 3            # 3: + phrases.json; 2: the OOV model as JSON + .npz (1 pickled it with joblib)
+FORMAT_VERSION = 4            # 4: + the compound part table in casing.json; 3: + phrases.json; 2: the OOV model as JSON + .npz (1 pickled it with joblib)
 MIN_FORMAT_VERSION = 2
 ARTIFACT_NAME = "truecaser"
 
@@ -615,7 +638,8 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
         lm_name = "lm.binary" if model.lm_path_.endswith(".binary") else "lm.arpa"
         shutil.copyfile(model.lm_path_, tmp / lm_name)
         with open(tmp / "casing.json", "w", encoding="utf-8") as f:
-            json.dump({"forms": model.casing_.forms, "rare_mc": model.rare_mc_}, f, ensure_ascii=False)
+            json.dump({"forms": model.casing_.forms, "rare_mc": model.rare_mc_,
+                       "compound_parts": model.compound_parts_}, f, ensure_ascii=False)
         with open(tmp / "baseline.json", "w", encoding="utf-8") as f:
             json.dump(model.baseline_.best_, f, ensure_ascii=False)
         if model.oov_ is not None:
@@ -671,6 +695,10 @@ def load_truecaser(path) -> Truecaser:
         casing = json.load(f)
     model.casing_ = CasingTable(casing["forms"])          # [form, count] pairs, read as they are stored
     model.rare_mc_ = casing["rare_mc"]
+    try:                                # format 3 has no compound part table: compounds render as UC
+        model.compound_parts_ = parts_from_data(casing["compound_parts"]) if "compound_parts" in casing else None
+    except ValueError as e:
+        raise ArtifactError(f"{path / 'casing.json'}: {e}") from e
     model.baseline_ = UnigramTruecaser()
     model.baseline_._best_reader = partial(_read_baseline, path, manifest)
     model.oov_ = None

@@ -1,0 +1,56 @@
+"""Issue 14 item 6: the default truecaser's additions to the paper's decoder, switched on and off
+one at a time, on dev and on the two news sets.
+
+Rows: the paper's trigram decoder (``textqa truecase --decoder trigram``: trigram LM + OOV model),
+then + cased-phrase scores (``phrase_weight``), + part-by-part casing of unseen compounds
+(``compound_casing``), and both (the default); the OOV model's share is measured by switching it
+off in the last row (``oov_weight=0``: unseen words get the LM's UNKNOWN_* classes only, paper
+section 2.3).  Dev, WSJ section 20 and the Reuters-21578 test split are all text the model has not
+seen; nothing is chosen here.
+
+    python dev/truecaser_ablation.py [--artifacts DIR]
+
+Needs the default truecaser artifact (``make train``); about a minute.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from textqa.models.truecaser.model import TRIGRAM_DECODER  # noqa: E402 (after the path set-up)
+
+ROWS = [
+    ("paper's trigram decoder + OOV model (`--decoder trigram`)", dict(TRIGRAM_DECODER)),
+    ("+ cased phrases", dict(phrase_weight=0.5, compound_casing=False)),
+    ("+ compound casing", dict(phrase_weight=0.0, compound_casing=True)),
+    ("**+ both (default)**", dict(phrase_weight=0.5, compound_casing=True)),
+    ("default without the OOV model (`oov_weight=0`)", dict(phrase_weight=0.5, compound_casing=True, oov_weight=0.0)),
+]
+
+
+def main(argv=None) -> int:
+    from bench.truecaser import score_cells, scoring_sets
+    from textqa.models.truecaser.service_api import TruecaserService
+    from textqa.paths import artifacts_dir
+    from textqa.training.corpus import read_lines
+    from textqa.training.truecaser import DEFAULT_DEV
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: artifacts/)")
+    args = p.parse_args(argv)
+    model = TruecaserService.load(artifacts_dir(args.artifacts) / "truecaser").model
+    defaults = model.get_params()
+    sets = scoring_sets([l.strip() for l in read_lines(DEFAULT_DEV) if l.strip()])
+    print("| decoder | " + " | ".join(f"{n} accuracy | {n} F1" for n in sets) + " |")
+    print("|---|" + "---:|" * (2 * len(sets)))
+    for name, params in ROWS:
+        model.set_params(**{**{k: defaults[k] for k in ("phrase_weight", "compound_casing", "oov_weight")}, **params})
+        print(f"| {name} | " + " | ".join(score_cells(model, sets)) + " |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
