@@ -25,8 +25,8 @@ from sklearn.base import BaseEstimator
 
 from . import lm as lmmod
 from .casing import CASE_CLASSES, NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class
-from .oov import CharCasingClassifier
 from .compounds import SEPARATORS, compound_form, count_parts, parts_from_data
+from .oov import CharCasingClassifier
 from .phrases import PhraseTable
 from .tokenize import split_at_sentence_final
 
