@@ -203,12 +203,21 @@ def load_manifest(path: str | os.PathLike, expect_name: str | None = None,
         raise ArtifactError(f"{path}: payload {pickles[0]} is a pickle, which textqa never loads; "
                             f"retrain it with 'textqa train {manifest['name']}'")
     if verify:
-        for rel, meta in manifest["files"].items():
-            p = path / rel
-            if not p.is_file():
-                raise ArtifactError(f"{path}: payload file {rel} is missing")
-            digest = sha256_file(p)
-            if digest != meta["sha256"]:
-                raise ArtifactError(f"{path}: checksum mismatch for {rel} (manifest {meta['sha256'][:12]}…, "
-                                    f"file {digest[:12]}…); the artifact was modified or corrupted: retrain it")
+        for rel in manifest["files"]:
+            verify_payload(path, manifest, rel)
     return manifest
+
+
+def verify_payload(path: Path, manifest: dict, rel: str) -> None:
+    """Check one payload file of the artifact at ``path`` against its manifest checksum (``load_manifest``
+    checks all of them; a payload read later, on first use, is checked again then)."""
+    meta = manifest["files"].get(rel)
+    p = path / rel
+    if meta is None:
+        raise ArtifactError(f"{path}: payload file {rel} is not in the manifest")
+    if not p.is_file():
+        raise ArtifactError(f"{path}: payload file {rel} is missing")
+    digest = sha256_file(p)
+    if digest != meta["sha256"]:
+        raise ArtifactError(f"{path}: checksum mismatch for {rel} (manifest {meta['sha256'][:12]}…, "
+                            f"file {digest[:12]}…); the artifact was modified or corrupted: retrain it")

@@ -14,6 +14,15 @@ CASE_CLASSES = (LC, UC, CA, MC)
 UNKNOWN_TOKENS = {c: f"UNKNOWN_{c}" for c in CASE_CLASSES}
 
 
+def group_by_lowercase(counts: dict[str, int]) -> dict[str, list[tuple[str, int]]]:
+    """{lowercased form: [(cased form, count), ...]}, most frequent first (ties: by form), of the
+    cased forms' counts ``counts`` (the casing table of words, and of phrases)."""
+    by_key: dict[str, list[tuple[str, int]]] = {}
+    for form, c in counts.items():
+        by_key.setdefault(form.lower(), []).append((form, c))
+    return {k: sorted(v, key=lambda fc: (-fc[1], fc[0])) for k, v in by_key.items()}
+
+
 def case_class(token: str) -> str:
     """Return the surface-form class of ``token`` (paper section 2).
 

@@ -24,7 +24,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from . import lm as lmmod
-from .casing import CASE_CLASSES, NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class
+from .casing import (CASE_CLASSES, NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class,
+                     group_by_lowercase)
 from .compounds import SEPARATORS, compound_form, count_parts, parts_from_data
 from .oov import CharCasingClassifier
 from .phrases import PhraseTable
@@ -62,10 +63,7 @@ class CasingTable:
 
     @classmethod
     def from_counts(cls, counts: dict[str, int]) -> "CasingTable":
-        by_key = defaultdict(list)
-        for form, c in counts.items():
-            by_key[form.lower()].append((form, c))
-        return cls({k: sorted(v, key=lambda fc: (-fc[1], fc[0])) for k, v in by_key.items()})
+        return cls(group_by_lowercase(counts))
 
     def most_frequent(self, key: str) -> str | None:
         forms = self.forms.get(key)
@@ -335,8 +333,10 @@ class Truecaser(BaseEstimator):
             if case_class(w) == "MC":
                 rare_mc.setdefault(w.lower(), w)
         self.rare_mc_ = rare_mc
-        self.compound_parts_ = count_parts({**known_counts, **rare_counts})
-        self.baseline_ = UnigramTruecaser().fit_counts({**known_counts, **rare_counts})
+        every_count = {**known_counts, **rare_counts}
+        self.compound_parts_ = count_parts(every_count)
+        self.baseline_ = UnigramTruecaser().fit_counts(every_count)
+        del every_count
 
         if self.oov_model == "char":
             say("training the character-level casing model for unseen words")
@@ -529,13 +529,13 @@ class Truecaser(BaseEstimator):
         sent_off = list(accumulate(map(len, parts), initial=0))
         ents = [get(k) or entry(k, dec) for k in low]
         ems = [e[3] for e in ents]
-        if getattr(self, "phrases_", None) is not None and self.phrase_weight:
-            for k, x in self._phrase_scores(low, lowered=True, sent_off=sent_off).items():
-                ems[k] = x
+        for k, x in (self._phrase_scores(low, lowered=True, sent_off=sent_off) or {}).items():
+            ems[k] = x
         ids = list(chain.from_iterable([e[1] for e in ents]))
         em = list(chain.from_iterable(ems))
         cand_off = list(accumulate([len(e[1]) for e in ents], initial=0))
-        unseen = [(cand_off[t], low[t], e[2]) for t, e in enumerate(ents) if e[2] is not None]
+        unseen_at = [t for t, e in enumerate(ents) if e[2] is not None]      # unseen words (OOV classes)
+        unseen = [(cand_off[t], low[t], ents[t][2]) for t in unseen_at]
         if unseen and self.oov_ is not None:
             keys = sorted({k for _, k, _ in unseen})
             scores = dict(zip(keys, self.oov_.log10_ratio(keys)))
@@ -550,7 +550,7 @@ class Truecaser(BaseEstimator):
         if self.first_word.endswith("+upper"):
             for a, b in zip(sent_off, sent_off[1:]):
                 cased[a:b] = capitalize_first_word(cased[a:b])
-        self._case_compounds(cased, low, [t for t, e in enumerate(ents) if e[2] is not None])
+        self._case_compounds(cased, low, unseen_at)
         out, p = [], 0
         for n_parts in parts_of:
             out.append(cased[sent_off[p]:sent_off[p + n_parts]])
@@ -581,7 +581,8 @@ class Truecaser(BaseEstimator):
                     for toks in token_lists]
         every = [part for parts in parts_of for part in parts]
         sent_off = list(accumulate(map(len, every), initial=0))
-        phrase = self._phrase_scores([t.lower() for part in every for t in part], True, sent_off)
+        low = [t.lower() for part in every for t in part]
+        phrase = self._phrase_scores(low, True, sent_off)
         by_part: dict = defaultdict(dict)        # the phrase scores of each part, by position in it
         for i, x in (phrase or {}).items():
             k = bisect_right(sent_off, i) - 1
@@ -591,10 +592,10 @@ class Truecaser(BaseEstimator):
             res = []
             for part in parts:
                 cased = self._viterbi(part, oov, by_part.get(k, {}) if phrase is not None else None)
-                k += 1
                 if self.first_word.endswith("+upper"):
                     cased = capitalize_first_word(cased)
-                self._case_compounds(cased, [t.lower() for t in part], range(len(part)))
+                self._case_compounds(cased, low[sent_off[k]:sent_off[k + 1]], range(len(part)))
+                k += 1
                 res.extend(cased)
             out.append(res)
         return out
@@ -657,15 +658,14 @@ def _read_baseline(path: Path, manifest: dict) -> dict[str, str]:
     again, since the artifact was verified at load time and is read only now."""
     import json
 
-    from ..artifact import ArtifactError, sha256_file
+    from ..artifact import ArtifactError, verify_payload
 
+    verify_payload(path, manifest, "baseline.json")
     p = path / "baseline.json"
     try:
-        if sha256_file(p) != manifest["files"]["baseline.json"]["sha256"]:
-            raise ArtifactError(f"{p}: checksum mismatch; the artifact was modified after it was loaded: retrain it")
         with open(p, encoding="utf-8") as f:
             best = json.load(f)
-    except (OSError, ValueError, KeyError) as e:
+    except (OSError, ValueError) as e:
         raise ArtifactError(f"{p}: cannot read the baseline table ({e})") from e
     if not isinstance(best, dict):
         raise ArtifactError(f"{p}: the baseline table is not a JSON object")

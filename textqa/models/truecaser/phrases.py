@@ -30,6 +30,8 @@ from collections import defaultdict
 
 import numpy as np
 
+from .casing import group_by_lowercase
+
 MAX_N = 5
 _P = 0x9E3779B97F4A7C15          # multiplier of the rolling hash (mod 2**64) of a phrase's word ids
 _MASK = (1 << 64) - 1
@@ -119,11 +121,8 @@ class PhraseTable:
 
     @classmethod
     def from_variants(cls, variants: dict[str, int], max_n: int = MAX_N) -> "PhraseTable":
-        grouped: dict[str, list] = defaultdict(list)
-        for form, c in variants.items():
-            grouped[form.lower()].append((form, c))
-        return cls({k: (sum(c for _, c in v), sorted(v, key=lambda fc: (-fc[1], fc[0])))
-                    for k, v in sorted(grouped.items())}, max_n)
+        grouped = group_by_lowercase(variants)
+        return cls({k: (sum(c for _, c in v), v) for k, v in sorted(grouped.items())}, max_n)
 
     @classmethod
     def build(cls, sentences, min_count: int = 2, max_n: int = MAX_N) -> "PhraseTable":
