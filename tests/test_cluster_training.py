@@ -92,3 +92,7 @@ def test_truecaser_on_a_cluster_refuses_what_needs_one_process(tmp_path):
                         "--max-sentences", "10", "--out", tmp_path / "x"], cwd=ROOT, capture_output=True, timeout=120)
     assert r.returncode != 0 and b"--max-sentences needs the corpus in one process" in r.stderr
     assert not (tmp_path / "x").exists()
+    r = subprocess.run([sys.executable, "-m", "textqa.cli", "train", "truecaser", "--scheduler", "local",
+                        "--order", "4", "--out", tmp_path / "x"], cwd=ROOT, capture_output=True, timeout=120)
+    assert r.returncode != 0 and b"the cluster counts trigrams" in r.stderr
+    assert not (tmp_path / "x").exists()

@@ -133,3 +133,32 @@ def test_scores_by_frequency_band_add_up_to_the_whole():
     assert bands["unseen"].tokens == 2 and bands["unseen"].gold_cased == 2 and bands["unseen"].correct_cased == 1
     assert bands["1-9"].gold_cased == 1 and bands["1-9"].correct_cased == 0        # "Cat" missed
     assert bands["1,000-9,999"].tokens == 2 and "10,000+" in bands
+
+
+def test_an_order_4_lm_is_trained_saved_and_decoded_exactly(wiki_sentences, dev_sentences, tmp_path, monkeypatch):
+    """``--order 4`` (issue 14, item 1): the artifact's LM is a 4-gram model, and the C++ and Python
+    searches (both recombining on KenLM's state, now three words long) give the same output."""
+    from textqa.training.truecaser import add_arguments, run
+    dev = dev_sentences[:300]
+    (tmp_path / "train.txt").write_text("\n".join(wiki_sentences[:3000]) + "\n", encoding="utf-8")
+    (tmp_path / "dev.txt").write_text("\n".join(dev) + "\n", encoding="utf-8")
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    base = ["--data", str(tmp_path / "train.txt"), "--pretokenized", "--dev", str(tmp_path / "dev.txt"), "--no-cache",
+            "--jobs", "1"]
+    with pytest.raises(SystemExit, match="deleted interpolation .* is a trigram model"):
+        run(p.parse_args(base + ["--order", "4", "--smoothing", "deleted_interpolation", "--out", str(tmp_path / "di")]))
+    assert not (tmp_path / "di").exists()
+    assert run(p.parse_args(base + ["--order", "4", "--out", str(tmp_path / "tc4")])) == 0
+    manifest = json.loads((tmp_path / "tc4" / "manifest.json").read_text())
+    assert manifest["hyper_parameters"]["order"] == 4 and manifest["lm"]["order"] == 4
+    assert sorted(manifest["ngram_counts"]) == ["1", "2", "3", "4"] and manifest["ngram_counts"]["4"] > 50_000
+    model = load_truecaser(tmp_path / "tc4")
+    assert model.lm_.order == 4
+    lowered = [s.lower() for s in dev]
+    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "0")
+    python = model.predict(lowered)
+    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "1")
+    assert model._native_decoder() is not None and model.predict(lowered) == python
+    assert manifest["metrics"]["viterbi"]["f1"] == pytest.approx(round(score_truecase(dev, python).f1, 2))
+    assert manifest["metrics"]["viterbi"]["f1"] > manifest["metrics"]["unigram_baseline"]["f1"]

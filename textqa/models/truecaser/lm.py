@@ -19,7 +19,8 @@ back-off model: seen n-grams store P3 / P2 / P1 and a history's back-off
 weight is (1 - a).  KenLM (the ``kenlm`` package) then queries it.
 
 Interpolated modified Kneser-Ney (Chen & Goodman 1998) is offered as the
-alternative smoothing (``smoothing="kneser_ney"``), in the same ARPA form.
+alternative smoothing (``smoothing="kneser_ney"``), in the same ARPA form, at any
+order (:class:`OrderCounts`; issue 14 measured orders 4 and 5).
 
 Counting is done on numpy arrays of token ids: an n-gram is packed into one
 int64 key, so counting ten million trigrams is a sort, not a dictionary loop.
@@ -77,12 +78,80 @@ class NGramCounts:
         tri_keys, tri_counts = np.unique(tk, return_counts=True)
         return cls(V, uni, bi_keys, bi_counts.astype(np.int64), tri_keys, tri_counts.astype(np.int64))
 
+    def to_orders(self) -> "OrderCounts":
+        """The same counts as :class:`OrderCounts` (a trigram's key becomes its bigram's index)."""
+        tri = np.searchsorted(self.bi_keys, self.tri_keys // self.V) * self.V + self.tri_keys % self.V
+        return OrderCounts(self.V, [np.arange(self.V, dtype=np.int64), self.bi_keys, tri],
+                           [self.uni, self.bi_counts, self.tri_counts])
+
+    def sizes(self) -> dict[str, int]:
+        """How many distinct n-grams of each order (unigrams: the words seen)."""
+        return {"1": int(np.count_nonzero(self.uni)), "2": len(self.bi_keys), "3": len(self.tri_keys)}
+
     @staticmethod
     def group_sums(keys: np.ndarray, counts: np.ndarray, V: int):
         """Sum counts by history (key // V): returns (history keys, totals, distinct followers)."""
         hist = keys // V
         starts = np.flatnonzero(np.r_[True, hist[1:] != hist[:-1]])
         return hist[starts], np.add.reduceat(counts, starts), np.diff(np.r_[starts, len(keys)])
+
+
+@dataclass
+class OrderCounts:
+    """Counts of the n-grams of every order 1..N over a packed id array (any N).
+
+    ``keys[k-1]`` holds the distinct n-grams of order k, sorted, and ``counts[k-1]`` their counts.
+    A key is the index of the n-gram's first k-1 words among the (k-1)-grams, times V, plus its
+    last word; so keys sort as the n-grams do (lexicographically) and stay below
+    (number of (k-1)-grams) * V, which fits an int64 at any order.  Order 1: key = word id, for
+    every id (count 0 when unseen; ``<s>`` is never predicted).  No n-gram crosses ``</s>``.
+    """
+
+    V: int
+    keys: list
+    counts: list
+
+    @property
+    def order(self) -> int:
+        return len(self.keys)
+
+    @classmethod
+    def from_packed(cls, A: np.ndarray, V: int, bos: int, eos: int, order: int) -> "OrderCounts":
+        uni = np.bincount(A, minlength=V).astype(np.int64)
+        uni[bos] = 0
+        keys, counts = [np.arange(V, dtype=np.int64)], [uni]
+        prefix_id, valid = A, np.ones(len(A), dtype=bool)      # the (k-1)-gram starting at each position
+        for k in range(2, order + 1):
+            if len(keys[-1]) * V >= 2 ** 63:
+                raise ValueError(f"too many {k - 1}-grams to pack {k}-grams in 64 bits")
+            m = max(len(A) - k + 1, 0)
+            valid = valid[:m] & (A[k - 2:k - 2 + m] != eos)   # only the last word may be </s>
+            key = prefix_id[:m][valid] * V + A[k - 1:k - 1 + m][valid]
+            uk, c = np.unique(key, return_counts=True)
+            keys.append(uk)
+            counts.append(c.astype(np.int64))
+            prefix_id = np.zeros(m, dtype=np.int64)
+            prefix_id[valid] = np.searchsorted(uk, key)
+        return cls(V, keys, counts)
+
+    def sizes(self) -> dict[str, int]:
+        """How many distinct n-grams of each order (unigrams: the words seen)."""
+        return {"1": int(np.count_nonzero(self.counts[0])),
+                **{str(k + 1): len(x) for k, x in enumerate(self.keys) if k}}
+
+    def structure(self):
+        """Per order k >= 2 (index k-1; None at index 0): each n-gram's history (index among the
+        (k-1)-grams), suffix (index among the (k-1)-grams of its last k-1 words) and first word."""
+        V = self.V
+        hist, suffix, first = [None], [None], [self.keys[0]]
+        for k in range(2, self.order + 1):
+            keys = self.keys[k - 1]
+            h, last = keys // V, keys % V
+            s = last if k == 2 else np.searchsorted(self.keys[k - 2], suffix[k - 2][h] * V + last)
+            hist.append(h)
+            suffix.append(s)
+            first.append(first[k - 2][h])
+        return hist, suffix, first
 
 
 def lookup(sorted_keys: np.ndarray, values: np.ndarray, query: np.ndarray, default=0):
@@ -128,16 +197,14 @@ def _em_lambdas(p_hi: np.ndarray, p_lo: np.ndarray, buckets: np.ndarray, iters: 
 
 @dataclass
 class ArpaModel:
-    """Log10 probabilities and back-offs of a trigram back-off model (ARPA content)."""
+    """Log10 probabilities and back-offs of a back-off model (ARPA content), per order: the n-grams
+    of order k are ``keys[k-1]`` (as :class:`OrderCounts`), with ``logp[k-1]`` and ``bow[k-1]`` (the
+    highest order's back-offs are not written)."""
 
     V: int
-    uni_logp: np.ndarray
-    uni_bow: np.ndarray
-    bi_keys: np.ndarray
-    bi_logp: np.ndarray
-    bi_bow: np.ndarray
-    tri_keys: np.ndarray
-    tri_logp: np.ndarray
+    keys: list
+    logp: list
+    bow: list
     info: dict = field(default_factory=dict)
 
 
@@ -206,99 +273,93 @@ def estimate_deleted_interpolation(train: NGramCounts, heldout: np.ndarray, full
     info = {"smoothing": "deleted_interpolation", "lambda_unigram": lam1,
             "lambda_bigram_by_bucket": [round(float(x), 4) for x in lam2],
             "lambda_trigram_by_bucket": [round(float(x), 4) for x in lam3]}
-    return ArpaModel(V, uni_logp, uni_bow, full.bi_keys, np.log10(p2_all), bi_bow,
-                     full.tri_keys, np.log10(p3), info)
+    return ArpaModel(V, full.to_orders().keys, [uni_logp, np.log10(p2_all), np.log10(p3)],
+                     [uni_bow, bi_bow, np.zeros(len(p3))], info)
 
 
-def estimate_kneser_ney(full: NGramCounts, bos: int, eos: int, unk: int) -> ArpaModel:
-    """Interpolated modified Kneser-Ney (Chen & Goodman 1998, eq. 17-19), three discounts per order.
+ORDER_NAMES = {1: "unigram", 2: "bigram", 3: "trigram"}
 
-    Lower orders use continuation counts (number of distinct left contexts).
-    Discounts D1, D2, D3+ come from counts-of-counts: Y = n1/(n1 + 2 n2),
-    Dk = k - (k+1) Y n_{k+1}/n_k.
+
+def estimate_kneser_ney(counts: "OrderCounts | NGramCounts", bos: int, eos: int, unk: int) -> ArpaModel:
+    """Interpolated modified Kneser-Ney (Chen & Goodman 1998, eq. 17-19), three discounts per order,
+    at the order of ``counts``.
+
+    The highest order uses real counts; lower orders continuation counts (the number of distinct
+    words seen to the left; an n-gram starting with ``<s>`` has none and keeps its real count).
+    Discounts D1, D2, D3+ come from counts-of-counts: Y = n1/(n1 + 2 n2), Dk = k - (k+1) Y n_{k+1}/n_k.
+    The unigrams interpolate with the uniform distribution.  In ARPA form a seen n-gram stores its
+    interpolated probability and a history its interpolation weight as back-off, which is exact.
     """
-    V = full.V
+    if isinstance(counts, NGramCounts):
+        counts = counts.to_orders()
+    V, N = counts.V, counts.order
+    hist, suffix, first = counts.structure()
 
-    def discounts(counts):
-        n = [np.count_nonzero(counts == k) for k in (1, 2, 3, 4)]
+    def discounts(c):
+        n = [np.count_nonzero(c == k) for k in (1, 2, 3, 4)]
         if min(n) == 0:
             return np.array([0.0, 0.5, 1.0, 1.5])
         Y = n[0] / (n[0] + 2 * n[1])
         return np.array([0.0, 1 - 2 * Y * n[1] / n[0], 2 - 3 * Y * n[2] / n[1], 3 - 4 * Y * n[3] / n[2]])
 
-    def discount_of(counts, D):
-        return D[np.minimum(counts, 3)]
+    adjusted = [None] * N
+    adjusted[N - 1] = counts.counts[N - 1]
+    for k in range(N - 1, 0, -1):               # continuation counts of order k from order k+1
+        cont = np.bincount(suffix[k], minlength=len(counts.keys[k - 1])).astype(np.int64)
+        if k == 1:
+            cont[bos] = 0
+        else:
+            cont = np.where(first[k - 1] == bos, counts.counts[k - 1], cont)
+        adjusted[k - 1] = cont
+    D = [discounts(a[a > 0]) for a in adjusted]
 
-    # Continuation counts: N1+(. v w) for bigrams, N1+(. w) for unigrams.
-    tri_vw = full.tri_keys % (V * V)
-    cc_bi_keys, cc_bi = np.unique(tri_vw, return_counts=True)
-    # bigrams starting with <s> have no left context: keep their real counts
-    bi_v = full.bi_keys // V
-    bi_cont = lookup(cc_bi_keys, cc_bi, full.bi_keys)
-    bi_cont = np.where(bi_v == bos, full.bi_counts, bi_cont)
-    uni_cont = np.bincount(full.bi_keys % V, minlength=V).astype(np.float64)
-    uni_cont[bos] = 0
-
-    # unigram: interpolate with uniform, discount continuation counts
-    D1 = discounts(uni_cont[uni_cont > 0].astype(np.int64))
-    tot1 = uni_cont.sum()
-    disc1 = discount_of(uni_cont.astype(np.int64), D1)
-    disc1[uni_cont == 0] = 0
-    gamma0 = disc1.sum() / tot1
-    V_eff = V - 1
-    p1 = (uni_cont - disc1) / tot1 + gamma0 / V_eff
-    p1[bos] = 0
-    uni_logp = np.log10(np.where(p1 > 0, p1, 1e-99))
-    uni_logp[bos] = -99.0
-
-    # bigram level with continuation counts (real counts after <s>)
-    D2 = discounts(bi_cont)
-    hv, tot2, _ = NGramCounts.group_sums(full.bi_keys, bi_cont, V)
-    d2 = discount_of(bi_cont, D2)
-    hv_, dsum2, _ = NGramCounts.group_sums(full.bi_keys, d2, V)
-    tot2_of = lookup(hv, tot2, bi_v).astype(np.float64)
-    gamma2 = lookup(hv, dsum2 / tot2, bi_v, default=0.0)
-    p2 = (bi_cont - d2) / tot2_of + gamma2 * p1[full.bi_keys % V]
-    uni_bow = np.zeros(V)
-    uni_bow[hv] = np.log10(dsum2 / tot2)
-
-    # trigram level, real counts
-    D3 = discounts(full.tri_counts)
-    huv, tot3, _ = NGramCounts.group_sums(full.tri_keys, full.tri_counts, V)
-    d3 = discount_of(full.tri_counts, D3)
-    _, dsum3, _ = NGramCounts.group_sums(full.tri_keys, d3, V)
-    tuv = full.tri_keys // V
-    tot3_of = lookup(huv, tot3, tuv).astype(np.float64)
-    gamma3 = lookup(huv, dsum3 / tot3, tuv, default=0.0)
-    tvw = full.tri_keys % (V * V)
-    p2_of = lookup(full.bi_keys, p2, tvw, default=0.0)
-    p3 = (full.tri_counts - d3) / tot3_of + gamma3 * p2_of
-    bi_bow = lookup(huv, np.log10(dsum3 / tot3), full.bi_keys, default=0.0)
-    info = {"smoothing": "kneser_ney", "discounts": {"unigram": D1[1:].round(4).tolist(),
-            "bigram": D2[1:].round(4).tolist(), "trigram": D3[1:].round(4).tolist()}}
-    return ArpaModel(V, uni_logp, uni_bow, full.bi_keys, np.log10(p2), bi_bow,
-                     full.tri_keys, np.log10(p3), info)
+    # unigrams: discounted continuation counts, interpolated with the uniform distribution
+    a = adjusted[0].astype(np.float64)
+    d = D[0][np.minimum(adjusted[0], 3)]
+    tot = a.sum()
+    p = (a - d) / tot + d.sum() / tot / (V - 1)      # every word but <s> can be predicted
+    p[bos] = 0
+    logp = [np.log10(np.where(p > 0, p, 1e-99))]
+    logp[0][bos] = -99.0
+    bow = [np.zeros(V)]
+    for k in range(2, N + 1):
+        a, h = adjusted[k - 1], hist[k - 1]
+        d = D[k - 1][np.minimum(a, 3)]
+        n_hist = len(counts.keys[k - 2])
+        tot = np.bincount(h, weights=a, minlength=n_hist)
+        gamma = np.divide(np.bincount(h, weights=d, minlength=n_hist), tot, out=np.zeros(n_hist), where=tot > 0)
+        p = (a - d) / tot[h] + gamma[h] * p[suffix[k - 1]]
+        bow[k - 2] = np.log10(gamma, out=np.zeros(n_hist), where=gamma > 0)
+        logp.append(np.log10(p))
+        bow.append(np.zeros(len(p)))
+    info = {"smoothing": "kneser_ney", "order": N,
+            "discounts": {ORDER_NAMES.get(k + 1, f"{k + 1}-gram"): x[1:].round(4).tolist() for k, x in enumerate(D)}}
+    return ArpaModel(V, counts.keys, logp, bow, info)
 
 
-def write_arpa(model: ArpaModel, words: list[str], path: str | Path) -> None:
-    """Write the model in ARPA format (unigrams include <s> at -99 and <unk>)."""
-    V = model.V
-    uni_ids = np.arange(V)
+def write_arpa(model: ArpaModel, words: list[str], path: str | Path, chunk: int = 1_000_000) -> None:
+    """Write the model in ARPA format (unigrams include <s> at -99 and <unk>), order by order; an
+    n-gram's text is its history's text and its last word, built in chunks."""
+    V, N = model.V, len(model.keys)
+    words = np.asarray(words, dtype=object)
     with open(path, "w", encoding="utf-8") as f:
         f.write("\\data\\\n")
-        f.write(f"ngram 1={V}\nngram 2={len(model.bi_keys)}\nngram 3={len(model.tri_keys)}\n\n")
-        f.write("\\1-grams:\n")
-        f.writelines(f"{lp:.6f}\t{words[i]}\t{bo:.6f}\n"
-                     for i, lp, bo in zip(uni_ids.tolist(), model.uni_logp.tolist(), model.uni_bow.tolist()))
-        f.write("\n\\2-grams:\n")
-        a, b = (model.bi_keys // V).tolist(), (model.bi_keys % V).tolist()
-        f.writelines(f"{lp:.6f}\t{words[x]} {words[y]}\t{bo:.6f}\n"
-                     for x, y, lp, bo in zip(a, b, model.bi_logp.tolist(), model.bi_bow.tolist()))
-        f.write("\n\\3-grams:\n")
-        uv = model.tri_keys // V
-        a, b, c = (uv // V).tolist(), (uv % V).tolist(), (model.tri_keys % V).tolist()
-        f.writelines(f"{lp:.6f}\t{words[x]} {words[y]} {words[z]}\n"
-                     for x, y, z, lp in zip(a, b, c, model.tri_logp.tolist()))
+        f.writelines(f"ngram {k + 1}={len(keys)}\n" for k, keys in enumerate(model.keys))
+        text = None
+        for k in range(1, N + 1):
+            keys, logp, bow = model.keys[k - 1], model.logp[k - 1], model.bow[k - 1]
+            f.write(f"\n\\{k}-grams:\n")
+            parts = []
+            for i in range(0, len(keys), chunk):
+                kk = keys[i:i + chunk]
+                t = words[kk] if k == 1 else text[kk // V] + " " + words[kk % V]
+                lp = logp[i:i + chunk].tolist()
+                if k < N:
+                    f.writelines(f"{x:.6f}\t{w}\t{y:.6f}\n" for x, w, y in zip(lp, t.tolist(), bow[i:i + chunk].tolist()))
+                    parts.append(t)
+                else:
+                    f.writelines(f"{x:.6f}\t{w}\n" for x, w in zip(lp, t.tolist()))
+            text = np.concatenate(parts) if parts else np.zeros(0, dtype=object)
         f.write("\n\\end\\\n")
 
 
