@@ -95,4 +95,7 @@ def test_truecaser_on_a_cluster_refuses_what_needs_one_process(tmp_path):
     r = subprocess.run([sys.executable, "-m", "textqa.cli", "train", "truecaser", "--scheduler", "local",
                         "--order", "4", "--out", tmp_path / "x"], cwd=ROOT, capture_output=True, timeout=120)
     assert r.returncode != 0 and b"the cluster counts trigrams" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "textqa.cli", "train", "truecaser", "--scheduler", "local",
+                        "--discriminative", "local", "--out", tmp_path / "x"], cwd=ROOT, capture_output=True, timeout=120)
+    assert r.returncode != 0 and b"the discriminative pass learns on held-out sentences in one process" in r.stderr
     assert not (tmp_path / "x").exists()

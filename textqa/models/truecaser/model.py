@@ -18,6 +18,7 @@ from functools import partial
 from itertools import accumulate, chain
 from operator import getitem
 from pathlib import Path
+from types import SimpleNamespace
 
 import kenlm
 import numpy as np
@@ -29,6 +30,7 @@ from .casing import (CASE_CLASSES, NONE, UNKNOWN_TOKENS, apply_class, capitalize
 from .compounds import SEPARATORS, compound_form, count_parts, parts_from_data
 from .oov import CharCasingClassifier
 from .phrases import PhraseTable
+from .rerank import FEATURE_SETS, CandidateWeights, held_out, train_weights
 from .tokenize import split_at_sentence_final
 
 log = logging.getLogger(__name__)
@@ -124,7 +126,7 @@ class UnigramTruecaser(BaseEstimator):
 BOS_ID, EOS_ID, UNK_ID = 0, 1, 2
 #: The settings (``set_params``) of the paper's trigram decoder: no phrase scores, unseen compounds
 #: capitalised at the first letter only (``textqa truecase --decoder trigram``).
-TRIGRAM_DECODER = {"phrase_weight": 0.0, "compound_casing": False}
+TRIGRAM_DECODER = {"phrase_weight": 0.0, "compound_casing": False, "discriminative": "none"}
 #: ``Truecaser._viterbi``'s default: score the sentence's own phrases (None means no phrase scores).
 _OWN_PHRASES = object()
 LM_SPECIALS = [lmmod.BOS, lmmod.EOS, lmmod.UNK, UNKNOWN_NONE] + [UNKNOWN_TOKENS[c] for c in CASE_CLASSES]
@@ -196,6 +198,10 @@ class Truecaser(BaseEstimator):
     compound_casing : an unseen compound the search capitalises is cased part by part
         (:mod:`.compounds`, beyond the paper: "Saint-Laurent-des-Combes", not "Saint-laurent-des-combes");
         False renders it as the paper's UC class.  The part table is always built.
+    discriminative : "none" (default) or a feature set of :mod:`.rerank` ("local", "lexical",
+        "context"): a discriminative pass over the lattice, its weights learned by a perceptron on
+        training text held out from the LM (one block in 40); the LM is then trained without that
+        text.  Off by default: it lowered dev F1 (README).  "none" on a fitted model decodes without it.
     """
 
     def __init__(self, min_count: int = 2, n_casings: int = 4, smoothing: str = "kneser_ney",
@@ -203,7 +209,7 @@ class Truecaser(BaseEstimator):
                  oov_model: str = "char", oov_weight: float = 1.0, heldout_every: int = 50,
                  min_casing_share: float = 0.005, work_dir: str | None = None, lm_binary: str = "trie-q8",
                  phrase_weight: float = 0.5, phrase_min_count: int = 2, compound_casing: bool = True,
-                 order: int = 3):
+                 order: int = 3, discriminative: str = "none"):
         self.min_count = min_count
         self.n_casings = n_casings
         self.smoothing = smoothing
@@ -219,6 +225,7 @@ class Truecaser(BaseEstimator):
         self.phrase_min_count = phrase_min_count
         self.compound_casing = compound_casing
         self.order = order
+        self.discriminative = discriminative
 
     # ------------------------------------------------------------------ training
     def _check_params(self):
@@ -234,6 +241,8 @@ class Truecaser(BaseEstimator):
             raise ValueError(f"order must be one of {ORDERS}, got {self.order!r}")
         if self.order != 3 and self.smoothing == "deleted_interpolation":
             raise ValueError("deleted interpolation (paper eq. 1) is a trigram model: use order 3 or kneser_ney")
+        if self.discriminative not in ("none", *FEATURE_SETS):
+            raise ValueError(f"discriminative must be 'none' or one of {tuple(FEATURE_SETS)}, got {self.discriminative!r}")
         if self.min_count < 1 or self.n_casings < 1:
             raise ValueError("min_count and n_casings must be >= 1")
         if not (self.phrase_weight >= 0 and math.isfinite(self.phrase_weight)) or self.phrase_min_count < 1:
@@ -249,6 +258,14 @@ class Truecaser(BaseEstimator):
         say = progress or (lambda msg: log.info(msg))
         if not isinstance(sentences, list):
             sentences = list(sentences)             # read twice (the phrase table)
+        held = None
+        if self.discriminative != "none":
+            mask = held_out(len(sentences))
+            held = [as_tokens(s) for s, h in zip(sentences, mask) if h]
+            sentences = [s for s, h in zip(sentences, mask) if not h]
+            if not held:
+                raise ValueError("too few training sentences to hold some out for the discriminative pass")
+            say(f"holding {len(held):,} sentences out of the LM for the discriminative pass")
         say("indexing tokens")
         raw_ids: dict[str, int] = {}
         setdefault = raw_ids.setdefault
@@ -279,8 +296,16 @@ class Truecaser(BaseEstimator):
             if self.order == 3:
                 return lmmod.NGramCounts.from_packed(packed, vocab.V, BOS_ID, EOS_ID)
             return lmmod.OrderCounts.from_packed(packed, vocab.V, BOS_ID, EOS_ID, self.order)
-        return self.fit_counts(vocab, count, n_sentences=len(mapped), progress=say, arpa_copy=arpa_copy,
-                               sentence_ids=mapped, phrases=phrases)
+        self.fit_counts(vocab, count, n_sentences=len(mapped), progress=say, arpa_copy=arpa_copy,
+                        sentence_ids=mapped, phrases=phrases)
+        if held is not None:
+            dec = self._native_decoder()
+            if dec is None:
+                raise RuntimeError("the discriminative pass trains with the C++ decoder, which is not built (run make)")
+            say(f"training the discriminative pass ({self.discriminative} features) on the held-out sentences")
+            self.reranker_ = train_weights(self, dec, held, self.discriminative, progress=say)
+            self._phrase_cache = {}
+        return self
 
     def fit_counts(self, vocab: "LMVocabulary", count_ngrams, n_sentences: int, progress=None, arpa_copy=None,
                    sentence_ids=None, phrases: "PhraseTable | None" = None):
@@ -292,11 +317,13 @@ class Truecaser(BaseEstimator):
         cased-phrase table (:mod:`.phrases`; None: none, whatever ``phrase_weight`` says)."""
         self._check_params()
         say = progress or (lambda msg: log.info(msg))
-        if self.smoothing == "deleted_interpolation" and sentence_ids is None:
-            raise ValueError("deleted interpolation needs the training sentences, not only their counts")
+        if sentence_ids is None and (self.smoothing == "deleted_interpolation" or self.discriminative != "none"):
+            raise ValueError("deleted interpolation and the discriminative pass need the training sentences, "
+                             "not only their counts")
         self.n_train_tokens_ = vocab.n_tokens
         self.n_train_sentences_ = n_sentences
         self.phrases_ = phrases
+        self.reranker_ = None
         if phrases is not None:
             say(f"{len(phrases):,} cased phrases seen >= {self.phrase_min_count} times")
         V, bos, eos, unk = vocab.V, BOS_ID, EOS_ID, UNK_ID
@@ -412,8 +439,8 @@ class Truecaser(BaseEstimator):
         every later score depends only on that state; the LM merges histories it cannot
         tell apart (backed-off contexts), which shrinks the trellis further.  Cost is
         O(S * M^3) for S tokens and M candidates per token (paper: O(S M^(H+1))).
-        ``phrase``: {position: weighted phrase score of each candidate} added to the emissions
-        (beyond the paper; None: none; not given: computed for this sentence).
+        ``phrase``: {position: added score of each candidate}: the weighted phrase scores and the
+        discriminative pass's, beyond the paper (None: none; not given: computed for this sentence).
         """
         lm = self.lm_
         base_score = lm.BaseScore
@@ -425,7 +452,7 @@ class Truecaser(BaseEstimator):
             lm.BeginSentenceWrite(start)
         w = self.oov_weight
         if phrase is _OWN_PHRASES:
-            phrase = self._phrase_scores(tokens)
+            phrase = self._extra_scores([t.lower() for t in tokens], [0, len(tokens)])
         layer = [(0.0, start, -1, -1)]
         history = []
         cand_lists = []
@@ -488,6 +515,18 @@ class Truecaser(BaseEstimator):
         return table.scores(tokens if lowered else [t.lower() for t in tokens],
                             lambda word: [f for f, _, _ in self._candidates(word)], sent_off, w, self._phrase_cache)
 
+    def _extra_scores(self, low: list[str], sent_off) -> dict:
+        """{token index: the added emission score of each candidate}: the phrase scores plus the
+        discriminative pass's (:mod:`.rerank`; ``discriminative``), over the lowercased sentences
+        ``low`` at the offsets ``sent_off``."""
+        out = self._phrase_scores(low, lowered=True, sent_off=sent_off) or {}
+        weights = getattr(self, "reranker_", None)
+        if weights is not None and self.discriminative != "none":
+            for k, x in weights.scores(low, sent_off, lambda w: [f for f, _, _ in self._candidates(w)],
+                                       self.casing_.forms.get).items():
+                out[k] = [a + b for a, b in zip(out[k], x)] if k in out else x
+        return out
+
     def _oov_scores(self, token_lists) -> dict:
         if self.oov_ is None:
             return {}
@@ -529,14 +568,20 @@ class Truecaser(BaseEstimator):
             self._native_cache[key] = entry
         return entry
 
-    def _predict_native(self, token_lists, dec) -> list[list[str]]:
-        """:meth:`predict_tokens` with the C++ Viterbi: one call for the whole batch, the phrase
-        scores and the OOV model's scores of the unseen words met on the way added to the emissions.
-        Built with whole-batch comprehensions (no per-token Python loop but the phrase search's)."""
+    def _parts(self, toks: list[str]) -> list[list[str]]:
+        """A token list as the search decodes it: sentence by sentence (``split_sentences``) or whole."""
+        return (split_at_sentence_final(toks) if self.split_sentences else [toks]) if toks else []
+
+    def _native_inputs(self, token_lists, dec, extra: bool = True) -> "SimpleNamespace":
+        """The C++ search's inputs for a batch: its parts (``sent_off`` ranges of the flat tokens
+        ``flat``, lowercased ``low``), each token's candidates (``cand_off`` ranges of KenLM ids
+        ``ids``) and their emission scores ``em``: the OOV model's scores of the unseen words and,
+        when ``extra``, the phrase and discriminative scores.  Built with whole-batch comprehensions
+        (no per-token Python loop but the phrase search's and the discriminative features')."""
         get, entry = self._native_cache.get, self._native_entry
         parts_of, parts = [], []
         for toks in token_lists:
-            p = (split_at_sentence_final(toks) if self.split_sentences else [toks]) if toks else []
+            p = self._parts(toks)
             parts_of.append(len(p))
             parts += p
         flat = list(chain.from_iterable(parts))
@@ -544,8 +589,9 @@ class Truecaser(BaseEstimator):
         sent_off = list(accumulate(map(len, parts), initial=0))
         ents = [get(k) or entry(k, dec) for k in low]
         ems = [e[3] for e in ents]
-        for k, x in (self._phrase_scores(low, lowered=True, sent_off=sent_off) or {}).items():
-            ems[k] = x
+        if extra:
+            for k, x in self._extra_scores(low, sent_off).items():
+                ems[k] = x
         ids = list(chain.from_iterable([e[1] for e in ents]))
         em = list(chain.from_iterable(ems))
         cand_off = list(accumulate([len(e[1]) for e in ents], initial=0))
@@ -559,15 +605,22 @@ class Truecaser(BaseEstimator):
                 for j, c in enumerate(classes):
                     if c is not None:
                         em[pos + j] += w * scores[key][c]
-        choice = dec.decode(sent_off, cand_off, ids, em, not self.first_word.startswith("mask")).tolist()
+        return SimpleNamespace(parts_of=parts_of, flat=flat, low=low, sent_off=sent_off, ents=ents, ids=ids, em=em,
+                               cand_off=cand_off, unseen_at=unseen_at)
+
+    def _predict_native(self, token_lists, dec) -> list[list[str]]:
+        """:meth:`predict_tokens` with the C++ Viterbi: one call for the whole batch."""
+        inp = self._native_inputs(token_lists, dec)
+        sent_off = inp.sent_off
+        choice = dec.decode(sent_off, inp.cand_off, inp.ids, inp.em, not self.first_word.startswith("mask")).tolist()
         cased = [form if len(form) == len(tok) else tok
-                 for form, tok in zip(map(getitem, [e[4] for e in ents], choice), flat)]
+                 for form, tok in zip(map(getitem, [e[4] for e in inp.ents], choice), inp.flat)]
         if self.first_word.endswith("+upper"):
             for a, b in zip(sent_off, sent_off[1:]):
                 cased[a:b] = capitalize_first_word(cased[a:b])
-        self._case_compounds(cased, low, unseen_at)
+        self._case_compounds(cased, inp.low, inp.unseen_at)
         out, p = [], 0
-        for n_parts in parts_of:
+        for n_parts in inp.parts_of:
             out.append(cased[sent_off[p]:sent_off[p + n_parts]])
             p += n_parts
         return out
@@ -592,21 +645,20 @@ class Truecaser(BaseEstimator):
         if dec is not None:
             return self._predict_native(token_lists, dec)
         oov = self._oov_scores(token_lists)
-        parts_of = [(split_at_sentence_final(toks) if self.split_sentences else [toks]) if toks else []
-                    for toks in token_lists]
+        parts_of = [self._parts(toks) for toks in token_lists]
         every = [part for parts in parts_of for part in parts]
         sent_off = list(accumulate(map(len, every), initial=0))
         low = [t.lower() for part in every for t in part]
-        phrase = self._phrase_scores(low, True, sent_off)
+        phrase = self._extra_scores(low, sent_off)
         by_part: dict = defaultdict(dict)        # the phrase scores of each part, by position in it
-        for i, x in (phrase or {}).items():
+        for i, x in phrase.items():
             k = bisect_right(sent_off, i) - 1
             by_part[k][i - sent_off[k]] = x
         out, k = [], 0
         for parts in parts_of:
             res = []
             for part in parts:
-                cased = self._viterbi(part, oov, by_part.get(k, {}) if phrase is not None else None)
+                cased = self._viterbi(part, oov, by_part.get(k, {}))
                 if self.first_word.endswith("+upper"):
                     cased = capitalize_first_word(cased)
                 self._case_compounds(cased, low[sent_off[k]:sent_off[k + 1]], range(len(part)))
@@ -631,7 +683,7 @@ class Truecaser(BaseEstimator):
 
 
 # ---------------------------------------------------------------------- persistence
-FORMAT_VERSION = 4            # 4: + the compound part table in casing.json; 3: + phrases.json; 2: the OOV model as JSON + .npz (1 pickled it with joblib)
+FORMAT_VERSION = 5            # 5: + discriminative.json (when trained with one); 4: + the compound part table in casing.json; 3: + phrases.json; 2: the OOV model as JSON + .npz (1 pickled it with joblib)
 MIN_FORMAT_VERSION = 2
 ARTIFACT_NAME = "truecaser"
 
@@ -662,6 +714,9 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
             meta, arrays = oov_to_data(model.oov_)
             (tmp / "oov.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
             save_arrays(tmp / "oov.npz", arrays)
+        if getattr(model, "reranker_", None) is not None:
+            (tmp / "discriminative.json").write_text(json.dumps(model.reranker_.to_data(), ensure_ascii=False),
+                                                     encoding="utf-8")
         if getattr(model, "phrases_", None) is not None:
             with open(tmp / "phrases.json", "w", encoding="utf-8") as f:
                 json.dump(model.phrases_.to_data(), f, ensure_ascii=False, separators=(",", ":"))
@@ -729,6 +784,13 @@ def load_truecaser(path) -> Truecaser:
             model.phrases_ = PhraseTable.from_data(json.loads((path / "phrases.json").read_text(encoding="utf-8")))
         except (OSError, ValueError) as e:
             raise ArtifactError(f"{path}: cannot read the phrase table ({e})") from e
+    model.reranker_ = None
+    if (path / "discriminative.json").exists():
+        try:
+            model.reranker_ = CandidateWeights.from_data(
+                json.loads((path / "discriminative.json").read_text(encoding="utf-8")))
+        except (OSError, ValueError) as e:
+            raise ArtifactError(f"{path / 'discriminative.json'}: cannot read the discriminative weights ({e})") from e
     model._cand_cache, model._native_cache, model._phrase_cache, model._native = {}, {}, {}, None
     model.manifest_ = manifest
     return model
