@@ -113,7 +113,7 @@ MUTANTS = [
      "            if cap > low or cap == low == 0:", "            if True:",
      ["tests/truecaser/test_compounds.py::test_a_compound_is_cased_part_by_part"]),
     ("compound-casing-not-in-native-search", "textqa/models/truecaser/model.py",
-     "        self._case_compounds(cased, low, unseen_at)",
+     "        self._case_compounds(cased, inp.low, inp.unseen_at)",
      "        pass",
      ["tests/truecaser/test_compounds.py::test_unseen_compounds_are_cased_part_by_part_and_the_searches_agree"]),
     ("compound-casing-switch-ignored", "textqa/models/truecaser/model.py",

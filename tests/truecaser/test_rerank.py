@@ -107,3 +107,18 @@ def test_truecase_cli_switches_the_pass_off(discriminative, dev_sentences):
     assert run("--no-discriminative") == off != model.set_params(discriminative="lexical").predict(lowered)
     assert run("--decoder", "trigram") == model.set_params(**TRIGRAM_DECODER).predict(lowered)
     model.set_params(discriminative="lexical", phrase_weight=0.5, compound_casing=True)
+
+
+def test_too_little_text_for_the_pass_is_a_one_line_error(tmp_path):
+    """Two sentences (synthetic, made up for this test) leave nothing to hold out: an error naming
+    the file, no traceback, no artifact."""
+    import subprocess
+    import sys
+    data = tmp_path / "tiny.txt"
+    data.write_text("The Cat sat .\nA Dog ran .\n", encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "textqa.cli", "train", "truecaser", "--data", str(data), "--pretokenized",
+                        "--no-cache", "--discriminative", "local", "--out", str(tmp_path / "out")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert f"error: too few training sentences to hold some out for the discriminative pass ({data})" in r.stderr
+    assert not (tmp_path / "out").exists()

@@ -64,7 +64,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "F1: README)")
     p.add_argument("--order", type=int, choices=ORDERS, default=3,
                    help="LM order (default 3, the paper's trigram; 4 and 5 need --smoothing kneser_ney and gain "
-                        "0.02-0.04 dev F1 for 2.4-4.3x the LM's size: README)")
+                        "0.06-0.11 dev F1 for 2.4-4.3x the LM's size: README)")
     p.add_argument("--first-word", choices=["lm", "lm+upper", "mask", "mask+upper"], default="lm+upper",
                    help="sentence-initial casing strategy (paper section 2.5)")
     p.add_argument("--oov-model", choices=["char", "none"], default="char",
@@ -215,7 +215,10 @@ def run(args: argparse.Namespace) -> int:
                 sentences = sentences[:args.max_sentences]
             if not sentences:
                 raise SystemExit("error: no training sentences in " + ", ".join(map(str, data)))
-            model.fit(sentences, progress=say, arpa_copy=args.arpa)
+            try:
+                model.fit(sentences, progress=say, arpa_copy=args.arpa)
+            except ValueError as e:                     # e.g. too little text for --discriminative
+                raise SystemExit(f"error: {e} ({names})") from None
             n_sentences = model.n_train_sentences_              # without those held out for --discriminative
             del sentences
         model.work_dir = None

@@ -178,8 +178,8 @@ class Truecaser(BaseEstimator):
     n_casings : only the n most frequent casings of a word are candidates (section 2.4).
     smoothing : "kneser_ney" (default, best on dev) or "deleted_interpolation" (paper eq. 1).
     order : the LM's order, 3 (the paper's trigram, default) or 2, 4, 5 (Kneser-Ney only; the
-        search stays exact, recombining on KenLM's state).  Orders 4 and 5 gained 0.04 and 0.02
-        dev F1 for 2.4x and 4.3x the LM's size (README).
+        search stays exact, recombining on KenLM's state).  Orders 4 and 5 gained 0.06 and 0.11
+        dev F1 with the default decoder for 2.4x and 4.3x the LM's size (README).
     first_word : section 2.5 options: "lm" (decode from <s>), "mask" (decode from a null
         context, masking the sentence-begin effect), each optionally followed by "+upper"
         (uppercase the first letter afterwards, table 1's "truecasing+").
@@ -304,7 +304,6 @@ class Truecaser(BaseEstimator):
                 raise RuntimeError("the discriminative pass trains with the C++ decoder, which is not built (run make)")
             say(f"training the discriminative pass ({self.discriminative} features) on the held-out sentences")
             self.reranker_ = train_weights(self, dec, held, self.discriminative, progress=say)
-            self._phrase_cache = {}
         return self
 
     def fit_counts(self, vocab: "LMVocabulary", count_ngrams, n_sentences: int, progress=None, arpa_copy=None,
@@ -572,11 +571,11 @@ class Truecaser(BaseEstimator):
         """A token list as the search decodes it: sentence by sentence (``split_sentences``) or whole."""
         return (split_at_sentence_final(toks) if self.split_sentences else [toks]) if toks else []
 
-    def _native_inputs(self, token_lists, dec, extra: bool = True) -> "SimpleNamespace":
+    def _native_inputs(self, token_lists, dec) -> "SimpleNamespace":
         """The C++ search's inputs for a batch: its parts (``sent_off`` ranges of the flat tokens
         ``flat``, lowercased ``low``), each token's candidates (``cand_off`` ranges of KenLM ids
-        ``ids``) and their emission scores ``em``: the OOV model's scores of the unseen words and,
-        when ``extra``, the phrase and discriminative scores.  Built with whole-batch comprehensions
+        ``ids``) and their emission scores ``em``: the OOV model's scores of the unseen words, the
+        phrase scores and the discriminative pass's.  Built with whole-batch comprehensions
         (no per-token Python loop but the phrase search's and the discriminative features')."""
         get, entry = self._native_cache.get, self._native_entry
         parts_of, parts = [], []
@@ -589,9 +588,8 @@ class Truecaser(BaseEstimator):
         sent_off = list(accumulate(map(len, parts), initial=0))
         ents = [get(k) or entry(k, dec) for k in low]
         ems = [e[3] for e in ents]
-        if extra:
-            for k, x in self._extra_scores(low, sent_off).items():
-                ems[k] = x
+        for k, x in self._extra_scores(low, sent_off).items():
+            ems[k] = x
         ids = list(chain.from_iterable([e[1] for e in ents]))
         em = list(chain.from_iterable(ems))
         cand_off = list(accumulate([len(e[1]) for e in ents], initial=0))
