@@ -9,9 +9,12 @@ Kneser-Ney LMs of each order with ``lmplz``, binarises them as the default does 
 quantisation), swaps each into the default artifact's truecaser (same casing table, same OOV
 model) and reports dev accuracy/F1, speed with the C++ search, LM size, and the trellis's
 growth: the mean and largest number of distinct KenLM states per token after recombination (the
-exact search keeps them all), over the first 3,000 dev lines.
+exact search keeps them all), over the first 3,000 dev lines.  ``--prune 0 0 1`` passes ``lmplz``
+its count thresholds (n-grams seen at most that often are dropped; one value per order, the last
+repeated for higher orders) and also scores WSJ and the Reuters test split, so that a pruned LM
+can be compared on all three sets.
 
-    make lmplz && python dev/truecaser_order.py [--orders 3 4 5] [--work DIR]
+    make lmplz && python dev/truecaser_order.py [--orders 3 4 5] [--prune 0 0 1] [--work DIR]
 """
 from __future__ import annotations
 
@@ -81,6 +84,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--orders", type=int, nargs="+", default=[3, 4, 5])
     p.add_argument("--work", type=Path, default=None, help="folder for the corpus and the LMs (default: a temp dir)")
+    p.add_argument("--prune", type=int, nargs="+", default=None,
+                   help="lmplz --prune thresholds, one per order (the last repeated); also scores the news sets")
     args = p.parse_args(argv)
     if not LMPLZ.exists():
         raise SystemExit(f"error: {LMPLZ} missing; run 'make lmplz' (needs root for the Boost packages)")
@@ -95,14 +100,21 @@ def main(argv=None) -> int:
     n_tokens = sum(map(len, lower))
     svc = TruecaserService.load(artifacts_dir(None) / "truecaser")
     model = svc.model
-    print("| LM (lmplz, modified Kneser-Ney, trie-q8) | LM file (MB) | dev accuracy | dev F1 | tokens/s | "
-          "states per token (mean / max) |")
-    print("|---|---:|---:|---:|---:|---:|")
+    news = {}
+    if args.prune:
+        from bench.truecaser import score_cells, scoring_sets
+        news = {k: v for k, v in scoring_sets(gold).items() if k != "dev"}
+    print("| LM (lmplz, modified Kneser-Ney, trie-q8) | LM file (MB) | dev accuracy | dev F1 | "
+          + "".join(f"{k} accuracy | {k} F1 | " for k in news) + "tokens/s | states per token (mean / max) |")
+    print("|---|" + "---:|" * (5 + 2 * len(news)))
     for order in args.orders:
-        arpa, binary = work / f"lm{order}.arpa", work / f"lm{order}.binary"
+        prune = [] if not args.prune else [str(args.prune[min(k, len(args.prune) - 1)]) for k in range(order)]
+        tag = f"{order}" + (f"-prune{''.join(prune)}" if prune else "")
+        arpa, binary = work / f"lm{tag}.arpa", work / f"lm{tag}.binary"
         if not binary.exists():
             with open(corpus, "rb") as src, open(arpa, "wb") as dst:
-                subprocess.run([str(LMPLZ), "-o", str(order), "-S", "40%", "-T", str(work), "--discount_fallback"],
+                subprocess.run([str(LMPLZ), "-o", str(order), "-S", "40%", "-T", str(work), "--discount_fallback",
+                                *(["--prune", *prune] if prune else [])],
                                stdin=src, stdout=dst, stderr=subprocess.DEVNULL, check=True)
             subprocess.run([find_build_binary(), "-s", *BINARY_FORMATS["trie-q8"], str(arpa), str(binary)],
                            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -115,7 +127,9 @@ def main(argv=None) -> int:
         speed = n_tokens / (time.perf_counter() - t)
         s = score_truecase(gold, [" ".join(x) for x in out])
         mean, most = states_per_token(model, lower[:3000])
-        print(f"| order {order} | {binary.stat().st_size / 1e6:,.0f} | {s.accuracy:.2f} | {s.f1:.2f} | {speed:,.0f} | "
+        cells = "".join(f"{c} | " for c in score_cells(model, news)) if news else ""
+        name = f"order {order}" + (f", --prune {' '.join(prune)}" if prune else "")
+        print(f"| {name} | {binary.stat().st_size / 1e6:,.0f} | {s.accuracy:.2f} | {s.f1:.2f} | {cells}{speed:,.0f} | "
               f"{mean:.2f} / {most} |", flush=True)
     return 0
 
