@@ -511,8 +511,12 @@ class Truecaser(BaseEstimator):
         w = self.phrase_weight
         if table is None or not w:
             return None
-        return table.scores(tokens if lowered else [t.lower() for t in tokens],
-                            lambda word: [f for f, _, _ in self._candidates(word)], sent_off, w, self._phrase_cache)
+        return table.scores(tokens if lowered else [t.lower() for t in tokens], self._candidate_forms, sent_off, w,
+                            self._phrase_cache)
+
+    def _candidate_forms(self, word: str) -> list[str]:
+        """The output forms of a token's candidates (:meth:`_candidates`), in their order."""
+        return [f for f, _, _ in self._candidates(word)]
 
     def _extra_scores(self, low: list[str], sent_off) -> dict:
         """{token index: the added emission score of each candidate}: the phrase scores plus the
@@ -521,8 +525,7 @@ class Truecaser(BaseEstimator):
         out = self._phrase_scores(low, lowered=True, sent_off=sent_off) or {}
         weights = getattr(self, "reranker_", None)
         if weights is not None and self.discriminative != "none":
-            for k, x in weights.scores(low, sent_off, lambda w: [f for f, _, _ in self._candidates(w)],
-                                       self.casing_.forms.get).items():
+            for k, x in weights.scores(low, sent_off, self._candidate_forms, self.casing_.forms.get).items():
                 out[k] = [a + b for a, b in zip(out[k], x)] if k in out else x
         return out
 
@@ -647,9 +650,8 @@ class Truecaser(BaseEstimator):
         every = [part for parts in parts_of for part in parts]
         sent_off = list(accumulate(map(len, every), initial=0))
         low = [t.lower() for part in every for t in part]
-        phrase = self._extra_scores(low, sent_off)
-        by_part: dict = defaultdict(dict)        # the phrase scores of each part, by position in it
-        for i, x in phrase.items():
+        by_part: dict = defaultdict(dict)        # the added emission scores of each part, by position in it
+        for i, x in self._extra_scores(low, sent_off).items():
             k = bisect_right(sent_off, i) - 1
             by_part[k][i - sent_off[k]] = x
         out, k = [], 0

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from .casing import case_class
+from .casing import NONE, case_class
 
 BLOCK, EVERY = 500, 40
 _LOCAL = ("b", "r", "sh", "pos")
@@ -116,10 +116,10 @@ class Lattice:
         inp = self.inputs
         gold_tokens = [t for s in sentences for part in model._parts(s) for t in part]
         feat, fcand, gold, skip = [], [], [], []
-        forms_of = model.casing_.forms.get
+        counts_of = model.casing_.forms.get
         for a, b in zip(inp.sent_off, inp.sent_off[1:]):
             low = inp.low[a:b]
-            first_cased = next((k for k, t in enumerate(low) if case_class(t) != "NONE"), -1)
+            first_cased = next((k for k, t in enumerate(low) if case_class(t) != NONE), -1)
             for i in range(b - a):
                 t = a + i
                 forms = inp.ents[t][4]
@@ -128,7 +128,7 @@ class Lattice:
                 skip.append(i == first_cased or len(forms) < 2)
                 if len(forms) < 2:
                     continue
-                for r, keys in enumerate(candidate_features(templates, low, i, forms, forms_of(low[i]))):
+                for r, keys in enumerate(candidate_features(templates, low, i, forms, counts_of(low[i]))):
                     for key in keys:
                         j = index.get(key)
                         if j is None and grow:
