@@ -205,7 +205,9 @@ def main(argv=None) -> int:
         f"- Artifact size: {size:,.1f} MB (KenLM binary, `{manifest['hyper_parameters'].get('lm_binary', 'probing')}`, "
         "+ casing tables + OOV model + Punkt tables).",
         f"- Training time: {train_seconds:,.0f} s ({train_note}); "
-        f"{manifest.get('training_tokens', 0):,} training tokens, n-grams {manifest.get('ngram_counts')}.",
+        f"{manifest.get('training_tokens', 0):,} training tokens, n-grams {manifest.get('ngram_counts')}"
+        + (f"; in the LM after count pruning (`--prune {' '.join(map(str, lm_info['prune']))}`): {lm_info['kept']}."
+           if "kept" in (lm_info := manifest.get("lm", {})) else "."),
         f"- Targets (issue 2): >= 1.5x the peer's tokens/s (stretch 3x): "
         f"**{v['tokens_per_second'] / peer:.2f}x**; model load <= 5 s: **{v['load_seconds']:.2f} s**; "
         f"training <= 10 min on 2 cores: **{train_seconds / 60:.1f} min**. Issue 14: >= 3x the peer: "

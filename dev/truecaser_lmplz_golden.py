@@ -6,7 +6,8 @@ gives on a small slice of real text, so the tests can check the estimator agains
 Boost.  Training text: the first 2,000 lines of ``data/truecase/val_input.txt.gz`` (tokenized
 Wikipedia); scored: the next 300 lines, each as the sum of the log10 probabilities of its words
 seen in training and of ``</s>`` (the two give ``<unk>`` itself different probabilities; as a
-context it is the same).  Orders 2 to 5.
+context it is the same).  Orders 2 to 5, and count pruning (``lmplz --prune``) at orders 3, 4 and 5
+(``PRUNED``; the thresholds of the orders not given repeat the last one).
 
     make lmplz && python dev/truecaser_lmplz_golden.py [--out tests/fixtures/lmplz/golden.json]
 """
@@ -25,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from dev.truecaser_order import LMPLZ  # noqa: E402
 
 N_TRAIN, N_TEST = 2000, 300
+PRUNED = {"3 prune 0 0 1": (3, [0, 0, 1]), "4 prune 0 1 2": (4, [0, 1, 2]), "5 prune 0 0 1": (5, [0, 0, 1])}
 
 
 def slices():
@@ -52,15 +54,19 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         text = Path(tmp) / "train.txt"
         text.write_text("".join(" ".join(s) + "\n" for s in train), encoding="utf-8")
-        for order in (2, 3, 4, 5):
-            arpa = Path(tmp) / f"lm{order}.arpa"
+        runs = {str(order): (order, []) for order in (2, 3, 4, 5)} | PRUNED
+        for name, (order, prune) in runs.items():
+            arpa = Path(tmp) / "lm.arpa"
+            prune_args = ["--prune", *map(str, prune)] if prune else []
             with open(text, "rb") as src, open(arpa, "wb") as dst:
-                subprocess.run([str(LMPLZ), "-o", str(order), "--discount_fallback", "-S", "20%", "-T", tmp],
-                               stdin=src, stdout=dst, stderr=subprocess.DEVNULL, check=True)
+                subprocess.run([str(LMPLZ), "-o", str(order), *prune_args, "--discount_fallback", "-S", "20%",
+                                "-T", tmp], stdin=src, stdout=dst, stderr=subprocess.DEVNULL, check=True)
             lm = kenlm.Model(str(arpa))
-            out["log10_scores"][str(order)] = [round(score_seen(lm, s), 5) for s in out["sentences"]]
+            out["log10_scores"][name] = [round(score_seen(lm, s), 5) for s in out["sentences"]]
+            out.setdefault("ngram_counts", {})[name] = [int(l.split("=")[1]) for l in
+                                                        arpa.read_text(encoding="utf-8").split("\n\n")[0].splitlines()[1:]]
     args.out.write_text(json.dumps(out, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}: {len(test)} sentences, orders 2-5")
+    print(f"wrote {args.out}: {len(test)} sentences, orders 2-5, {len(PRUNED)} pruned")
     return 0
 
 

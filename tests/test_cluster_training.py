@@ -80,7 +80,7 @@ def test_truecaser_counts_as_a_map_reduce_give_the_same_lm(tmp_path):
                 "--workers", "2", "--partition-size", "100")
     assert "partitions: tokenizing and counting words on the cluster" in err
     arpa = (tmp_path / "local.arpa").read_bytes()
-    assert arpa == (tmp_path / "dask.arpa").read_bytes() and arpa.count(b"\n") > 100_000
+    assert arpa == (tmp_path / "dask.arpa").read_bytes() and arpa.count(b"\n") > 60_000   # trigrams seen once pruned
     same_files(tmp_path / "local", tmp_path / "dask", timing=("second",))
     assert "counting cased phrases on the cluster" in err
     phrases = json.loads((tmp_path / "dask" / "phrases.json").read_text(encoding="utf-8"))["phrases"]

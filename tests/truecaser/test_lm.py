@@ -58,12 +58,12 @@ def test_count_buckets():
     assert lmmod.count_bucket(np.array([0, 1, 2, 3, 4, 8, 10**9])).tolist() == [0, 1, 2, 2, 3, 4, lmmod.N_BUCKETS - 1]
 
 
-def arpa_of_order(sentences, order, path):
+def arpa_of_order(sentences, order, path, prune=None):
     words = [lmmod.BOS, lmmod.EOS, lmmod.UNK]
     idx = {w: i for i, w in enumerate(words)}
     seqs = [np.array([idx.setdefault(w, len(idx)) for w in s.split()]) for s in sentences]
     counts = lmmod.OrderCounts.from_packed(lmmod.pack_sentences(seqs, 0, 1), len(idx), 0, 1, order)
-    lmmod.write_arpa(lmmod.estimate_kneser_ney(counts, 0, 1, 2), list(idx), path)
+    lmmod.write_arpa(lmmod.estimate_kneser_ney(counts, 0, 1, 2, prune=prune), list(idx), path)
     return kenlm.Model(str(path)), counts
 
 
@@ -99,7 +99,8 @@ def test_order_counts_match_the_trigram_counts_and_count_by_hand():
 
 def test_kneser_ney_equals_kenlm_lmplz_at_every_order(tmp_path):
     """The estimator against the reference implementation: KenLM's ``lmplz`` on 2,000 real Wikipedia
-    lines (golden scores of 300 further lines by ``dev/truecaser_lmplz_golden.py``)."""
+    lines (golden scores of 300 further lines by ``dev/truecaser_lmplz_golden.py``), at orders 2-5
+    and with count pruning (``lmplz --prune``: the same n-grams kept, the same probabilities)."""
     import gzip
     import json
     from pathlib import Path
@@ -107,7 +108,33 @@ def test_kneser_ney_equals_kenlm_lmplz_at_every_order(tmp_path):
     golden = json.loads((root / "tests" / "fixtures" / "lmplz" / "golden.json").read_text(encoding="utf-8"))
     with gzip.open(root / "data" / "truecase" / "val_input.txt.gz", "rt", encoding="utf-8") as f:
         train = [l for _, l in zip(range(golden["training_lines"]), f) if l.split()]
-    for order, expected in golden["log10_scores"].items():
-        m, _ = arpa_of_order(train, int(order), tmp_path / f"lm{order}.arpa")
+    assert sum("prune" in name for name in golden["log10_scores"]) == 3
+    for name, expected in golden["log10_scores"].items():
+        order, *prune = [int(x) for x in name.replace("prune", "").split()]
+        path = tmp_path / "lm.arpa"
+        m, _ = arpa_of_order(train, order, path, prune=prune)
         ours = [sum(lp for lp, _, oov in m.full_scores(s) if not oov) for s in golden["sentences"]]
-        assert len(ours) == 300 and np.allclose(ours, expected, atol=2e-3), order
+        assert len(ours) == 300 and np.allclose(ours, expected, atol=2e-3), name
+        header = path.read_text(encoding="utf-8").split("\n\n")[0].splitlines()[1:]
+        assert [int(line.split("=")[1]) for line in header] == golden["ngram_counts"][name], name
+
+
+@pytest.mark.parametrize("order,prune", [(3, [0, 0, 1]), (4, [0, 1, 1, 2]), (5, [0, 0, 1])])
+def test_pruned_kneser_ney_is_normalised_and_keeps_every_history(order, prune, tmp_path):
+    """Pruning moves a dropped n-gram's mass to its history's back-off: every distribution still sums
+    to one, and every kept n-gram's history and suffix are kept (the thresholds do not decrease)."""
+    m, counts = arpa_of_order(SYNTHETIC + SYNTHETIC[:3], order, tmp_path / "lm.arpa", prune=prune)
+    lines = (tmp_path / "lm.arpa").read_text(encoding="utf-8").split("\n")
+    grams = {tuple(l.split("\t")[1].split()) for l in lines if l.count("\t") >= 1}
+    assert len(grams) < sum(len(k) for k in counts.keys)           # something was pruned
+    assert all(g[:-1] in grams and g[1:] in grams for g in grams if len(g) > 1)
+    assert_normalised(m, sorted({w for s in SYNTHETIC for w in s.split()}) + [lmmod.EOS, lmmod.UNK],
+                      [[], ["the"], ["the", "cat"], ["the", "cat", "sat"], ["a", "cat", "sat", "down"], ["dog", "the"]])
+
+
+@pytest.mark.parametrize("prune,error", [([1], "unigrams cannot be pruned"), ([0, 2, 1], "non-decreasing"),
+                                         ([0, 0, 1, 1], "4 pruning thresholds"), ([0, -1], "non-decreasing")])
+def test_bad_pruning_thresholds_are_refused(prune, error):
+    with pytest.raises(ValueError, match=error):
+        lmmod.prune_thresholds(prune, 3)
+    assert lmmod.prune_thresholds([0, 1], 4) == [0, 1, 1, 1] and lmmod.prune_thresholds(None, 3) == [0, 0, 0]

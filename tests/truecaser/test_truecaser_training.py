@@ -135,17 +135,24 @@ def test_scores_by_frequency_band_add_up_to_the_whole():
     assert bands["1,000-9,999"].tokens == 2 and "10,000+" in bands
 
 
-def test_an_order_4_lm_is_trained_saved_and_decoded_exactly(wiki_sentences, dev_sentences, tmp_path, monkeypatch):
-    """``--order 4`` (issue 14, item 1): the artifact's LM is a 4-gram model, and the C++ and Python
-    searches (both recombining on KenLM's state, now three words long) give the same output."""
-    from textqa.training.truecaser import add_arguments, run
+def small_training_run(wiki_sentences, dev_sentences, tmp_path):
+    """The parser of ``textqa train truecaser``, arguments training on 3,000 real Wikipedia sentences
+    and scoring on 300 dev sentences (written under ``tmp_path``), and those dev sentences."""
+    from textqa.training.truecaser import add_arguments
     dev = dev_sentences[:300]
     (tmp_path / "train.txt").write_text("\n".join(wiki_sentences[:3000]) + "\n", encoding="utf-8")
     (tmp_path / "dev.txt").write_text("\n".join(dev) + "\n", encoding="utf-8")
     p = argparse.ArgumentParser()
     add_arguments(p)
-    base = ["--data", str(tmp_path / "train.txt"), "--pretokenized", "--dev", str(tmp_path / "dev.txt"), "--no-cache",
-            "--jobs", "1"]
+    return p, ["--data", str(tmp_path / "train.txt"), "--pretokenized", "--dev", str(tmp_path / "dev.txt"),
+               "--no-cache", "--jobs", "1"], dev
+
+
+def test_an_order_4_lm_is_trained_saved_and_decoded_exactly(wiki_sentences, dev_sentences, tmp_path, monkeypatch):
+    """``--order 4`` (issue 14, item 1): the artifact's LM is a 4-gram model, and the C++ and Python
+    searches (both recombining on KenLM's state, now three words long) give the same output."""
+    from textqa.training.truecaser import run
+    p, base, dev = small_training_run(wiki_sentences, dev_sentences, tmp_path)
     with pytest.raises(SystemExit, match="deleted interpolation .* is a trigram model"):
         run(p.parse_args(base + ["--order", "4", "--smoothing", "deleted_interpolation", "--out", str(tmp_path / "di")]))
     assert not (tmp_path / "di").exists()
@@ -153,6 +160,8 @@ def test_an_order_4_lm_is_trained_saved_and_decoded_exactly(wiki_sentences, dev_
     manifest = json.loads((tmp_path / "tc4" / "manifest.json").read_text())
     assert manifest["hyper_parameters"]["order"] == 4 and manifest["lm"]["order"] == 4
     assert sorted(manifest["ngram_counts"]) == ["1", "2", "3", "4"] and manifest["ngram_counts"]["4"] > 50_000
+    assert manifest["lm"]["prune"] == [0, 0, 1, 1]            # the default: orders 3 and up seen once
+    assert manifest["lm"]["kept"]["4"] < manifest["ngram_counts"]["4"] / 2
     model = load_truecaser(tmp_path / "tc4")
     assert model.lm_.order == 4
     lowered = [s.lower() for s in dev]
@@ -161,4 +170,32 @@ def test_an_order_4_lm_is_trained_saved_and_decoded_exactly(wiki_sentences, dev_
     monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "1")
     assert model._native_decoder() is not None and model.predict(lowered) == python
     assert manifest["metrics"]["viterbi"]["f1"] == pytest.approx(round(score_truecase(dev, python).f1, 2))
+    assert manifest["metrics"]["viterbi"]["f1"] > manifest["metrics"]["unigram_baseline"]["f1"]
+
+
+def test_a_pruned_lm_is_trained_saved_and_decoded_exactly(wiki_sentences, dev_sentences, tmp_path, monkeypatch):
+    """``--prune`` (lmplz's count pruning, in the project's estimator): the artifact's LM lacks the
+    bigrams seen once and the 3- and 4-grams seen at most twice, says so in its manifest, and both
+    searches agree on it; bad thresholds are a one-line error that writes nothing."""
+    from textqa.training.truecaser import run
+    p, base, dev = small_training_run(wiki_sentences, dev_sentences, tmp_path)
+    base += ["--order", "4"]
+    for bad, error in ((["--prune", "1"], "unigrams cannot be pruned"), (["--prune", "0", "2", "1"], "non-decreasing"),
+                       (["--prune", "0", "0", "1", "--order", "3", "--smoothing", "deleted_interpolation"],
+                        "kneser_ney smoothing only")):
+        with pytest.raises(SystemExit, match=error):
+            run(p.parse_args(base + bad + ["--out", str(tmp_path / "bad")]))
+        assert not (tmp_path / "bad").exists()
+    assert run(p.parse_args(base + ["--prune", "0", "1", "2", "--out", str(tmp_path / "tc")])) == 0
+    manifest = json.loads((tmp_path / "tc" / "manifest.json").read_text())
+    assert manifest["hyper_parameters"]["prune"] == [0, 1, 2] and manifest["lm"]["prune"] == [0, 1, 2, 2]
+    counted, kept = manifest["ngram_counts"], manifest["lm"]["kept"]
+    assert kept["2"] < counted["2"] / 2 and kept["3"] < counted["3"] / 5 and kept["4"] < counted["4"] / 5
+    model = load_truecaser(tmp_path / "tc")
+    assert model.prune == [0, 1, 2] and model.lm_.order == 4
+    lowered = [s.lower() for s in dev]
+    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "0")
+    python = model.predict(lowered)
+    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "1")
+    assert model._native_decoder() is not None and model.predict(lowered) == python
     assert manifest["metrics"]["viterbi"]["f1"] > manifest["metrics"]["unigram_baseline"]["f1"]

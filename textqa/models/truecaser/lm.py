@@ -280,7 +280,8 @@ def estimate_deleted_interpolation(train: NGramCounts, heldout: np.ndarray, full
 ORDER_NAMES = {1: "unigram", 2: "bigram", 3: "trigram"}
 
 
-def estimate_kneser_ney(counts: "OrderCounts | NGramCounts", bos: int, eos: int, unk: int) -> ArpaModel:
+def estimate_kneser_ney(counts: "OrderCounts | NGramCounts", bos: int, eos: int, unk: int,
+                        prune: "tuple[int, ...] | list[int] | None" = None) -> ArpaModel:
     """Interpolated modified Kneser-Ney (Chen & Goodman 1998, eq. 17-19), three discounts per order,
     at the order of ``counts``.
 
@@ -289,10 +290,19 @@ def estimate_kneser_ney(counts: "OrderCounts | NGramCounts", bos: int, eos: int,
     Discounts D1, D2, D3+ come from counts-of-counts: Y = n1/(n1 + 2 n2), Dk = k - (k+1) Y n_{k+1}/n_k.
     The unigrams interpolate with the uniform distribution.  In ARPA form a seen n-gram stores its
     interpolated probability and a history its interpolation weight as back-off, which is exact.
+
+    ``prune`` (count pruning as KenLM's ``lmplz --prune``; :func:`prune_thresholds`): an n-gram of
+    order k >= 2 seen (raw count) no more than ``prune[k-1]`` times is dropped.  The discounts and
+    every history's total are those of the unpruned model; a dropped n-gram's whole adjusted count
+    goes to its history's interpolation weight (gamma), so each distribution still sums to one, and
+    a history all of whose followers were dropped gets back-off weight 1.  The thresholds do not
+    decrease with the order, so every kept n-gram's history and suffix are kept too.
     """
     if isinstance(counts, NGramCounts):
         counts = counts.to_orders()
     V, N = counts.V, counts.order
+    thresholds = prune_thresholds(prune, N)
+    kept = [None] + [counts.counts[k] > thresholds[k] for k in range(1, N)]
     hist, suffix, first = counts.structure()
 
     def discounts(c):
@@ -327,6 +337,8 @@ def estimate_kneser_ney(counts: "OrderCounts | NGramCounts", bos: int, eos: int,
         d = D[k - 1][np.minimum(a, 3)]
         n_hist = len(counts.keys[k - 2])
         tot = np.bincount(h, weights=a, minlength=n_hist)
+        if kept[k - 1] is not None and not kept[k - 1].all():
+            d = np.where(kept[k - 1], d, a)          # a dropped n-gram's mass goes to the back-off
         gamma = np.divide(np.bincount(h, weights=d, minlength=n_hist), tot, out=np.zeros(n_hist), where=tot > 0)
         p = (a - d) / tot[h] + gamma[h] * p[suffix[k - 1]]
         bow[k - 2] = np.log10(gamma, out=np.zeros(n_hist), where=gamma > 0)
@@ -334,7 +346,34 @@ def estimate_kneser_ney(counts: "OrderCounts | NGramCounts", bos: int, eos: int,
         bow.append(np.zeros(len(p)))
     info = {"smoothing": "kneser_ney", "order": N,
             "discounts": {ORDER_NAMES.get(k + 1, f"{k + 1}-gram"): x[1:].round(4).tolist() for k, x in enumerate(D)}}
-    return ArpaModel(V, counts.keys, logp, bow, info)
+    keys = list(counts.keys)
+    if any(thresholds):
+        info["prune"] = list(thresholds)
+        for k in range(2, N + 1):                    # drop, and renumber the histories among the kept
+            m = kept[k - 1]
+            rank = None if kept[k - 2] is None else np.cumsum(kept[k - 2]) - 1
+            kk = keys[k - 1][m]
+            keys[k - 1] = kk if rank is None else rank[kk // V] * V + kk % V
+            logp[k - 1], bow[k - 1] = logp[k - 1][m], bow[k - 1][m]
+        info["kept"] = {str(k + 1): len(x) for k, x in enumerate(keys) if k}
+    return ArpaModel(V, keys, logp, bow, info)
+
+
+def prune_thresholds(prune, order: int) -> list[int]:
+    """Count-pruning thresholds of each order 1..``order`` as ``lmplz --prune`` reads them: one per
+    order from the unigrams up, the last repeated for the orders not given; unigrams are never
+    pruned (the first must be 0) and a threshold may not be below the one of the order before, or
+    a kept n-gram could lose its history.  ``None`` or empty: no pruning."""
+    t = [int(x) for x in (prune or [])]
+    if not t:
+        return [0] * order
+    if len(t) > order:
+        raise ValueError(f"{len(t)} pruning thresholds for an LM of order {order}")
+    if t[0] != 0:
+        raise ValueError("unigrams cannot be pruned: the first pruning threshold must be 0")
+    if any(b < a for a, b in zip(t, t[1:])) or min(t) < 0:
+        raise ValueError(f"pruning thresholds must be >= 0 and non-decreasing, got {' '.join(map(str, t))}")
+    return t + [t[-1]] * (order - len(t))
 
 
 def write_arpa(model: ArpaModel, words: list[str], path: str | Path, chunk: int = 1_000_000) -> None:

@@ -39,6 +39,10 @@ UNKNOWN_NONE = "UNKNOWN_NONE"          # rare tokens with no cased letter (long 
 FIRST_WORD_OPTIONS = ("lm", "lm+upper", "mask", "mask+upper")
 SMOOTHING_OPTIONS = ("kneser_ney", "deleted_interpolation")
 ORDERS = (2, 3, 4, 5)
+#: Count pruning of a Kneser-Ney LM by default (``lmplz --prune 0 0 1``): n-grams of order 3 and up
+#: seen once are dropped.  Measured on the default model: LM 67 MB instead of 123, dev F1 92.51
+#: against 92.52, WSJ 93.62 against 93.44, Reuters test 93.89 against 93.87 (README, "Pruning").
+DEFAULT_PRUNE = (0, 0, 1)
 
 
 def as_tokens(sentence) -> list[str]:
@@ -178,8 +182,14 @@ class Truecaser(BaseEstimator):
     n_casings : only the n most frequent casings of a word are candidates (section 2.4).
     smoothing : "kneser_ney" (default, best on dev) or "deleted_interpolation" (paper eq. 1).
     order : the LM's order, 3 (the paper's trigram, default) or 2, 4, 5 (Kneser-Ney only; the
-        search stays exact, recombining on KenLM's state).  Orders 4 and 5 gained 0.06 and 0.11
-        dev F1 with the default decoder for 2.4x and 4.3x the LM's size (README).
+        search stays exact, recombining on KenLM's state).  Order 5 gained 0.06 dev F1 with the
+        default decoder and pruning, for a 1.5x larger LM (0.11 unpruned, 4.3x; README).
+    prune : count-pruning thresholds per order, unigrams first, as KenLM's ``lmplz --prune`` (the last
+        repeats for higher orders): an n-gram of order k seen no more than ``prune[k-1]`` times is
+        dropped from the LM and its mass goes to the back-off (:func:`.lm.estimate_kneser_ney`).
+        Kneser-Ney only.  None (default): ``DEFAULT_PRUNE`` (n-grams of order 3 and up seen once:
+        the LM halves at the same dev F1 and gains on news, README) with Kneser-Ney, none with
+        deleted interpolation; ``(0,)`` or ``()``: no pruning.
     first_word : section 2.5 options: "lm" (decode from <s>), "mask" (decode from a null
         context, masking the sentence-begin effect), each optionally followed by "+upper"
         (uppercase the first letter afterwards, table 1's "truecasing+").
@@ -209,7 +219,7 @@ class Truecaser(BaseEstimator):
                  oov_model: str = "char", oov_weight: float = 1.0, heldout_every: int = 50,
                  min_casing_share: float = 0.005, work_dir: str | None = None, lm_binary: str = "trie-q8",
                  phrase_weight: float = 0.5, phrase_min_count: int = 2, compound_casing: bool = True,
-                 order: int = 3, discriminative: str = "none"):
+                 order: int = 3, discriminative: str = "none", prune: tuple | None = None):
         self.min_count = min_count
         self.n_casings = n_casings
         self.smoothing = smoothing
@@ -226,8 +236,15 @@ class Truecaser(BaseEstimator):
         self.compound_casing = compound_casing
         self.order = order
         self.discriminative = discriminative
+        self.prune = prune
 
     # ------------------------------------------------------------------ training
+    def _prune(self) -> tuple:
+        """The count-pruning thresholds trained with (``prune``, or its default for the smoothing)."""
+        if self.prune is None:
+            return DEFAULT_PRUNE if self.smoothing == "kneser_ney" else ()
+        return tuple(self.prune)
+
     def _check_params(self):
         if self.first_word not in FIRST_WORD_OPTIONS:
             raise ValueError(f"first_word must be one of {FIRST_WORD_OPTIONS}, got {self.first_word!r}")
@@ -241,6 +258,8 @@ class Truecaser(BaseEstimator):
             raise ValueError(f"order must be one of {ORDERS}, got {self.order!r}")
         if self.order != 3 and self.smoothing == "deleted_interpolation":
             raise ValueError("deleted interpolation (paper eq. 1) is a trigram model: use order 3 or kneser_ney")
+        if any(lmmod.prune_thresholds(self._prune(), self.order)) and self.smoothing != "kneser_ney":
+            raise ValueError("count pruning (prune) is implemented for kneser_ney smoothing only")
         if self.discriminative not in ("none", *FEATURE_SETS):
             raise ValueError(f"discriminative must be 'none' or one of {tuple(FEATURE_SETS)}, got {self.discriminative!r}")
         if self.min_count < 1 or self.n_casings < 1:
@@ -344,7 +363,9 @@ class Truecaser(BaseEstimator):
             model = lmmod.estimate_deleted_interpolation(train_counts, held_part, full, bos, eos, unk)
             del train_counts, train_part, held_part
         else:
-            model = lmmod.estimate_kneser_ney(full, bos, eos, unk)
+            model = lmmod.estimate_kneser_ney(full, bos, eos, unk, prune=self._prune())
+            if "prune" in model.info:
+                say(f"n-grams kept after pruning {' '.join(map(str, model.info['prune']))}: {model.info['kept']}")
         del full
         lm_words = vocab.words
         self.lm_info_ = model.info
