@@ -30,12 +30,19 @@ def main(argv=None) -> int:
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--corpus", type=Path, default=None, help="tokenized sentences, one a line "
-                                                             "(default: the newest .cache/tokenized-*.txt.gz)")
+                                                             "(default: the default training corpus as "
+                                                             "'make train' caches it tokenized in .cache/)")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
     args = p.parse_args(argv)
-    corpus = args.corpus or max((ROOT / ".cache").glob("tokenized-*.txt.gz"), key=os.path.getmtime, default=None)
-    if corpus is None:
-        raise SystemExit("no tokenized corpus: run 'make train' first (it caches .cache/tokenized-*.txt.gz)")
+    if args.corpus is None:
+        from textqa.paths import cache_dir
+        from textqa.training.corpus import tokenized_cache_path
+        from textqa.training.truecaser import DEFAULT_DATA
+        args.corpus = tokenized_cache_path(DEFAULT_DATA, cache_dir())
+    corpus = args.corpus
+    if not corpus.exists():
+        raise SystemExit(f"no tokenized corpus {corpus}: run 'make train' first (it caches the default corpus "
+                         "tokenized in .cache/)")
     with gzip.open(corpus, "rt", encoding="utf-8") as f:
         n_lines = sum(1 for _ in f)
     dev = ROOT / "data" / "truecase" / "val_input.txt.gz"

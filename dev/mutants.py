@@ -55,7 +55,7 @@ MUTANTS = [
      "[lm_token(t) for t in s.lower().split()] for s in dev",
      ["tests/truecaser/test_truecaser_training.py::test_dev_perplexity_from_kenlm_full_scores"]),
     ("kn-start-ngrams-continuation-counted", "textqa/models/truecaser/lm.py",
-     "            cont = np.where(first[k - 1] == bos, counts.counts[k - 1], cont)", "            pass",
+     "            cont = np.where(from_bos[k - 1], counts.counts[k - 1], cont)", "            pass",
      ["tests/truecaser/test_lm.py::test_kneser_ney_equals_kenlm_lmplz_at_every_order"]),
     ("prune-mass-lost", "textqa/models/truecaser/lm.py",
      "            d = np.where(kept[k - 1], d, a)          # a dropped n-gram's mass goes to the back-off",

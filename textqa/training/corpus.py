@@ -133,6 +133,14 @@ def tokenize_lines(lines: list[str], punkt_dir, n_jobs: int = 2, chunk: int = 20
     return out
 
 
+def tokenized_cache_path(paths, cache: Path, reuters_split: str = "train") -> Path:
+    """Where :func:`tokenized_corpus` caches the sentences of ``paths`` (named by their content's
+    fingerprint, the tokenizer's and corpus reader's versions and the Reuters split)."""
+    key = hashlib.sha256((file_fingerprint([Path(p) for p in paths]) + TOKENIZER_VERSION + CORPUS_VERSION
+                          + reuters_split).encode()).hexdigest()[:16]
+    return Path(cache) / f"tokenized-{key}.txt.gz"
+
+
 def tokenized_corpus(paths, punkt_dir, cache: Path | None, n_jobs: int = 2, pretokenized: bool = False,
                      reuters_split: str = "train"):
     """Sentences (space-separated PTB tokens) of the given files, cached by content fingerprint
@@ -140,9 +148,7 @@ def tokenized_corpus(paths, punkt_dir, cache: Path | None, n_jobs: int = 2, pret
     paths = [Path(p) for p in paths]
     if pretokenized:
         return [line.strip() for p in paths for line in read_lines(p) if line.strip()]
-    key = hashlib.sha256((file_fingerprint(paths) + TOKENIZER_VERSION + CORPUS_VERSION + reuters_split)
-                         .encode()).hexdigest()[:16]
-    cached = cache / f"tokenized-{key}.txt.gz" if cache else None
+    cached = tokenized_cache_path(paths, cache, reuters_split) if cache else None
     if cached and cached.exists():
         return read_lines(cached)
     lines = [line for p in paths for line in paragraphs(p, reuters_split=reuters_split)]

@@ -139,19 +139,19 @@ class OrderCounts:
         return {"1": int(np.count_nonzero(self.counts[0])),
                 **{str(k + 1): len(x) for k, x in enumerate(self.keys) if k}}
 
-    def structure(self):
-        """Per order k >= 2 (index k-1; None at index 0): each n-gram's history (index among the
-        (k-1)-grams), suffix (index among the (k-1)-grams of its last k-1 words) and first word."""
+    def structure(self, word: int):
+        """Per order k >= 2 (index k-1; None at index 0): each n-gram's suffix (index among the
+        (k-1)-grams of its last k-1 words) and whether its first word is ``word``.  (An n-gram's
+        history is its key // V.)"""
         V = self.V
-        hist, suffix, first = [None], [None], [self.keys[0]]
+        suffix, starts = [None], [self.keys[0] == word]
         for k in range(2, self.order + 1):
             keys = self.keys[k - 1]
             h, last = keys // V, keys % V
-            s = last if k == 2 else np.searchsorted(self.keys[k - 2], suffix[k - 2][h] * V + last)
-            hist.append(h)
-            suffix.append(s)
-            first.append(first[k - 2][h])
-        return hist, suffix, first
+            suffix.append(last if k == 2 else np.searchsorted(self.keys[k - 2], suffix[k - 2][h] * V + last))
+            starts.append(starts[k - 2][h])
+            del h, last
+        return suffix, starts
 
 
 def lookup(sorted_keys: np.ndarray, values: np.ndarray, query: np.ndarray, default=0):
@@ -303,7 +303,7 @@ def estimate_kneser_ney(counts: "OrderCounts | NGramCounts", bos: int, eos: int,
     V, N = counts.V, counts.order
     thresholds = prune_thresholds(prune, N)
     kept = [None] + [counts.counts[k] > thresholds[k] for k in range(1, N)]
-    hist, suffix, first = counts.structure()
+    suffix, from_bos = counts.structure(bos)
 
     def discounts(c):
         n = [np.count_nonzero(c == k) for k in (1, 2, 3, 4)]
@@ -319,8 +319,9 @@ def estimate_kneser_ney(counts: "OrderCounts | NGramCounts", bos: int, eos: int,
         if k == 1:
             cont[bos] = 0
         else:
-            cont = np.where(first[k - 1] == bos, counts.counts[k - 1], cont)
+            cont = np.where(from_bos[k - 1], counts.counts[k - 1], cont)
         adjusted[k - 1] = cont
+    del from_bos
     D = [discounts(a[a > 0]) for a in adjusted]
 
     # unigrams: discounted continuation counts, interpolated with the uniform distribution
@@ -332,8 +333,8 @@ def estimate_kneser_ney(counts: "OrderCounts | NGramCounts", bos: int, eos: int,
     logp = [np.log10(np.where(p > 0, p, 1e-99))]
     logp[0][bos] = -99.0
     bow = [np.zeros(V)]
-    for k in range(2, N + 1):
-        a, h = adjusted[k - 1], hist[k - 1]
+    for k in range(2, N + 1):                   # each order's arrays are let go once used
+        a, h = adjusted[k - 1], counts.keys[k - 1] // V
         d = D[k - 1][np.minimum(a, 3)]
         n_hist = len(counts.keys[k - 2])
         tot = np.bincount(h, weights=a, minlength=n_hist)
@@ -341,9 +342,11 @@ def estimate_kneser_ney(counts: "OrderCounts | NGramCounts", bos: int, eos: int,
             d = np.where(kept[k - 1], d, a)          # a dropped n-gram's mass goes to the back-off
         gamma = np.divide(np.bincount(h, weights=d, minlength=n_hist), tot, out=np.zeros(n_hist), where=tot > 0)
         p = (a - d) / tot[h] + gamma[h] * p[suffix[k - 1]]
+        adjusted[k - 1] = suffix[k - 1] = None
+        del a, h, d, tot
         bow[k - 2] = np.log10(gamma, out=np.zeros(n_hist), where=gamma > 0)
         logp.append(np.log10(p))
-        bow.append(np.zeros(len(p)))
+        bow.append(np.broadcast_to(0.0, len(p)) if k == N else None)   # the highest order has none
     info = {"smoothing": "kneser_ney", "order": N,
             "discounts": {ORDER_NAMES.get(k + 1, f"{k + 1}-gram"): x[1:].round(4).tolist() for k, x in enumerate(D)}}
     keys = list(counts.keys)
