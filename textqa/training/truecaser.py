@@ -65,7 +65,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--order", type=int, choices=ORDERS, default=3,
                    help="LM order (default 3, the paper's trigram; 2, 4 and 5 need --smoothing kneser_ney; with the "
                         "default pruning, 5 gains 0.06 dev F1 for a 1.5x larger LM, over twice the training time "
-                        "and 1.5x the memory: README)")
+                        "and 1.6x the memory: README)")
     p.add_argument("--prune", type=int, nargs="+", default=None, metavar="T",
                    help="count pruning as KenLM's lmplz --prune: one threshold per order from the unigrams "
                         "(which must be 0) up, non-decreasing, the last repeated; an n-gram seen no more than "
