@@ -63,7 +63,7 @@ MUTANTS = [
      ["tests/truecaser/test_lm.py::test_kneser_ney_equals_kenlm_lmplz_at_every_order",
       "tests/truecaser/test_lm.py::test_pruned_kneser_ney_is_normalised_and_keeps_every_history"]),
     ("prune-histories-not-renumbered", "textqa/models/truecaser/lm.py",
-     "            keys[k - 1] = kk if rank is None else rank[kk // V] * V + kk % V",
+     "            keys[k - 1] = rank[kk // V] * V + kk % V",
      "            keys[k - 1] = kk",
      ["tests/truecaser/test_lm.py::test_kneser_ney_equals_kenlm_lmplz_at_every_order",
       "tests/truecaser/test_lm.py::test_pruned_kneser_ney_is_normalised_and_keeps_every_history"]),

@@ -302,7 +302,7 @@ def estimate_kneser_ney(counts: "OrderCounts | NGramCounts", bos: int, eos: int,
         counts = counts.to_orders()
     V, N = counts.V, counts.order
     thresholds = prune_thresholds(prune, N)
-    kept = [None] + [counts.counts[k] > thresholds[k] for k in range(1, N)]
+    kept = [np.ones(V, dtype=bool)] + [counts.counts[k] > thresholds[k] for k in range(1, N)]
     suffix, from_bos = counts.structure(bos)
 
     def discounts(c):
@@ -338,7 +338,7 @@ def estimate_kneser_ney(counts: "OrderCounts | NGramCounts", bos: int, eos: int,
         d = D[k - 1][np.minimum(a, 3)]
         n_hist = len(counts.keys[k - 2])
         tot = np.bincount(h, weights=a, minlength=n_hist)
-        if kept[k - 1] is not None and not kept[k - 1].all():
+        if not kept[k - 1].all():
             d = np.where(kept[k - 1], d, a)          # a dropped n-gram's mass goes to the back-off
         gamma = np.divide(np.bincount(h, weights=d, minlength=n_hist), tot, out=np.zeros(n_hist), where=tot > 0)
         p = (a - d) / tot[h] + gamma[h] * p[suffix[k - 1]]
@@ -353,10 +353,9 @@ def estimate_kneser_ney(counts: "OrderCounts | NGramCounts", bos: int, eos: int,
     if any(thresholds):
         info["prune"] = list(thresholds)
         for k in range(2, N + 1):                    # drop, and renumber the histories among the kept
-            m = kept[k - 1]
-            rank = None if kept[k - 2] is None else np.cumsum(kept[k - 2]) - 1
+            m, rank = kept[k - 1], np.cumsum(kept[k - 2]) - 1
             kk = keys[k - 1][m]
-            keys[k - 1] = kk if rank is None else rank[kk // V] * V + kk % V
+            keys[k - 1] = rank[kk // V] * V + kk % V
             logp[k - 1], bow[k - 1] = logp[k - 1][m], bow[k - 1][m]
         info["kept"] = {str(k + 1): len(x) for k, x in enumerate(keys) if k}
     return ArpaModel(V, keys, logp, bow, info)
