@@ -97,6 +97,29 @@ def test_order_counts_match_the_trigram_counts_and_count_by_hand():
     assert general.sizes() == {"1": len(words) - 2, "2": len(general.keys[1]), "3": len(general.keys[2]), "4": len(by_hand)}
 
 
+@pytest.mark.parametrize("order", [2, 3, 5])
+def test_merged_counts_of_stretches_are_the_counts_of_the_whole(order):
+    """``OrderCounts.merge`` (the Dask map-reduce's reduction): the counts of any split of the corpus,
+    merged in any tree, equal one pass's counts, key for key; merging differently built counts is
+    refused."""
+    words = [lmmod.BOS, lmmod.EOS, lmmod.UNK] + sorted({w for s in SYNTHETIC for w in s.split()})
+    idx = {w: i for i, w in enumerate(words)}
+    seqs = [np.array([idx[w] for w in s.split()]) for s in SYNTHETIC]
+
+    def counts(part):
+        return lmmod.OrderCounts.from_packed(lmmod.pack_sentences(part, 0, 1), len(words), 0, 1, order)
+    whole = counts(seqs)
+    one, two, three = counts(seqs[:1]), counts(seqs[1:4]), counts(seqs[4:])
+    for merged in (one.merge(two).merge(three), one.merge(two.merge(three)), three.merge(one).merge(two),
+                   counts([]).merge(whole)):
+        assert merged.order == order
+        for k in range(order):
+            assert merged.keys[k].tolist() == whole.keys[k].tolist(), k
+            assert merged.counts[k].tolist() == whole.counts[k].tolist(), k
+    with pytest.raises(ValueError, match="cannot merge counts of order"):
+        whole.merge(lmmod.OrderCounts.from_packed(lmmod.pack_sentences(seqs, 0, 1), len(words), 0, 1, order + 1))
+
+
 def test_kneser_ney_equals_kenlm_lmplz_at_every_order(tmp_path):
     """The estimator against the reference implementation: KenLM's ``lmplz`` on 2,000 real Wikipedia
     lines (golden scores of 300 further lines by ``dev/truecaser_lmplz_golden.py``), at orders 2-5

@@ -178,9 +178,6 @@ def run(args: argparse.Namespace) -> int:
     if args.scheduler and args.discriminative != "none":
         raise SystemExit("error: the discriminative pass learns on held-out sentences in one process; drop "
                          "--scheduler or --discriminative")
-    if args.scheduler and args.order != 3:
-        raise SystemExit("error: the cluster counts trigrams; --order 2, 4 or 5 counts in one process (drop "
-                         "--scheduler)")
     if args.partition_size < 1:
         raise SystemExit("error: --partition-size must be at least 1")
     names = ", ".join(map(str, data[:3])) + (f" and {len(data) - 3} more" if len(data) > 3 else "")
@@ -205,7 +202,8 @@ def run(args: argparse.Namespace) -> int:
             say(f"reading {names} into the Dask cluster {args.scheduler}")
             with cluster.cluster(args.scheduler, args.workers, "textqa train truecaser") as client:
                 vocab, count_ngrams, count_phrases, n_sentences, dropped = count_on_cluster(
-                    client, data, PUNKT_DIR, dev, args.pretokenized, args.partition_size, args.min_count, say)
+                    client, data, PUNKT_DIR, dev, args.pretokenized, args.partition_size, args.min_count, say,
+                    order=args.order)
                 say(f"dropped {dropped} training sentences that also occur in the dev set")
                 phrases = count_phrases(model.phrase_min_count, say) if model.phrase_weight > 0 else None
                 model.fit_counts(vocab, count_ngrams, n_sentences, progress=say, arpa_copy=args.arpa,

@@ -7,8 +7,8 @@ when a worker runs short).  Two passes over those partitions, each a map and a t
 
 1. cased-word counts, merged in partition order, so that the words keep the order of their first
    occurrence in the corpus: the LM vocabulary (``LMVocabulary``) numbers them as one process does;
-2. n-gram counts over the LM ids (unigram counts, sorted unique bigram and trigram keys with their
-   counts), summed pairwise;
+2. n-gram counts over the LM ids, of every order up to the LM's (``OrderCounts``: unigram counts,
+   then each order's sorted unique keys with their counts), summed pairwise (``OrderCounts.merge``);
 3. the cased-phrase table (``phrases``): runs of capitalised tokens counted and summed, then every
    casing of the frequent runs' lowercased forms, the same two counts one process makes.
 
@@ -72,9 +72,10 @@ def merge_word_counts(a: tuple, b: tuple) -> tuple:
     return counts, a[1] + b[1], a[2] + b[2]
 
 
-def ngram_counts(part: tuple[list[str], int], vocab: LMVocabulary) -> lmmod.NGramCounts:
-    """Unigram, bigram and trigram counts of a partition's sentences over the LM ids (``NGramCounts``:
-    no n-gram crosses a sentence boundary, so partitions' counts add up to the corpus's)."""
+def ngram_counts(part: tuple[list[str], int], vocab: LMVocabulary, order: int) -> lmmod.OrderCounts:
+    """The counts of every n-gram of order 1..``order`` in a partition's sentences, over the LM ids
+    (``OrderCounts``: no n-gram crosses a sentence boundary, so partitions' counts add up to the
+    corpus's)."""
     sents, _ = part
     cache: dict[str, int] = {}
     ids = []
@@ -88,22 +89,7 @@ def ngram_counts(part: tuple[list[str], int], vocab: LMVocabulary) -> lmmod.NGra
                     i = cache[t] = vocab.id_of(t)
                 row.append(i)
             ids.append(np.asarray(row, dtype=np.int64))
-    return lmmod.NGramCounts.from_packed(lmmod.pack_sentences(ids, BOS_ID, EOS_ID), vocab.V, BOS_ID, EOS_ID)
-
-
-def _merge_keys(k1, c1, k2, c2):
-    keys = np.concatenate([k1, k2])
-    order = np.argsort(keys, kind="stable")
-    keys, counts = keys[order], np.concatenate([c1, c2])[order]
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, np.int64)
-    return keys[starts], np.add.reduceat(counts, starts) if len(keys) else counts
-
-
-def merge_ngram_counts(a: lmmod.NGramCounts, b: lmmod.NGramCounts) -> lmmod.NGramCounts:
-    """The counts of two stretches of the corpus (integer sums: any order gives the same)."""
-    bk, bc = _merge_keys(a.bi_keys, a.bi_counts, b.bi_keys, b.bi_counts)
-    tk, tc = _merge_keys(a.tri_keys, a.tri_counts, b.tri_keys, b.tri_counts)
-    return lmmod.NGramCounts(a.V, a.uni + b.uni, bk, bc, tk, tc)
+    return lmmod.OrderCounts.from_packed(lmmod.pack_sentences(ids, BOS_ID, EOS_ID), vocab.V, BOS_ID, EOS_ID, order)
 
 
 def _run_counts(part):
@@ -144,7 +130,7 @@ def _partitions(paths, pretokenized: bool, size: int):
 
 
 def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], pretokenized: bool, size: int,
-                     min_count: int, say):
+                     min_count: int, say, order: int = 3):
     """(vocabulary, a callable giving the n-gram counts, a callable giving the phrase table, training
     sentences, sentences dropped as dev overlap) for ``Truecaser.fit_counts``.  The phrase table is
     counted before the n-grams (which free the tokenized corpus on the workers)."""
@@ -172,8 +158,8 @@ def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], preto
         # forms are not needed there (they map to their class's UNKNOWN token)
         [vocab_f] = client.scatter([LMVocabulary(vocab.words, vocab.known, {})], broadcast=True)
         say(f"counting n-grams on the cluster ({len(parts)} partitions, tree reduction)")
-        total = _tree_reduce(client, merge_ngram_counts,
-                             [client.submit(ngram_counts, p, vocab_f, pure=False) for p in parts])
+        total = _tree_reduce(client, lmmod.OrderCounts.merge,
+                             [client.submit(ngram_counts, p, vocab_f, order, pure=False) for p in parts])
         wait(total)
         result = total.result()
         parts.clear()                       # the tokenized corpus is no longer needed on the workers

@@ -134,6 +134,33 @@ class OrderCounts:
             prefix_id[valid] = np.searchsorted(uk, key)
         return cls(V, keys, counts)
 
+    def merge(self, other: "OrderCounts") -> "OrderCounts":
+        """The counts of two stretches of a corpus (a Dask map-reduce sums its partitions' counts
+        with this): integer sums, so any tree of merges gives the same counts as one pass.
+
+        A key of order k holds the index of its history among that stretch's (k-1)-grams, which
+        differs between the two, so the orders are merged from the bigrams up: each side's
+        (k-1)-gram indices are mapped to the merged table (a sorted merge keeps their order, so the
+        mapped keys stay sorted), the mapped k-gram keys are merged and summed, and each side's
+        k-grams are located in the merged table for the next order."""
+        if other.V != self.V or other.order != self.order:
+            raise ValueError(f"cannot merge counts of order {self.order} over {self.V} words with order "
+                             f"{other.order} over {other.V}")
+        V = self.V
+        keys, counts = [self.keys[0]], [self.counts[0] + other.counts[0]]
+        map_a = map_b = None                      # order 1: the keys are the word ids themselves
+        for k in range(1, self.order):
+            ka, kb = self.keys[k], other.keys[k]
+            if map_a is not None:
+                ka = map_a[ka // V] * V + ka % V
+                kb = map_b[kb // V] * V + kb % V
+            merged, summed = merge_sorted_counts(ka, self.counts[k], kb, other.counts[k])
+            keys.append(merged)
+            counts.append(summed)
+            if k + 1 < self.order:
+                map_a, map_b = np.searchsorted(merged, ka), np.searchsorted(merged, kb)
+        return OrderCounts(V, keys, counts)
+
     def sizes(self) -> dict[str, int]:
         """How many distinct n-grams of each order (unigrams: the words seen)."""
         return {"1": int(np.count_nonzero(self.counts[0])),
@@ -152,6 +179,17 @@ class OrderCounts:
             starts.append(starts[k - 2][h])
             del h, last
         return suffix, starts
+
+
+def merge_sorted_counts(k1: np.ndarray, c1: np.ndarray, k2: np.ndarray, c2: np.ndarray):
+    """(keys, counts) of two sorted unique key arrays with their counts: the union, counts summed."""
+    keys = np.concatenate([k1, k2])
+    if not len(keys):
+        return keys, np.concatenate([c1, c2])
+    order = np.argsort(keys, kind="stable")
+    keys, counts = keys[order], np.concatenate([c1, c2])[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    return keys[starts], np.add.reduceat(counts, starts)
 
 
 def lookup(sorted_keys: np.ndarray, values: np.ndarray, query: np.ndarray, default=0):
