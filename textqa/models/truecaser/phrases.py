@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from itertools import repeat
 
 import numpy as np
 
@@ -36,6 +37,7 @@ MAX_N = 5
 _P = 0x9E3779B97F4A7C15          # multiplier of the rolling hash (mod 2**64) of a phrase's word ids
 _MASK = (1 << 64) - 1
 _FILTER_BITS = 24
+_UNPARSED = -2
 
 
 def _capitalised(tok: str) -> bool:
@@ -98,8 +100,11 @@ class PhraseTable:
         self.max_n = max_n
         self._positions: dict = {}
         # the search: each phrase word gets an id, each phrase of length L a 64-bit rolling hash
-        # of its ids (sorted per length); a sentence's windows are hashed with numpy and a window
-        # whose hash is a phrase's is then checked against the phrase itself (no false matches)
+        # of its ids (sorted per length, with the phrase's ids and index beside it); a batch's
+        # windows are hashed with numpy and a window whose hash is a phrase's is then checked
+        # against the phrase's ids (no false matches)
+        self._keys = list(phrases)
+        self._totals = np.full(len(phrases), _UNPARSED, dtype=np.int64)  # N of each phrase met (-1: no phrase)
         flat = " ".join(phrases).split(" ") if phrases else []     # one split: no list per phrase
         self._word_id: dict[str, int] = {w: i for i, w in enumerate(dict.fromkeys(flat), start=1)}
         lengths = np.fromiter((k.count(" ") + 1 for k in phrases), dtype=np.int64, count=len(phrases))
@@ -110,7 +115,13 @@ class PhraseTable:
             for p in range(int(lengths.max()) if len(phrases) else 0):      # h = h * P + id, mod 2**64
                 sel = np.flatnonzero(lengths > p)
                 h[sel] = h[sel] * np.uint64(_P) + ids[starts[sel] + p]
-        self._hashes = {int(n): np.unique(h[lengths == n]) for n in np.unique(lengths)}
+        self._hashes, self._rows, self._index = {}, {}, {}
+        for n in np.unique(lengths).tolist():
+            which = np.flatnonzero(lengths == n)
+            self._hashes[n], first = np.unique(h[which], return_index=True)   # (a hash collision keeps one)
+            which = which[first]
+            self._index[n] = which
+            self._rows[n] = ids[starts[which][:, None] + np.arange(n)]
         # a one-hash Bloom filter (2**24 bits on the hashes' top bits) screens windows before the
         # binary search, which is slower (random access into the sorted hashes)
         self._bits = np.zeros(1 << (_FILTER_BITS - 3), dtype=np.uint8)
@@ -199,15 +210,14 @@ class PhraseTable:
         if n < 3 or not self._hashes:
             return {}
         wid = self._word_id.get
-        ids = np.array([wid(t, 0) for t in low], dtype=np.uint64)
+        ids = np.fromiter(map(wid, low, repeat(0)), dtype=np.uint64, count=n)
         lengths = np.diff(np.asarray(sent_off, dtype=np.int64))
         start = np.repeat(np.asarray(sent_off[:-1], dtype=np.int64), lengths)
         end = start + np.repeat(lengths, lengths)            # each token's sentence end
         idx = np.arange(n, dtype=np.int64)
         ok = (ids > 0) & (idx > start)                       # a phrase word, not a sentence's first
         h = ids.copy()
-        found = []
-        entries = self._entries.get
+        at_, len_, phrase_ = [], [], []                      # the matches: where, how long, which phrase
         with np.errstate(over="ignore"):
             for length in range(2, self.max_n + 1):
                 m = n - length + 1
@@ -224,20 +234,40 @@ class PhraseTable:
                              & 1).astype(bool)]
                 hc = h[cand]
                 at = np.minimum(np.searchsorted(table, hc), len(table) - 1)
-                for i in cand[table[at] == hc].tolist():
-                    key = " ".join(low[i:i + length])
-                    e = entries(key)
-                    if type(e) is str:
-                        e = self.entry(key)
-                    if e is not None:
-                        found.append((-length, i, e[0], key))
-        best: dict = {}
-        for neg, i, total, key in sorted(found):
-            for p in range(-neg):
-                cur = best.get(i + p)
-                if cur is None or (cur[0] == -neg and cur[1] < total):
-                    best[i + p] = (-neg, total, key, p)
-        return {i: (b[2], b[3]) for i, b in best.items()}
+                hit = table[at] == hc
+                cand, at = cand[hit], at[hit]
+                same = (ids[cand[:, None] + np.arange(length)] == self._rows[length][at]).all(axis=1)
+                at_.append(cand[same])
+                len_.append(np.full(int(same.sum()), length, dtype=np.int64))
+                phrase_.append(self._index[length][at[same]])
+        if not at_:
+            return {}
+        starts, lens, which = np.concatenate(at_), np.concatenate(len_), np.concatenate(phrase_)
+        totals = self._totals_of(which)
+        good = totals >= 0                                   # entries that do not parse are no phrase
+        starts, lens, which, totals = starts[good], lens[good], which[good], totals[good]
+        if not len(starts):
+            return {}
+        # every (token, match covering it); per token the longest match wins, then the most
+        # frequent, then the leftmost
+        pos_in = np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+        match = np.repeat(np.arange(len(lens)), lens)
+        token = starts[match] + pos_in
+        order = np.lexsort((starts[match], -totals[match], -lens[match], token))
+        token, match, pos_in = token[order], match[order], pos_in[order]
+        first = np.r_[True, token[1:] != token[:-1]]
+        keys = self._keys
+        return {t: (keys[w], p) for t, w, p in zip(token[first].tolist(), which[match[first]].tolist(),
+                                                   pos_in[first].tolist())}
+
+    def _totals_of(self, which: np.ndarray) -> np.ndarray:
+        """The occurrences N of phrases (by index), parsed from their stored entries on first use
+        (-1: an entry that does not parse, which is no phrase)."""
+        totals = self._totals[which]
+        for w in np.unique(which[totals == _UNPARSED]).tolist():
+            e = self.entry(self._keys[w])
+            self._totals[w] = -1 if e is None else e[0]
+        return self._totals[which]
 
     def covering_keys(self, low: list[str], sent_off=None) -> list:
         """``covered`` as a list: ``(phrase, position)`` or None for each token."""
