@@ -25,14 +25,13 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from dev.truecaser_order import LMPLZ  # noqa: E402
+from dev.truecaser_order import LMPLZ, lmplz_work  # noqa: E402
 from textqa.models.truecaser import rerank  # noqa: E402
 from textqa.models.truecaser.rerank import FEATURE_SETS, Lattice, perceptron  # noqa: E402
 
@@ -95,10 +94,7 @@ def main(argv=None) -> int:
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--lr", type=float, default=0.002, help="perceptron step (LM scores are log10)")
     args = p.parse_args(argv)
-    if not LMPLZ.exists():
-        raise SystemExit(f"error: {LMPLZ} missing; run 'make lmplz' (needs root for the Boost packages)")
-    work = args.work or Path(tempfile.mkdtemp(prefix="truecaser-disc-"))
-    work.mkdir(parents=True, exist_ok=True)
+    work = lmplz_work(args.work, "truecaser-disc-")
     print("held-out corpus and LM text ...", file=sys.stderr, flush=True)
     held, text = corpora(work)
     binary = work / "lm-without-heldout.binary"

@@ -30,6 +30,15 @@ sys.path.insert(0, str(ROOT))
 LMPLZ = ROOT / ".build" / "kenlm-full" / "bin" / "lmplz"
 
 
+def lmplz_work(work: Path | None, prefix: str) -> Path:
+    """The experiment's folder (``work``, or a new temp dir), once ``lmplz`` is known to be built."""
+    if not LMPLZ.exists():
+        raise SystemExit(f"error: {LMPLZ} missing; run 'make lmplz' (needs root for the Boost packages)")
+    work = work or Path(tempfile.mkdtemp(prefix=prefix))
+    work.mkdir(parents=True, exist_ok=True)
+    return work
+
+
 def write_lm_corpus(path: Path) -> int:
     """The default training sentences as LM tokens (what ``Truecaser.fit`` counts)."""
     from textqa.models.truecaser.model import LMVocabulary
@@ -87,10 +96,7 @@ def main(argv=None) -> int:
     p.add_argument("--prune", type=int, nargs="+", default=None,
                    help="lmplz --prune thresholds, one per order (the last repeated); also scores the news sets")
     args = p.parse_args(argv)
-    if not LMPLZ.exists():
-        raise SystemExit(f"error: {LMPLZ} missing; run 'make lmplz' (needs root for the Boost packages)")
-    work = args.work or Path(tempfile.mkdtemp(prefix="truecaser-order-"))
-    work.mkdir(parents=True, exist_ok=True)
+    work = lmplz_work(args.work, "truecaser-order-")
     corpus = work / "lm-corpus.txt"
     if not corpus.exists():
         print(f"writing the LM-token training text to {corpus}", file=sys.stderr)

@@ -1,0 +1,184 @@
+"""A right-to-left LM beside the left-to-right one (issue 14, accuracy): does it settle casings?
+
+The default truecaser scores a path with a left-to-right trigram LM, so a token's right context
+reaches it only through the next tokens' probabilities.  This experiment adds a second trigram LM
+estimated by ``lmplz`` on the same LM-token training text with every sentence reversed (modified
+Kneser-Ney, ``--prune 0 0 1`` as the default), and decodes the dev set exactly with the product of
+the two (``lambda`` weights the right-to-left LM's log-probability; 0 is the default decoder):
+
+    score(path) = log P_lr(path) + lambda * log P_rl(path) + emissions (OOV model, phrase scores)
+
+or, with ``--mix``, ``(1 - lambda) * log P_lr + lambda * log P_rl`` (lambda 1: the right-to-left LM
+alone).
+
+The right-to-left LM's factor P_rl(w_k | w_k+2, w_k+1) is known once w_k+2 is decoded, so a
+Viterbi whose states are the last two LM tokens stays exact for both LMs; the sentence's first
+two tokens' terms (after ``</s>`` ... read backwards) are added at its end.  The search is in
+Python (about a minute per setting); the rest of the default decoder (first-word rule, compound
+casing) is unchanged, and lambda 0 must give the default's dev F1.
+
+    make lmplz && python dev/truecaser_backward.py [--lambdas 0 0.5 1] [--mix] [--work DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def reversed_lm(work: Path) -> Path:
+    """The right-to-left trigram LM (trie-q8 binary) of the default training text, built once."""
+    from dev.truecaser_order import LMPLZ, write_lm_corpus
+
+    from textqa.models.truecaser.lm import BINARY_FORMATS, find_build_binary
+    binary = work / "lm-reversed.binary"
+    if binary.exists():
+        return binary
+    corpus, rev, arpa = work / "lm-corpus.txt", work / "lm-corpus-reversed.txt", work / "lm-reversed.arpa"
+    if not corpus.exists():
+        print(f"writing the LM-token training text to {corpus}", file=sys.stderr)
+        write_lm_corpus(corpus)
+    with open(corpus, encoding="utf-8") as src, open(rev, "w", encoding="utf-8") as dst:
+        for line in src:
+            dst.write(" ".join(reversed(line.split())) + "\n")
+    print("estimating the right-to-left LM with lmplz", file=sys.stderr)
+    with open(rev, "rb") as src, open(arpa, "wb") as dst:
+        subprocess.run([str(LMPLZ), "-o", "3", "-S", "40%", "-T", str(work), "--discount_fallback",
+                        "--prune", "0", "0", "1"], stdin=src, stdout=dst, stderr=subprocess.DEVNULL, check=True)
+    subprocess.run([find_build_binary(), "-s", *BINARY_FORMATS["trie-q8"], str(arpa), str(binary)],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    arpa.unlink()
+    rev.unlink()
+    return binary
+
+
+class Backward:
+    """log10 P_rl(word | the two tokens after it), cached (``first``/``second``: the tokens that
+    follow ``word`` in the sentence, nearest first; None: the sentence end)."""
+
+    def __init__(self, lm):
+        import kenlm
+        self.lm, self.kenlm, self.cache = lm, kenlm, {}
+
+    def __call__(self, word: str, nearest, further) -> float:
+        key = (word, nearest, further)
+        s = self.cache.get(key)
+        if s is None:
+            kenlm, lm = self.kenlm, self.lm
+            st = kenlm.State()
+            if further is None:             # the reversed sentence starts at <s>
+                lm.BeginSentenceWrite(st)
+                ctx = [] if nearest is None else [nearest]
+            else:
+                lm.NullContextWrite(st)
+                ctx = [further, nearest]
+            for w in ctx:
+                out = kenlm.State()
+                lm.BaseScore(st, w, out)
+                st = out
+            s = self.cache[key] = lm.BaseScore(st, word, kenlm.State())
+        return s
+
+
+def viterbi(model, tokens, oov, extra, bwd, lam, fwd=1.0):
+    """Exact search over (previous, current) LM-token states for the product of the two LMs."""
+    import kenlm
+    if not tokens:
+        return []
+    lm = model.lm_
+    w = model.oov_weight
+    cands = [model._candidates(t) for t in tokens]
+    start = kenlm.State()
+    lm.BeginSentenceWrite(start)
+    # a state: (prev LM token, current LM token) -> (score, forward KenLM state, backpointer key, candidate)
+    layers = [{(None, None): (0.0, start, None, -1)}]
+    for pos, cs in enumerate(cands):
+        em = [(w * oov[tokens[pos].lower()][cls]) if cls is not None and oov else 0.0 for _, _, cls in cs]
+        if pos in extra:
+            em = [a + b for a, b in zip(em, extra[pos])]
+        nxt = {}
+        for (p, c), (sc, st, _, _) in layers[-1].items():
+            for ci, (_, lmw, _) in enumerate(cs):
+                out = kenlm.State()
+                s = sc + fwd * lm.BaseScore(st, lmw, out) + em[ci]
+                if lam:
+                    if pos == 1:
+                        s += lam * bwd("</s>", c, lmw)           # P_rl(</s> | w2, w1)
+                    elif pos >= 2:
+                        s += lam * bwd(p, c, lmw)
+                key = (c, lmw)
+                cur = nxt.get(key)
+                if cur is None or s > cur[0]:
+                    nxt[key] = (s, out, (p, c), ci)
+        layers.append(nxt)
+    best, best_key = -math.inf, None
+    n = len(tokens)
+    for (p, c), (sc, st, _, _) in layers[-1].items():
+        s = sc + fwd * lm.BaseScore(st, "</s>", kenlm.State())
+        if lam:
+            # P_rl(w_n | <s>), and P_rl(w_n-1 | <s>, w_n) or, for one token, P_rl(</s> | <s>, w_1)
+            s += lam * (bwd(c, None, None) + (bwd("</s>", c, None) if n == 1 else bwd(p, c, None)))
+        if s > best:
+            best, best_key = s, (p, c)
+    out, key = [None] * n, best_key
+    for pos in range(n, 0, -1):
+        _, _, back, ci = layers[pos][key]
+        form = cands[pos - 1][ci][0]
+        out[pos - 1] = form if len(form) == len(tokens[pos - 1]) else tokens[pos - 1]
+        key = back
+    return out
+
+
+def main(argv=None) -> int:
+    import kenlm
+
+    from dev.truecaser_order import lmplz_work
+
+    from textqa.evaluation.truecase import score_truecase
+    from textqa.models.truecaser.model import capitalize_first_word
+    from textqa.models.truecaser.service_api import TruecaserService
+    from textqa.paths import artifacts_dir
+    from textqa.training.corpus import read_lines
+    from textqa.training.truecaser import DEFAULT_DEV
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--lambdas", type=float, nargs="+", default=[0.0, 0.5, 1.0])
+    p.add_argument("--work", type=Path, default=None, help="folder for the corpus and the LM (default: a temp dir)")
+    p.add_argument("--mix", action="store_true",
+                   help="weigh the left-to-right LM by 1 - lambda (an interpolation of the two log-probabilities) "
+                        "instead of 1 (a product)")
+    p.add_argument("--lines", type=int, default=0, help="score only the first N dev lines (default: all)")
+    args = p.parse_args(argv)
+    work = lmplz_work(args.work, "truecaser-backward-")
+    bwd = Backward(kenlm.Model(str(reversed_lm(work))))
+    model = TruecaserService.load(artifacts_dir(None) / "truecaser").model
+    gold = [l for l in read_lines(DEFAULT_DEV) if l.strip()]
+    if args.lines:
+        gold = gold[:args.lines]
+    lower = [l.lower().split() for l in gold]
+    oov = model._oov_scores(lower)
+    parts = [model._parts(toks) for toks in lower]
+    extras = [[model._extra_scores(part, [0, len(part)]) for part in ps] for ps in parts]
+    print(f"| right-to-left LM weight (lambda{'; left-to-right 1 - lambda' if args.mix else ''}) | dev accuracy | dev P | dev R | dev F1 |")
+    print("|---:|---:|---:|---:|---:|")
+    for lam in args.lambdas:
+        out = []
+        for ps, ex in zip(parts, extras):
+            res = []
+            for part, extra in zip(ps, ex):
+                cased = capitalize_first_word(viterbi(model, part, oov, extra, bwd, lam,
+                                                      1.0 - lam if args.mix else 1.0))
+                model._case_compounds(cased, [t.lower() for t in part], range(len(part)))
+                res.extend(cased)
+            out.append(" ".join(res))
+        s = score_truecase(gold, out)
+        print(f"| {lam:g} | {s.accuracy:.2f} | {s.precision:.2f} | {s.recall:.2f} | {s.f1:.2f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
