@@ -83,8 +83,9 @@ bench: train wrk
 	$(PY) -m bench.lm_scale
 	$(PY) -m bench.rouge
 
-# KenLM's lmplz (LM estimation of any order) for dev/truecaser_order.py only: it needs Boost and
-# cmake (Debian packages, installed when missing and run as root); nothing else uses it.
+# KenLM's lmplz (LM estimation of any order) for the dev scripts only (dev/truecaser_order.py and
+# the _discriminative, _backward and _lmplz_golden ones): it needs Boost and cmake (Debian packages,
+# installed when missing and run as root); nothing else uses it.
 LMPLZ_DEBS := cmake libboost-program-options-dev libboost-system-dev libboost-thread-dev libboost-test-dev zlib1g-dev
 lmplz: | $(VENV)/.installed
 	@dpkg -s $(LMPLZ_DEBS) >/dev/null 2>&1 || { \

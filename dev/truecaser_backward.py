@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import subprocess
 import sys
 from pathlib import Path
 
@@ -33,13 +32,11 @@ sys.path.insert(0, str(ROOT))
 
 def reversed_lm(work: Path) -> Path:
     """The right-to-left trigram LM (trie-q8 binary) of the default training text, built once."""
-    from dev.truecaser_order import LMPLZ, write_lm_corpus
-
-    from textqa.models.truecaser.lm import BINARY_FORMATS, find_build_binary
+    from dev.truecaser_order import lmplz_binary, write_lm_corpus
     binary = work / "lm-reversed.binary"
     if binary.exists():
         return binary
-    corpus, rev, arpa = work / "lm-corpus.txt", work / "lm-corpus-reversed.txt", work / "lm-reversed.arpa"
+    corpus, rev = work / "lm-corpus.txt", work / "lm-corpus-reversed.txt"
     if not corpus.exists():
         print(f"writing the LM-token training text to {corpus}", file=sys.stderr)
         write_lm_corpus(corpus)
@@ -47,19 +44,14 @@ def reversed_lm(work: Path) -> Path:
         for line in src:
             dst.write(" ".join(reversed(line.split())) + "\n")
     print("estimating the right-to-left LM with lmplz", file=sys.stderr)
-    with open(rev, "rb") as src, open(arpa, "wb") as dst:
-        subprocess.run([str(LMPLZ), "-o", "3", "-S", "40%", "-T", str(work), "--discount_fallback",
-                        "--prune", "0", "0", "1"], stdin=src, stdout=dst, stderr=subprocess.DEVNULL, check=True)
-    subprocess.run([find_build_binary(), "-s", *BINARY_FORMATS["trie-q8"], str(arpa), str(binary)],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    arpa.unlink()
+    lmplz_binary(rev, binary, work, 3, ["0", "0", "1"])
     rev.unlink()
     return binary
 
 
 class Backward:
-    """log10 P_rl(word | the two tokens after it), cached (``first``/``second``: the tokens that
-    follow ``word`` in the sentence, nearest first; None: the sentence end)."""
+    """log10 P_rl(word | the two tokens after it), cached (``nearest``, ``further``: the tokens that
+    follow ``word`` in the sentence; None: past the sentence's end)."""
 
     def __init__(self, lm):
         import kenlm
@@ -86,7 +78,8 @@ class Backward:
 
 
 def viterbi(model, tokens, oov, extra, bwd, lam, fwd=1.0):
-    """Exact search over (previous, current) LM-token states for the product of the two LMs."""
+    """Exact search over (previous, current) LM-token states for ``fwd`` times the left-to-right
+    LM's log-probability plus ``lam`` times the right-to-left LM's, plus the emissions."""
     import kenlm
     if not tokens:
         return []

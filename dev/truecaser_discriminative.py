@@ -23,7 +23,6 @@ Needs the default truecaser artifact (``make train``).  Takes about 3 minutes (t
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 from pathlib import Path
 
@@ -31,7 +30,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from dev.truecaser_order import LMPLZ, lmplz_work  # noqa: E402
+from dev.truecaser_order import lmplz_binary, lmplz_work  # noqa: E402
 from textqa.models.truecaser import rerank  # noqa: E402
 from textqa.models.truecaser.rerank import FEATURE_SETS, Lattice, perceptron  # noqa: E402
 
@@ -84,7 +83,6 @@ def score(lattice, sentences, dec, W):
 def main(argv=None) -> int:
     import kenlm
 
-    from textqa.models.truecaser.lm import BINARY_FORMATS, find_build_binary
     from textqa.models.truecaser.service_api import TruecaserService
     from textqa.paths import artifacts_dir
     from textqa.training.corpus import read_lines
@@ -100,13 +98,7 @@ def main(argv=None) -> int:
     binary = work / "lm-without-heldout.binary"
     if not binary.exists():
         print("lmplz ...", file=sys.stderr, flush=True)
-        arpa = work / "lm.arpa"
-        with open(text, "rb") as src, open(arpa, "wb") as dst:
-            subprocess.run([str(LMPLZ), "-o", "3", "-S", "40%", "-T", str(work), "--discount_fallback"],
-                           stdin=src, stdout=dst, stderr=subprocess.DEVNULL, check=True)
-        subprocess.run([find_build_binary(), "-s", *BINARY_FORMATS["trie-q8"], str(arpa), str(binary)],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        arpa.unlink()
+        lmplz_binary(text, binary, work)
     model = TruecaserService.load(artifacts_dir(None) / "truecaser").model
     model.set_params(phrase_weight=0.0)         # as measured: the trigram decoder's search plus the pass
     model.lm_, model.lm_path_ = kenlm.Model(str(binary)), str(binary)

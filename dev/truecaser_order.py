@@ -39,6 +39,22 @@ def lmplz_work(work: Path | None, prefix: str) -> Path:
     return work
 
 
+def lmplz_binary(text: Path, binary: Path, work: Path, order: int = 3, prune=None) -> Path:
+    """``binary``: the modified Kneser-Ney LM ``lmplz`` estimates from ``text`` (``prune``: its
+    ``--prune`` thresholds as strings), binarised as the default does (trie, 8-bit quantisation);
+    the ARPA file in between is removed."""
+    from textqa.models.truecaser.lm import BINARY_FORMATS, find_build_binary
+    arpa = binary.with_suffix(".arpa")
+    with open(text, "rb") as src, open(arpa, "wb") as dst:
+        subprocess.run([str(LMPLZ), "-o", str(order), "-S", "40%", "-T", str(work), "--discount_fallback",
+                        *(["--prune", *prune] if prune else [])],
+                       stdin=src, stdout=dst, stderr=subprocess.DEVNULL, check=True)
+    subprocess.run([find_build_binary(), "-s", *BINARY_FORMATS["trie-q8"], str(arpa), str(binary)],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    arpa.unlink()
+    return binary
+
+
 def write_lm_corpus(path: Path) -> int:
     """The default training sentences as LM tokens (what ``Truecaser.fit`` counts)."""
     from textqa.models.truecaser.model import LMVocabulary
@@ -85,7 +101,6 @@ def main(argv=None) -> int:
     import kenlm
 
     from textqa.evaluation.truecase import score_truecase
-    from textqa.models.truecaser.lm import BINARY_FORMATS, find_build_binary
     from textqa.models.truecaser.service_api import TruecaserService
     from textqa.paths import artifacts_dir
     from textqa.training.corpus import read_lines
@@ -116,15 +131,9 @@ def main(argv=None) -> int:
     for order in args.orders:
         prune = [] if not args.prune else [str(args.prune[min(k, len(args.prune) - 1)]) for k in range(order)]
         tag = f"{order}" + (f"-prune{''.join(prune)}" if prune else "")
-        arpa, binary = work / f"lm{tag}.arpa", work / f"lm{tag}.binary"
+        binary = work / f"lm{tag}.binary"
         if not binary.exists():
-            with open(corpus, "rb") as src, open(arpa, "wb") as dst:
-                subprocess.run([str(LMPLZ), "-o", str(order), "-S", "40%", "-T", str(work), "--discount_fallback",
-                                *(["--prune", *prune] if prune else [])],
-                               stdin=src, stdout=dst, stderr=subprocess.DEVNULL, check=True)
-            subprocess.run([find_build_binary(), "-s", *BINARY_FORMATS["trie-q8"], str(arpa), str(binary)],
-                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            arpa.unlink()
+            lmplz_binary(corpus, binary, work, order, prune)
         model.lm_, model.lm_path_ = kenlm.Model(str(binary)), str(binary)
         model._native, model._native_cache, model._cand_cache = None, {}, {}
         model.predict_tokens(lower[:100])
