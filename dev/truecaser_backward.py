@@ -77,9 +77,11 @@ class Backward:
         return s
 
 
-def viterbi(model, tokens, oov, extra, bwd, lam, fwd=1.0):
+def viterbi(model, tokens, oov, extra, bwd, lam, fwd=1.0, transition=None):
     """Exact search over (previous, current) LM-token states for ``fwd`` times the left-to-right
-    LM's log-probability plus ``lam`` times the right-to-left LM's, plus the emissions."""
+    LM's log-probability plus ``lam`` times the right-to-left LM's, plus the emissions, plus
+    ``transition(position, previous LM token or None, candidate, n-gram length the LM matched)``
+    when given (a score that may depend on the previous token, which the states hold)."""
     import kenlm
     if not tokens:
         return []
@@ -98,7 +100,11 @@ def viterbi(model, tokens, oov, extra, bwd, lam, fwd=1.0):
         for (p, c), (sc, st, _, _) in layers[-1].items():
             for ci, (_, lmw, _) in enumerate(cs):
                 out = kenlm.State()
-                s = sc + fwd * lm.BaseScore(st, lmw, out) + em[ci]
+                if transition is None:
+                    s = sc + fwd * lm.BaseScore(st, lmw, out) + em[ci]
+                else:
+                    full = lm.BaseFullScore(st, lmw, out)
+                    s = sc + fwd * full.log_prob + em[ci] + transition(pos, c, cs[ci], full.ngram_length)
                 if lam:
                     if pos == 1:
                         s += lam * bwd("</s>", c, lmw)           # P_rl(</s> | w2, w1)
@@ -127,13 +133,36 @@ def viterbi(model, tokens, oov, extra, bwd, lam, fwd=1.0):
     return out
 
 
+def dev_scorer(model, gold: list[str]):
+    """A function scoring a search on the ``gold`` lines (lowercased and recased): the search,
+    ``search(tokens, oov scores, added emission scores) -> cased tokens``, decodes each sentence part
+    as the default decoder splits them, with the default's first-word rule and compound casing
+    around it; the OOV and phrase scores are computed once."""
+    from textqa.evaluation.truecase import score_truecase
+    from textqa.models.truecaser.model import capitalize_first_word
+    lower = [l.lower().split() for l in gold]
+    oov = model._oov_scores(lower)
+    parts = [model._parts(toks) for toks in lower]
+    extras = [[model._extra_scores(part, [0, len(part)]) for part in ps] for ps in parts]
+
+    def score(search):
+        out = []
+        for ps, ex in zip(parts, extras):
+            res = []
+            for part, extra in zip(ps, ex):
+                cased = capitalize_first_word(search(part, oov, extra))
+                model._case_compounds(cased, [t.lower() for t in part], range(len(part)))
+                res.extend(cased)
+            out.append(" ".join(res))
+        return score_truecase(gold, out)
+    return score
+
+
 def main(argv=None) -> int:
     import kenlm
 
     from dev.truecaser_order import lmplz_work
 
-    from textqa.evaluation.truecase import score_truecase
-    from textqa.models.truecaser.model import capitalize_first_word
     from textqa.models.truecaser.service_api import TruecaserService
     from textqa.paths import artifacts_dir
     from textqa.training.corpus import read_lines
@@ -152,23 +181,11 @@ def main(argv=None) -> int:
     gold = [l for l in read_lines(DEFAULT_DEV) if l.strip()]
     if args.lines:
         gold = gold[:args.lines]
-    lower = [l.lower().split() for l in gold]
-    oov = model._oov_scores(lower)
-    parts = [model._parts(toks) for toks in lower]
-    extras = [[model._extra_scores(part, [0, len(part)]) for part in ps] for ps in parts]
+    score = dev_scorer(model, gold)
     print(f"| right-to-left LM weight (lambda{'; left-to-right 1 - lambda' if args.mix else ''}) | dev accuracy | dev P | dev R | dev F1 |")
     print("|---:|---:|---:|---:|---:|")
     for lam in args.lambdas:
-        out = []
-        for ps, ex in zip(parts, extras):
-            res = []
-            for part, extra in zip(ps, ex):
-                cased = capitalize_first_word(viterbi(model, part, oov, extra, bwd, lam,
-                                                      1.0 - lam if args.mix else 1.0))
-                model._case_compounds(cased, [t.lower() for t in part], range(len(part)))
-                res.extend(cased)
-            out.append(" ".join(res))
-        s = score_truecase(gold, out)
+        s = score(lambda part, oov, extra: viterbi(model, part, oov, extra, bwd, lam, 1.0 - lam if args.mix else 1.0))
         print(f"| {lam:g} | {s.accuracy:.2f} | {s.precision:.2f} | {s.recall:.2f} | {s.f1:.2f} |", flush=True)
     return 0
 

@@ -1,0 +1,132 @@
+"""Two more scores beside the LM, measured on dev (issue 14, accuracy): neither was kept.
+
+1. ``--bias B ...``: B added to the log10 score of every capitalised candidate of a known word with
+   two or more candidates (does the default decoder under-capitalise? 67% of its dev errors are
+   capitals missed).
+2. ``--lambdas L ...``: a model of a word's casing given the case class of the token before it
+   (LC / UC / CA / MC / NONE / sentence start), counted on the default training text as LM tokens,
+   interpolated with the word's overall casing distribution (``--alpha`` pseudo-counts):
+
+       P(form | word, class_prev) = (N(class_prev, form) + alpha * P(form | word)) / (N(class_prev, word) + alpha)
+
+   added as ``L * log10 P`` to each candidate of a known word with two or more candidates, on every
+   LM step or (``--only-backoff``) only where the LM backs off to the unigram, where the cased
+   bigram is unseen ("Abbottabad District": the LM falls back on how often "district" and
+   "District" occur anywhere).  The score depends on the previous token, which the search's
+   states (the last two LM tokens, ``dev/truecaser_backward.py``'s exact search) hold, so the
+   search stays exact.  Bias 0 and lambda 0 give the default decoder's dev F1 (a check).
+
+    python dev/truecaser_prevclass.py [--bias 0 0.1 0.2] [--lambdas 0 0.25 1] [--work DIR]
+
+Needs the default artifact.  With a class-model weight, writes the LM-token text once (``--work``,
+about 2 minutes) and counts it (30 s); then about 20 s per setting.
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def class_of(token) -> str:
+    """The case class of an LM token (``UNKNOWN_UC`` -> UC; None: the sentence start)."""
+    from textqa.models.truecaser.casing import case_class
+    if token is None:
+        return "<s>"
+    return token[8:] if token.startswith("UNKNOWN_") else case_class(token)
+
+
+def count_after_class(corpus: Path, words: set) -> dict:
+    """{lowercased word: Counter((class of the previous token, cased form))} over ``corpus`` (one
+    sentence of LM tokens a line), for the words in ``words``."""
+    counts: dict = {}
+    with open(corpus, encoding="utf-8") as f:
+        for line in f:
+            prev = None
+            for t in line.split():
+                low = t.lower()
+                if low in words:
+                    counts.setdefault(low, Counter())[(class_of(prev), t)] += 1
+                prev = t
+    return counts
+
+
+class PrevClass:
+    """log10 P(form | word, class of the previous token) (module docstring), cached."""
+
+    def __init__(self, counts: dict, alpha: float):
+        self.counts, self.alpha, self.cache = counts, alpha, {}
+
+    def __call__(self, word: str, form: str, prev_class: str) -> float | None:
+        key = (word, prev_class)
+        dist = self.cache.get(key)
+        if dist is None:
+            total, after = Counter(), Counter()
+            for (pc, f), n in self.counts.get(word, Counter()).items():
+                total[f] += n
+                if pc == prev_class:
+                    after[f] += n
+            t, a = sum(total.values()), sum(after.values())
+            dist = self.cache[key] = {f: (after[f] + self.alpha * n / t) / (a + self.alpha) for f, n in total.items()}
+        p = dist.get(form)
+        return None if p is None else math.log10(p)
+
+
+def main(argv=None) -> int:
+    from dev.truecaser_backward import dev_scorer, viterbi
+    from dev.truecaser_order import write_lm_corpus
+
+    from textqa.models.truecaser.service_api import TruecaserService
+    from textqa.paths import artifacts_dir
+    from textqa.training.corpus import read_lines
+    from textqa.training.truecaser import DEFAULT_DEV
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bias", type=float, nargs="+", default=[0.0, 0.1, 0.2])
+    p.add_argument("--lambdas", type=float, nargs="+", default=[0.0, 0.25, 0.5, 1.0])
+    p.add_argument("--alpha", type=float, default=5.0, help="pseudo-counts of the overall casing distribution")
+    p.add_argument("--only-backoff", action="store_true", help="add the class model only where the LM backs off to the unigram")
+    p.add_argument("--work", type=Path, default=None, help="folder for the LM-token text (default: a temp dir)")
+    args = p.parse_args(argv)
+    model = TruecaserService.load(artifacts_dir(None) / "truecaser").model
+    gold = [l for l in read_lines(DEFAULT_DEV) if l.strip()]
+    lower = [l.lower().split() for l in gold]
+    lams = [lam for lam in args.lambdas if lam]
+    prev_class = None
+    if lams:
+        work = args.work or Path(tempfile.mkdtemp(prefix="truecaser-prevclass-"))
+        work.mkdir(parents=True, exist_ok=True)
+        corpus = work / "lm-corpus.txt"
+        if not corpus.exists():
+            print(f"writing the LM-token training text to {corpus}", file=sys.stderr)
+            write_lm_corpus(corpus)
+        print("counting casings after each case class", file=sys.stderr)
+        prev_class = PrevClass(count_after_class(corpus, {t for s in lower for t in s}), args.alpha)
+    score = dev_scorer(model, gold)
+    print(f"| bias | class model weight{' (where the LM backs off to the unigram)' if args.only_backoff else ''} "
+          "| dev accuracy | dev P | dev R | dev F1 |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for bias, lam in itertools.product(args.bias, [0.0, *lams]):
+        def transition(pos, prev, cand, ngram_length):
+            form, lmw, oov_class = cand
+            word = form.lower()
+            if oov_class is not None or len(model._candidates(word)) < 2:
+                return 0.0
+            s = bias if form != word else 0.0
+            if lam and (not args.only_backoff or ngram_length == 1):
+                lp = prev_class(word, lmw, class_of(prev))
+                s += lam * lp if lp is not None else 0.0
+            return s
+        s = score(lambda part, oov, extra: viterbi(model, part, oov, extra, None, 0.0, transition=transition))
+        print(f"| {bias:g} | {lam:g} | {s.accuracy:.2f} | {s.precision:.2f} | {s.recall:.2f} | {s.f1:.2f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
