@@ -32,14 +32,11 @@ sys.path.insert(0, str(ROOT))
 
 def reversed_lm(work: Path) -> Path:
     """The right-to-left trigram LM (trie-q8 binary) of the default training text, built once."""
-    from dev.truecaser_order import lmplz_binary, write_lm_corpus
+    from dev.truecaser_order import lm_corpus, lmplz_binary
     binary = work / "lm-reversed.binary"
     if binary.exists():
         return binary
-    corpus, rev = work / "lm-corpus.txt", work / "lm-corpus-reversed.txt"
-    if not corpus.exists():
-        print(f"writing the LM-token training text to {corpus}", file=sys.stderr)
-        write_lm_corpus(corpus)
+    corpus, rev = lm_corpus(work), work / "lm-corpus-reversed.txt"
     with open(corpus, encoding="utf-8") as src, open(rev, "w", encoding="utf-8") as dst:
         for line in src:
             dst.write(" ".join(reversed(line.split())) + "\n")

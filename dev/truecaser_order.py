@@ -55,6 +55,15 @@ def lmplz_binary(text: Path, binary: Path, work: Path, order: int = 3, prune=Non
     return binary
 
 
+def lm_corpus(work: Path) -> Path:
+    """``work``/lm-corpus.txt: the default training text as LM tokens, written once."""
+    corpus = work / "lm-corpus.txt"
+    if not corpus.exists():
+        print(f"writing the LM-token training text to {corpus}", file=sys.stderr)
+        write_lm_corpus(corpus)
+    return corpus
+
+
 def write_lm_corpus(path: Path) -> int:
     """The default training sentences as LM tokens (what ``Truecaser.fit`` counts)."""
     from textqa.models.truecaser.model import LMVocabulary
@@ -112,10 +121,7 @@ def main(argv=None) -> int:
                    help="lmplz --prune thresholds, one per order (the last repeated); also scores the news sets")
     args = p.parse_args(argv)
     work = lmplz_work(args.work, "truecaser-order-")
-    corpus = work / "lm-corpus.txt"
-    if not corpus.exists():
-        print(f"writing the LM-token training text to {corpus}", file=sys.stderr)
-        write_lm_corpus(corpus)
+    corpus = lm_corpus(work)
     gold = [l for l in read_lines(DEFAULT_DEV) if l.strip()]
     lower = [l.lower().split() for l in gold]
     n_tokens = sum(map(len, lower))

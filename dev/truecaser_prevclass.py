@@ -145,7 +145,7 @@ class PrevClass:
 
 def main(argv=None) -> int:
     from dev.truecaser_backward import dev_scorer, viterbi
-    from dev.truecaser_order import write_lm_corpus
+    from dev.truecaser_order import lm_corpus
 
     from textqa.models.truecaser.service_api import TruecaserService
     from textqa.paths import artifacts_dir
@@ -172,10 +172,7 @@ def main(argv=None) -> int:
     if lams or windows:
         work = args.work or Path(tempfile.mkdtemp(prefix="truecaser-prevclass-"))
         work.mkdir(parents=True, exist_ok=True)
-        corpus = work / "lm-corpus.txt"
-        if not corpus.exists():
-            print(f"writing the LM-token training text to {corpus}", file=sys.stderr)
-            write_lm_corpus(corpus)
+        corpus = lm_corpus(work)
     if lams:
         print("counting casings after each case class", file=sys.stderr)
         prev_class = PrevClass(count_after_class(corpus, {t for s in lower for t in s}), args.alpha)
