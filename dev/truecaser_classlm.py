@@ -101,8 +101,9 @@ class Classes:
         return token if token.startswith("UNKNOWN_") else f"R_{case_class(token)}"
 
 
-def viterbi(model, class_lm, classes: Classes, tokens, oov, extra, mu: float):
-    """Exact search over (word-LM state, class-LM state) pairs (module docstring)."""
+def viterbi(model, class_lm, classes: Classes, tokens, oov, extra, mu: float, states=None):
+    """Exact search over (word-LM state, class-LM state) pairs (module docstring); ``states``, a
+    list, gets the number of states after recombination at each token."""
     import kenlm
     lm, w = model.lm_, model.oov_weight
     cands = [model._candidates(t) for t in tokens]
@@ -128,6 +129,8 @@ def viterbi(model, class_lm, classes: Classes, tokens, oov, extra, mu: float):
                 if cur is None or s > cur[0]:
                     nxt[(out, cout)] = (s, key, ci)
         layers.append(nxt)
+        if states is not None:
+            states.append(len(nxt))
     best, best_key = -math.inf, None
     for (st, ct), (sc, _, _) in layers[-1].items():
         s = sc + lm.BaseScore(st, "</s>", kenlm.State())
@@ -184,13 +187,16 @@ def main(argv=None) -> int:
     scorers = {n: dev_scorer(model, gold) for n, gold in sets.items()}
     print(f"class LM: {args.clusters} classes of the {args.targets:,} commonest tokens, order {args.order}, "
           f"{binary.stat().st_size / 1e6:.0f} MB (trie-q8)", file=sys.stderr)
-    print("| class LM weight (mu) | " + " | ".join(f"{n} accuracy | {n} F1" for n in sets) + " |")
-    print("|---:|" + "---:|" * (2 * len(sets)))
+    print("| class LM weight (mu) | " + " | ".join(f"{n} accuracy | {n} F1" for n in sets)
+          + " | dev states per token (mean / max) |")
+    print("|---:|" + "---:|" * (2 * len(sets) + 1))
     for mu in args.mus:
-        cells = []
-        for score in scorers.values():
-            s = score(lambda part, oov, extra: viterbi(model, class_lm, classes, part, oov, extra, mu))
+        cells, states = [], []
+        for n, score in scorers.items():
+            s = score(lambda part, oov, extra: viterbi(model, class_lm, classes, part, oov, extra, mu,
+                                                       states if n == "dev" else None))
             cells += [f"{s.accuracy:.2f}", f"{s.f1:.2f}"]
+        cells.append(f"{sum(states) / len(states):.2f} / {max(states)}")
         print(f"| {mu:g} | " + " | ".join(cells) + " |", flush=True)
     return 0
 
