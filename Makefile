@@ -84,7 +84,7 @@ bench: train wrk
 	$(PY) -m bench.rouge
 
 # KenLM's lmplz (LM estimation of any order) for the dev scripts only (dev/truecaser_order.py and
-# the _discriminative, _backward and _lmplz_golden ones): it needs Boost and cmake (Debian packages,
+# the _discriminative, _backward, _classlm and _lmplz_golden ones): it needs Boost and cmake (Debian packages,
 # installed when missing and run as root); nothing else uses it.
 LMPLZ_DEBS := cmake libboost-program-options-dev libboost-system-dev libboost-thread-dev libboost-test-dev zlib1g-dev
 lmplz: | $(VENV)/.installed
