@@ -7,7 +7,8 @@ then + cased-phrase scores (``phrase_weight``), + part-by-part casing of unseen 
 off in the last row (``oov_weight=0``: unseen words get the LM's UNKNOWN_* classes only, paper
 section 2.3).  Dev, WSJ section 20 and the Reuters-21578 test split are all text the model has not
 seen; nothing is chosen here.  For a model trained with ``--discriminative``, the rows are decoded
-without the pass and a last row with it (the model's LM was trained without the held-out text).
+without the pass and a last row with it (the model's LM was trained without the held-out text);
+likewise for a model trained with ``--class-lm``, without the class LM and a last row with it.
 
     python dev/truecaser_ablation.py [--artifacts DIR]
 
@@ -47,10 +48,13 @@ def main(argv=None) -> int:
     sets = scoring_sets([l.strip() for l in read_lines(DEFAULT_DEV) if l.strip()])
     print("| decoder | " + " | ".join(f"{n} accuracy | {n} F1" for n in sets) + " |")
     print("|---|" + "---:|" * (2 * len(sets)))
-    rows = [(name, {"discriminative": "none", **params}) for name, params in ROWS]
+    rows = [(name, {"discriminative": "none", "class_lm_weight": 0.0, **params}) for name, params in ROWS]
     if getattr(model, "reranker_", None) is not None:
         rows.append((f"default + discriminative pass ({defaults['discriminative']})",
                      dict(phrase_weight=0.5, compound_casing=True, discriminative=defaults["discriminative"])))
+    if getattr(model, "classes_", None) is not None:
+        rows.append((f"default + class LM ({len(model.classes_.names)} classes, weight {defaults['class_lm_weight']:g})",
+                     dict(phrase_weight=0.5, compound_casing=True, class_lm_weight=defaults["class_lm_weight"])))
     for name, params in rows:
         model.set_params(**{**{k: defaults[k] for k in ("phrase_weight", "compound_casing", "oov_weight")}, **params})
         print(f"| {name} | " + " | ".join(score_cells(model, sets)) + " |", flush=True)

@@ -1,5 +1,8 @@
 """A class-based LM beside the word LM (issue 14, accuracy): the one try that gains on every set.
 
+This is the experiment that chose the settings, with ``lmplz`` LMs; the product's version is
+:mod:`textqa.models.truecaser.classes` (``textqa train truecaser --class-lm 600``).
+
 The learning curve (``dev/truecaser_learning_curve.py``) says the default is short of text: most
 errors are cased n-grams seen too rarely ("Abbottabad District" unseen, so the LM falls back on
 how often "district" and "District" occur anywhere).  A class-based LM (Brown et al. 1992,

@@ -2,7 +2,7 @@
 
     textqa train all | truecaser | blanc | icd9 | qa [...]
     textqa truecase [--model DIR] [--tokenized] [--baseline | --decoder trigram | --no-phrases | --no-compounds |
-                    --no-discriminative]
+                    --no-discriminative | --no-class-lm]
     textqa blanc score [--model DIR] --refs R1 [R2 ...] [--hyps FILE] [--corpus]
     textqa eval correlate --tsv FILE [--model DIR] [--level segment|system|both] [--ci] [--plot F.png] [--json]
     textqa icd9 code [--model DIR] (--cmc-xml F | --jsonl F | stdin JSONL) [--classifier svm|brr]
@@ -122,6 +122,8 @@ def cmd_truecase(args) -> int:
         service.model.set_params(compound_casing=False)
     if args.no_discriminative:
         service.model.set_params(discriminative="none")
+    if args.no_class_lm:
+        service.model.set_params(class_lm_weight=0.0)
     out = sys.stdout.buffer
     batch: list[str] = []
 
@@ -211,15 +213,17 @@ def build_parser() -> argparse.ArgumentParser:
     tc.add_argument("--baseline", action="store_true", help="use the unigram most-frequent-casing baseline")
     tc.add_argument("--decoder", choices=("default", "trigram"), default="default",
                     help="'trigram': the paper's decoder, the trigram LM (and the OOV model) alone, without "
-                         "the cased-phrase scores, the part-by-part casing of unseen compounds and a "
-                         "discriminative pass (--no-phrases --no-compounds --no-discriminative); default: "
-                         "what the model was trained with")
+                         "the cased-phrase scores, the part-by-part casing of unseen compounds, a "
+                         "discriminative pass and a class LM (--no-phrases --no-compounds --no-discriminative "
+                         "--no-class-lm); default: what the model was trained with")
     tc.add_argument("--no-phrases", action="store_true", help="without the cased-phrase scores")
     tc.add_argument("--no-compounds", action="store_true",
                     help="unseen compounds the search capitalises keep the paper's first-letter capital "
                          "('Saint-laurent-des-combes', not 'Saint-Laurent-des-Combes')")
     tc.add_argument("--no-discriminative", action="store_true",
                     help="without the discriminative pass of a model trained with one (train --discriminative)")
+    tc.add_argument("--no-class-lm", action="store_true",
+                    help="without the class LM of a model trained with one (train --class-lm)")
     tc.add_argument("--batch-size", type=int, default=256, help="lines decoded together (default 256)")
     tc.set_defaults(func=cmd_truecase)
 

@@ -25,6 +25,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from . import lm as lmmod
+from .classes import CLASS_ORDER, WordClasses
 from .casing import (CASE_CLASSES, NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class,
                      group_by_lowercase)
 from .compounds import SEPARATORS, compound_form, count_parts, parts_from_data
@@ -129,8 +130,8 @@ class UnigramTruecaser(BaseEstimator):
 
 BOS_ID, EOS_ID, UNK_ID = 0, 1, 2
 #: The settings (``set_params``) of the paper's trigram decoder: no phrase scores, unseen compounds
-#: capitalised at the first letter only (``textqa truecase --decoder trigram``).
-TRIGRAM_DECODER = {"phrase_weight": 0.0, "compound_casing": False, "discriminative": "none"}
+#: capitalised at the first letter only, no discriminative pass, no class LM (``textqa truecase --decoder trigram``).
+TRIGRAM_DECODER = {"phrase_weight": 0.0, "compound_casing": False, "discriminative": "none", "class_lm_weight": 0.0}
 #: ``Truecaser._viterbi``'s default: score the sentence's own phrases (None means no phrase scores).
 _OWN_PHRASES = object()
 LM_SPECIALS = [lmmod.BOS, lmmod.EOS, lmmod.UNK, UNKNOWN_NONE] + [UNKNOWN_TOKENS[c] for c in CASE_CLASSES]
@@ -212,6 +213,11 @@ class Truecaser(BaseEstimator):
         "context"): a discriminative pass over the lattice, its weights learned by a perceptron on
         training text held out from the LM (one block in 40); the LM is then trained without that
         text.  Off by default: it lowered dev F1 (README).  "none" on a fitted model decodes without it.
+    class_lm : number of word classes of a class-based LM beside the word LM (:mod:`.classes`,
+        Brown et al. 1992 eq. 3; beyond the paper); 0 (default): none.  Needs the training sentences
+        (not the Dask counting path); decodes with the Python search.
+    class_lm_weight : weight of the class LM's score against the word LM's (0 on a fitted model:
+        decode without it).
     """
 
     def __init__(self, min_count: int = 2, n_casings: int = 4, smoothing: str = "kneser_ney",
@@ -219,7 +225,8 @@ class Truecaser(BaseEstimator):
                  oov_model: str = "char", oov_weight: float = 1.0, heldout_every: int = 50,
                  min_casing_share: float = 0.005, work_dir: str | None = None, lm_binary: str = "trie-q8",
                  phrase_weight: float = 0.5, phrase_min_count: int = 2, compound_casing: bool = True,
-                 order: int = 3, discriminative: str = "none", prune: tuple | None = None):
+                 order: int = 3, discriminative: str = "none", prune: tuple | None = None,
+                 class_lm: int = 0, class_lm_weight: float = 0.25):
         self.min_count = min_count
         self.n_casings = n_casings
         self.smoothing = smoothing
@@ -237,6 +244,8 @@ class Truecaser(BaseEstimator):
         self.order = order
         self.discriminative = discriminative
         self.prune = prune
+        self.class_lm = class_lm
+        self.class_lm_weight = class_lm_weight
 
     # ------------------------------------------------------------------ training
     def _prune(self) -> tuple:
@@ -264,6 +273,12 @@ class Truecaser(BaseEstimator):
             raise ValueError(f"discriminative must be 'none' or one of {tuple(FEATURE_SETS)}, got {self.discriminative!r}")
         if self.min_count < 1 or self.n_casings < 1:
             raise ValueError("min_count and n_casings must be >= 1")
+        if not isinstance(self.class_lm, int) or self.class_lm < 0:
+            raise ValueError(f"class_lm must be a whole number of classes >= 0, got {self.class_lm!r}")
+        if not (self.class_lm_weight >= 0 and math.isfinite(self.class_lm_weight)):
+            raise ValueError("class_lm_weight must be a finite number >= 0")
+        if self.class_lm and self.discriminative != "none":
+            raise ValueError("the class LM and the discriminative pass cannot be combined")
         if not (self.phrase_weight >= 0 and math.isfinite(self.phrase_weight)) or self.phrase_min_count < 1:
             raise ValueError("phrase_weight must be a finite number >= 0 and phrase_min_count >= 1")
 
@@ -335,9 +350,10 @@ class Truecaser(BaseEstimator):
         cased-phrase table (:mod:`.phrases`; None: none, whatever ``phrase_weight`` says)."""
         self._check_params()
         say = progress or (lambda msg: log.info(msg))
-        if sentence_ids is None and (self.smoothing == "deleted_interpolation" or self.discriminative != "none"):
-            raise ValueError("deleted interpolation and the discriminative pass need the training sentences, "
-                             "not only their counts")
+        if sentence_ids is None and (self.smoothing == "deleted_interpolation" or self.discriminative != "none"
+                                     or self.class_lm):
+            raise ValueError("deleted interpolation, the discriminative pass and the class LM need the training "
+                             "sentences, not only their counts")
         self.n_train_tokens_ = vocab.n_tokens
         self.n_train_sentences_ = n_sentences
         self.phrases_ = phrases
@@ -387,6 +403,23 @@ class Truecaser(BaseEstimator):
             log.warning("KenLM build_binary not found: keeping the ARPA file (slower to load)")
             self.lm_path_ = str(arpa)
         self.lm_ = kenlm.Model(self.lm_path_)
+        self.classes_ = self.class_lm_ = None
+        if self.class_lm:
+            say(f"clustering the LM's words into {self.class_lm} classes")
+            packed = lmmod.pack_sentences(sentence_ids, bos, eos)
+            self.classes_ = WordClasses.build(packed, lm_words, len(LM_SPECIALS), self.class_lm, bos, eos)
+            say(f"estimating the class LM (order {CLASS_ORDER})")
+            class_model = self.classes_.estimate(packed, bos, eos, unk)
+            del packed
+            class_arpa, class_binary = work / "class_lm.arpa", work / "class_lm.binary"
+            lmmod.write_arpa(class_model, self.classes_.names, class_arpa)
+            del class_model
+            if lmmod.binarize(class_arpa, class_binary, fmt=self.lm_binary):
+                class_arpa.unlink()
+                self.class_lm_path_ = str(class_binary)
+            else:
+                self.class_lm_path_ = str(class_arpa)
+            self.class_lm_ = kenlm.Model(self.class_lm_path_)
 
         self.casing_ = CasingTable.from_counts(known_counts)
         # rare forms per key (for MC candidates of unseen words) and the unigram baseline
@@ -462,6 +495,8 @@ class Truecaser(BaseEstimator):
         ``phrase``: {position: added score of each candidate}: the weighted phrase scores and the
         discriminative pass's, beyond the paper (None: none; not given: computed for this sentence).
         """
+        if self._class_lm_on():
+            return self._viterbi_classes(tokens, oov_scores, phrase)
         lm = self.lm_
         base_score = lm.BaseScore
         State = kenlm.State
@@ -521,6 +556,57 @@ class Truecaser(BaseEstimator):
             tok = tokens[pos]
             result[pos] = form if len(form) == len(tok) else tok
             idx = bi
+        return result
+
+    def _class_lm_on(self) -> bool:
+        return getattr(self, "class_lm_", None) is not None and self.class_lm_weight > 0
+
+    def _viterbi_classes(self, tokens: list[str], oov_scores: dict, phrase) -> list[str]:
+        """:meth:`_viterbi` with the class LM (:mod:`.classes`): each candidate also scores
+        ``class_lm_weight * (log10 P_class(c | class history) + log10 P(w | c))``, and paths merge
+        on equal pairs of states (word LM, class LM), which keeps the search exact."""
+        lm, clm, mu, w = self.lm_, self.class_lm_, self.class_lm_weight, self.oov_weight
+        lookup = self.classes_.lookup
+        State = kenlm.State
+        start, cstart = State(), State()
+        if self.first_word.startswith("mask"):
+            lm.NullContextWrite(start)
+            clm.NullContextWrite(cstart)
+        else:
+            lm.BeginSentenceWrite(start)
+            clm.BeginSentenceWrite(cstart)
+        if phrase is _OWN_PHRASES:
+            phrase = self._extra_scores([t.lower() for t in tokens], [0, len(tokens)])
+        layers, cand_lists = [{(start, cstart): (0.0, None, -1)}], []
+        for pos, tok in enumerate(tokens):
+            cands = self._candidates(tok)
+            cand_lists.append(cands)
+            classes = [lookup(lmw) for _, lmw, _ in cands]
+            em = [(w * oov_scores[tok.lower()][cls] if cls is not None and oov_scores else 0.0) + mu * e
+                  for (_, _, cls), (_, e) in zip(cands, classes)]
+            if phrase and pos in phrase:
+                em = [a + b for a, b in zip(em, phrase[pos])]
+            nxt = {}
+            for key, (sc, _, _) in layers[-1].items():
+                st, ct = key
+                for ci, (_, lmw, _) in enumerate(cands):
+                    out, cout = State(), State()
+                    s = sc + lm.BaseScore(st, lmw, out) + mu * clm.BaseScore(ct, classes[ci][0], cout) + em[ci]
+                    cur = nxt.get((out, cout))
+                    if cur is None or s > cur[0]:
+                        nxt[(out, cout)] = (s, key, ci)
+            layers.append(nxt)
+        best, best_key = -math.inf, None
+        for (st, ct), (sc, _, _) in layers[-1].items():
+            s = sc + lm.BaseScore(st, lmmod.EOS, State()) + mu * clm.BaseScore(ct, lmmod.EOS, State())
+            if s > best:
+                best, best_key = s, (st, ct)
+        result, key = [None] * len(tokens), best_key
+        for pos in range(len(tokens), 0, -1):
+            _, back, ci = layers[pos][key]
+            form, tok = cand_lists[pos - 1][ci][0], tokens[pos - 1]
+            result[pos - 1] = form if len(form) == len(tok) else tok
+            key = back
         return result
 
     def _phrase_scores(self, tokens: list[str], lowered: bool = False, sent_off=None) -> dict | None:
@@ -663,7 +749,7 @@ class Truecaser(BaseEstimator):
 
     def predict_tokens(self, token_lists: list[list[str]]) -> list[list[str]]:
         """Truecase a batch of token lists (with the C++ decoder when it is built: same results)."""
-        dec = self._native_decoder()
+        dec = None if self._class_lm_on() else self._native_decoder()
         if dec is not None:
             return self._predict_native(token_lists, dec)
         oov = self._oov_scores(token_lists)
@@ -738,6 +824,12 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
         if getattr(model, "reranker_", None) is not None:
             (tmp / "discriminative.json").write_text(json.dumps(model.reranker_.to_data(), ensure_ascii=False),
                                                      encoding="utf-8")
+        if getattr(model, "classes_", None) is not None:
+            shutil.copyfile(model.class_lm_path_,
+                            tmp / ("class_lm.binary" if model.class_lm_path_.endswith(".binary") else "class_lm.arpa"))
+            meta, arrays = model.classes_.to_data()
+            (tmp / "classes.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+            save_arrays(tmp / "classes.npz", arrays)
         if getattr(model, "phrases_", None) is not None:
             with open(tmp / "phrases.json", "w", encoding="utf-8") as f:
                 json.dump(model.phrases_.to_data(), f, ensure_ascii=False, separators=(",", ":"))
@@ -805,6 +897,16 @@ def load_truecaser(path) -> Truecaser:
             model.phrases_ = PhraseTable.from_data(json.loads((path / "phrases.json").read_text(encoding="utf-8")))
         except (OSError, ValueError) as e:
             raise ArtifactError(f"{path}: cannot read the phrase table ({e})") from e
+    model.classes_ = model.class_lm_ = None
+    if (path / "classes.json").exists():
+        class_lm = path / ("class_lm.binary" if (path / "class_lm.binary").exists() else "class_lm.arpa")
+        try:
+            model.classes_ = WordClasses.from_data(json.loads((path / "classes.json").read_text(encoding="utf-8")),
+                                                   load_arrays(path / "classes.npz"))
+            model.class_lm_path_ = str(class_lm)
+            model.class_lm_ = kenlm.Model(str(class_lm))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise ArtifactError(f"{path}: cannot read the class LM ({e})") from e
     model.reranker_ = None
     if (path / "discriminative.json").exists():
         try:

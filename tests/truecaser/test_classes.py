@@ -1,0 +1,128 @@
+"""The class-based LM beside the word LM (``Truecaser(class_lm=K)``, :mod:`textqa.models.truecaser.classes`):
+the neighbour matrix by hand, P(w | c) sums to one over each class, the search over pairs of states
+is exact (brute force), weight 0 is the model without it, and the artifact round trip."""
+import itertools
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from textqa.models.artifact import ArtifactError, sha256_file
+from textqa.models.truecaser.classes import WordClasses, neighbour_matrix
+from textqa.models.truecaser.model import LM_SPECIALS, Truecaser, load_truecaser, save_truecaser
+from textqa.paths import PUNKT_DIR
+
+
+def test_neighbour_matrix_by_hand():
+    # synthetic ids: 0 = <s>, 1 = </s>; two sentences "2 3 2" and "3 4"
+    packed = np.array([0, 2, 3, 2, 1, 0, 3, 4, 1])
+    counts = np.bincount(packed, minlength=5)
+    ids, m = neighbour_matrix(packed, counts, targets=3, contexts=2, bos=0, eos=1)
+    # ranks by count (stable): 0 (2), 1 (2), 2 (2), 3 (2), 4 (1): targets are ids 0, 1, 2; contexts 0, 1
+    assert list(ids) == [0, 1, 2]
+    dense = np.expm1(m.toarray())               # cells are log(1 + count)
+    # id 2 occurs twice: left neighbours <s> (id 0) and 3 (an "other" context, column 2); right 3 and </s>
+    assert dense[2].tolist() == [1, 0, 1, 0, 1, 1]
+    assert dense[:2].sum() == 0                 # <s> and </s> are never a middle token
+
+
+@pytest.fixture(scope="module")
+def class_model(wiki_sentences, tmp_path_factory):
+    work = tmp_path_factory.mktemp("tc-classes")
+    model = Truecaser(class_lm=40, class_lm_weight=0.5, work_dir=str(work)).fit(wiki_sentences)
+    save_truecaser(model, work / "artifact", punkt_dir=PUNKT_DIR)
+    return model, work / "artifact"
+
+
+def test_the_classes_of_the_specials_and_the_class_emissions(class_model):
+    model, _ = class_model
+    wc = model.classes_
+    assert wc.names[:len(LM_SPECIALS)] == LM_SPECIALS and sum(n.startswith("C") for n in wc.names) == 40
+    assert all(wc.lookup(t)[0] == t for t in LM_SPECIALS)
+    # P(w | c) sums to one over the words of each class seen in training
+    seen = np.array([model.lm_.score(w, bos=False, eos=False) > -99 for w in wc.words])
+    totals = np.bincount(wc.of[seen], weights=10 ** wc.emission[seen], minlength=len(wc.names))
+    used = np.bincount(wc.of[seen], minlength=len(wc.names)) > 0
+    assert np.allclose(totals[used][len(LM_SPECIALS):], 1.0)
+    # cased forms of one word can fall in different classes: the class LM can tell them apart
+    forms = [(w, w.capitalize()) for w in ("district", "city", "church") if w.capitalize() in wc.index and w in wc.index]
+    assert any(wc.lookup(a)[0] != wc.lookup(b)[0] for a, b in forms)
+
+
+def brute_force(model, tokens, oov):
+    """Every combination of candidates scored with both LMs' full-sentence scores and the emissions."""
+    cands = [model._candidates(t) for t in tokens]
+    mu, best, best_forms = model.class_lm_weight, -1e9, None
+    for combo in itertools.product(*cands):
+        lm_tokens = [lmw for _, lmw, _ in combo]
+        classes = [model.classes_.lookup(t) for t in lm_tokens]
+        s = model.lm_.score(" ".join(lm_tokens), bos=True, eos=True)
+        s += mu * (model.class_lm_.score(" ".join(c for c, _ in classes), bos=True, eos=True) + sum(e for _, e in classes))
+        s += sum(model.oov_weight * oov[t.lower()][cls] for t, (_, _, cls) in zip(tokens, combo) if cls)
+        if s > best:
+            best, best_forms = s, [f for f, _, _ in combo]
+    return best_forms
+
+
+@pytest.mark.parametrize("weight", [0.5, 3.0])
+def test_the_search_over_pairs_of_states_is_exact(class_model, dev_sentences, weight):
+    model, _ = class_model
+    sentences = ["in 1991 the district of mastung was separated from kalat .",
+                 "zorblaxian traders met mr. quixotl in the old city ."]
+    for s in dev_sentences:                              # short real sentences with a few thousand paths at most
+        tokens = s.lower().split()
+        if len(tokens) <= 12 and np.prod([len(model._candidates(t)) for t in tokens]) <= 3000:
+            sentences.append(" ".join(tokens))
+        if len(sentences) == 40:
+            break
+    model.set_params(class_lm_weight=weight)
+    try:
+        for sentence in sentences:
+            tokens = sentence.split()
+            oov = model._oov_scores([tokens])
+            assert model._viterbi(tokens, oov, None) == brute_force(model, tokens, oov), sentence
+    finally:
+        model.set_params(class_lm_weight=0.5)
+
+
+def test_weight_zero_is_the_model_without_it_and_the_weight_changes_decisions(class_model, dev_sentences, monkeypatch):
+    model, _ = class_model
+    lowered = [s.lower() for s in dev_sentences[:400]]
+    on = model.predict(lowered)
+    model.set_params(class_lm_weight=0.0)
+    assert model._class_lm_on() is False and model._native_decoder() is not None   # the C++ search, as without it
+    off = model.predict(lowered)
+    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "0")
+    assert model.predict(lowered) == off                 # and the Python search agrees
+    model.set_params(class_lm_weight=0.5)
+    assert model.predict(lowered) == on                  # the class search is Python whatever the setting
+    changed = sum(a != b for x, y in zip(on, off) for a, b in zip(x.split(), y.split()))
+    assert changed > 5, changed
+
+
+def test_the_class_lm_is_saved_loaded_and_checked(class_model, dev_sentences, tmp_path):
+    model, path = class_model
+    loaded = load_truecaser(path)
+    lowered = [s.lower() for s in dev_sentences[:200]]
+    assert loaded.classes_.names == model.classes_.names and loaded.predict(lowered) == model.predict(lowered)
+    bad = tmp_path / "bad"
+    shutil.copytree(path, bad)
+    meta = json.loads((bad / "classes.json").read_text())
+    meta["words"] = meta["words"][:-1]                   # tables of different lengths
+    (bad / "classes.json").write_text(json.dumps(meta))
+    manifest = json.loads((bad / "manifest.json").read_text())
+    manifest["files"]["classes.json"].update(sha256=sha256_file(bad / "classes.json"),
+                                            bytes=(bad / "classes.json").stat().st_size)
+    (bad / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ArtifactError):
+        load_truecaser(bad)
+
+
+def test_bad_class_settings_are_refused():
+    for bad in ({"class_lm": -1}, {"class_lm": 2.5}, {"class_lm_weight": float("nan")},
+                {"class_lm": 10, "discriminative": "local"}):
+        with pytest.raises(ValueError):
+            Truecaser(**bad)._check_params()
+    with pytest.raises(ValueError):
+        WordClasses(["<s>"], ["a", "b"], np.array([0]), np.array([0.0]))

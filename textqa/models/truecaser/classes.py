@@ -1,0 +1,124 @@
+"""A class-based LM beside the word LM (beyond the paper; ``Truecaser(class_lm=K)``, off by default).
+
+Brown et al. 1992 ("Class-based n-gram models of natural language", eq. 3) score a word as
+P(w_i | c_i) P(c_i | c_i-n+1 .. c_i-1): words used alike share their class's counts, so "Abbottabad
+District", unseen, gets the evidence of every (place name, name-part noun) pair that was seen.
+
+- Classes: each of the ``targets`` most frequent LM tokens (cased: "district" and "District" are
+  different words) is described by the counts of its left and right neighbours among the
+  ``contexts`` most frequent tokens (log(1 + count)), reduced to 100 dimensions by truncated SVD,
+  length-normalised and clustered by k-means (scikit-learn, seeded) into ``n_classes`` classes.
+  The specials and the ``UNKNOWN_*`` tokens are their own classes; any other rarer token's class
+  is its case class (``R_LC`` ...).
+- The class LM: interpolated modified Kneser-Ney (:func:`.lm.estimate_kneser_ney`) of order
+  :data:`CLASS_ORDER` over the training text's class sequence, unpruned (the class vocabulary is
+  small), binarised as the word LM is.
+- P(w | c) = N(w) / N(c) over the same text.
+
+The search adds ``class_lm_weight * (log10 P_class(c | class history) + log10 P(w | c))`` to each
+candidate's score and recombines paths on pairs of states (word LM, class LM), so it stays exact
+(README: "A class-based LM").
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import lm as lmmod
+from .casing import NONE, case_class
+
+CLASS_ORDER = 4
+TARGETS, CONTEXTS, SVD_DIMS = 60_000, 3_000, 100
+
+
+def neighbour_matrix(packed: np.ndarray, counts: np.ndarray, targets: int, contexts: int, bos: int = 0, eos: int = 1):
+    """Rows: the ``targets`` most frequent ids (by ``counts``); columns: their left, then right,
+    neighbour among the ``contexts`` most frequent (one more column for every other id), each cell
+    log(1 + count).  ``packed``: sentences as :func:`.lm.pack_sentences` packs them, between ``bos``
+    and ``eos``, which are neighbours but never counted as words.  Returns (the row ids, the matrix)."""
+    import scipy.sparse as sp
+    rank = np.empty(len(counts), dtype=np.int64)
+    order = np.argsort(-counts, kind="stable")
+    rank[order] = np.arange(len(counts))
+    targets, contexts = min(targets, len(counts)), min(contexts, len(counts))
+    r = rank[packed]
+    ctx = np.minimum(r, contexts)                 # every rarer id shares column ``contexts``
+    inner = packed[1:-1]                          # positions 0 and -1 are <s> and </s>
+    mid = np.flatnonzero((r[1:-1] < targets) & (inner != bos) & (inner != eos)) + 1
+    rows = np.concatenate([r[mid], r[mid]])
+    cols = np.concatenate([ctx[mid - 1], ctx[mid + 1] + contexts + 1])
+    m = sp.coo_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)),
+                      shape=(targets, 2 * (contexts + 1))).tocsr()
+    m.data = np.log1p(m.data)
+    return order[:targets], m
+
+
+def cluster(packed: np.ndarray, counts: np.ndarray, n_classes: int, bos: int, eos: int, seed: int = 0,
+            targets: int = TARGETS, contexts: int = CONTEXTS) -> tuple[np.ndarray, np.ndarray]:
+    """(ids, their k-means class) for the most frequent ids of ``packed`` (module docstring)."""
+    from sklearn.cluster import MiniBatchKMeans
+    from sklearn.decomposition import TruncatedSVD
+    from sklearn.preprocessing import normalize
+    ids, m = neighbour_matrix(packed, counts, targets, contexts, bos, eos)
+    k = min(n_classes, len(ids))
+    dims = min(SVD_DIMS, m.shape[0] - 1, m.shape[1] - 1)
+    x = normalize(TruncatedSVD(dims, random_state=seed).fit_transform(m)) if dims >= 1 else np.ones((len(ids), 1))
+    labels = MiniBatchKMeans(k, random_state=seed, batch_size=4096, n_init=3).fit(x).labels_
+    return ids, labels
+
+
+class WordClasses:
+    """The class of each word-LM token (``words``) and log10 P(token | class)."""
+
+    def __init__(self, names: list[str], words: list[str], of: np.ndarray, emission: np.ndarray):
+        if not len(words) == len(of) == len(emission) or (len(of) and (of.min() < 0 or of.max() >= len(names))):
+            raise ValueError("class ids out of range or tables of different lengths")
+        if not np.all(np.isfinite(emission)):
+            raise ValueError("class emissions must be finite")
+        self.names, self.words, self.of, self.emission = names, words, of, emission
+        self.index = {w: i for i, w in enumerate(words)}
+
+    def lookup(self, token: str) -> tuple[str, float]:
+        """(class name, log10 P(token | class)) of a word-LM token."""
+        i = self.index[token]
+        return self.names[self.of[i]], float(self.emission[i])
+
+    @classmethod
+    def build(cls, packed: np.ndarray, words: list[str], n_specials: int, n_classes: int, bos: int, eos: int,
+              seed: int = 0):
+        """Classes of the word-LM ``words`` (the first ``n_specials``: ``<s>``, ``</s>``, ``<unk>``
+        and the ``UNKNOWN_*`` tokens) from the training text ``packed`` (their ids; sentences between
+        ``bos`` and ``eos``)."""
+        counts = np.bincount(packed, minlength=len(words)).astype(np.int64)
+        counts[:n_specials] = 0                    # specials are their own classes, never clustered
+        counts_for_rank = counts.copy()
+        ids, labels = cluster(packed, counts_for_rank, n_classes, bos, eos, seed)
+        keep = counts_for_rank[ids] > 0
+        ids, labels = ids[keep], labels[keep]
+        names = list(words[:n_specials]) + [f"R_{c}" for c in ("LC", "UC", "CA", "MC", NONE)] + \
+            [f"C{k}" for k in range(int(labels.max()) + 1 if len(labels) else 0)]
+        index = {n: i for i, n in enumerate(names)}
+        of = np.empty(len(words), dtype=np.int64)
+        of[:n_specials] = np.arange(n_specials)
+        for i in range(n_specials, len(words)):
+            of[i] = index[f"R_{case_class(words[i])}"]
+        of[ids] = labels + index["C0"] if len(labels) else of[ids]
+        per_class = np.bincount(of, weights=np.bincount(packed, minlength=len(words)), minlength=len(names))
+        total = np.bincount(packed, minlength=len(words)).astype(np.float64)
+        with np.errstate(divide="ignore"):
+            emission = np.where(total > 0, np.log10(np.maximum(total, 1) / np.maximum(per_class[of], 1)), -7.0)
+        return cls(names, list(words), of, emission)
+
+    def estimate(self, packed: np.ndarray, bos: int, eos: int, unk: int) -> "lmmod.ArpaModel":
+        """The class LM (module docstring) over the class sequence of ``packed``."""
+        counts = lmmod.OrderCounts.from_packed(self.of[packed], len(self.names), bos, eos, CLASS_ORDER)
+        return lmmod.estimate_kneser_ney(counts, bos, eos, unk, prune=None)
+
+    def to_data(self) -> tuple[dict, dict]:
+        return {"names": self.names, "words": self.words}, {"of": self.of.astype(np.int32), "emission": self.emission.astype(np.float64)}
+
+    @classmethod
+    def from_data(cls, meta: dict, arrays: dict) -> "WordClasses":
+        names, words = meta.get("names"), meta.get("words")
+        if not all(isinstance(x, list) and all(isinstance(n, str) for n in x) for x in (names, words)):
+            raise ValueError("class names and words must be lists of strings")
+        return cls(names, words, np.asarray(arrays["of"], dtype=np.int64), np.asarray(arrays["emission"], dtype=np.float64))
