@@ -44,7 +44,7 @@ $(VENV)/bin/build_binary $(VITERBI_SO) &: textqa/models/truecaser/native/viterbi
 	cd $(KENLM_SRC) && CXXFLAGS=-fPIC bash compile_query_only.sh > ../compile.log 2>&1 \
 		|| { tail -20 ../compile.log; exit 1; }
 	cp $(KENLM_SRC)/bin/build_binary $(VENV)/bin/build_binary
-	cd $(KENLM_SRC) && $${CXX:-g++} -shared -fPIC -I. -O3 -DNDEBUG -DKENLM_MAX_ORDER=6 \
+	cd $(KENLM_SRC) && $${CXX:-g++} -shared -fPIC -I. -O3 -ffp-contract=off -DNDEBUG -DKENLM_MAX_ORDER=6 \
 		$(CURDIR)/textqa/models/truecaser/native/viterbi.cc \
 		$$(ls util/double-conversion/*.o util/*.o lm/*.o | grep -v -E '(main|test)\.o$$') \
 		-o $(CURDIR)/$(VITERBI_SO) -lrt >> ../compile.log 2>&1 || { tail -20 ../compile.log; exit 1; }

@@ -1,6 +1,7 @@
 """The class-based LM beside the word LM (``Truecaser(class_lm=K)``, :mod:`textqa.models.truecaser.classes`):
 the neighbour matrix by hand, P(w | c) sums to one over each class, the search over pairs of states
-is exact (brute force), weight 0 is the model without it, and the artifact round trip."""
+is exact (brute force), the C++ search gives the Python search's output, weight 0 is the model
+without it, and the artifact round trip."""
 import itertools
 import json
 import shutil
@@ -96,9 +97,22 @@ def test_weight_zero_is_the_model_without_it_and_the_weight_changes_decisions(cl
     monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "0")
     assert model.predict(lowered) == off                 # and the Python search agrees
     model.set_params(class_lm_weight=0.5)
-    assert model.predict(lowered) == on                  # the class search is Python whatever the setting
+    assert model.predict(lowered) == on                  # so does the Python search over pairs of states
     changed = sum(a != b for x, y in zip(on, off) for a, b in zip(x.split(), y.split()))
     assert changed > 5, changed
+
+
+def test_the_native_search_over_pairs_of_states_is_the_python_search(class_model, dev_sentences, monkeypatch):
+    model, _ = class_model
+    lowered = [s.lower() for s in dev_sentences[:600]]
+    for weight in (0.5, 3.0):
+        model.set_params(class_lm_weight=weight)
+        monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "1")
+        assert model._native_class_decoder() is not None
+        native = model.predict(lowered)
+        monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "0")
+        assert model.predict(lowered) == native
+    model.set_params(class_lm_weight=0.5)
 
 
 def test_the_class_lm_is_saved_loaded_and_checked(class_model, dev_sentences, tmp_path):

@@ -582,10 +582,10 @@ class Truecaser(BaseEstimator):
             cands = self._candidates(tok)
             cand_lists.append(cands)
             classes = [lookup(lmw) for _, lmw, _ in cands]
-            em = [(w * oov_scores[tok.lower()][cls] if cls is not None and oov_scores else 0.0) + mu * e
-                  for (_, _, cls), (_, e) in zip(cands, classes)]
+            em = [w * oov_scores[tok.lower()][cls] if cls is not None and oov_scores else 0.0 for _, _, cls in cands]
             if phrase and pos in phrase:
                 em = [a + b for a, b in zip(em, phrase[pos])]
+            em = [a + mu * e for a, (_, e) in zip(em, classes)]       # the C++ search's inputs add it last too
             nxt = {}
             for key, (sc, _, _) in layers[-1].items():
                 st, ct = key
@@ -654,14 +654,30 @@ class Truecaser(BaseEstimator):
         from . import native
         if not native.available() or not getattr(self, "lm_path_", None):
             return None
-        dec = getattr(self, "_native", None)
-        if dec is None or (dec and dec.lm_path != self.lm_path_):
+        return self._native_handle("_native", self.lm_path_)
+
+    def _native_class_decoder(self):
+        """The C++ decoder's handle of the class LM (:mod:`.classes`), or None (no class LM, or a
+        library built before the class search: the Python search then decodes)."""
+        from . import native
+        if getattr(self, "class_lm_", None) is None or not hasattr(native._library(), "tc_viterbi_classes"):
+            return None
+        return self._native_handle("_native_classes", self.class_lm_path_)
+
+    def _native_handle(self, attr: str, path: str):
+        """The C++ decoder's handle of the LM file ``path``, kept in ``attr`` (False: it failed to
+        open, and the Python search decodes); opening one resets the cached candidate ids, which
+        belong to one LM's vocabulary."""
+        from . import native
+        dec = getattr(self, attr, None)
+        if dec is None or (dec and dec.lm_path != path):
             try:
-                dec = native.NativeViterbi(self.lm_path_)
+                dec = native.NativeViterbi(path)
             except RuntimeError as e:
                 log.warning("%s; decoding in Python", e)
                 dec = False
-            self._native, self._native_cache = dec, {}       # word ids belong to one LM's vocabulary
+            setattr(self, attr, dec)
+            self._native_cache = {}
         return dec or None
 
     def _native_entry(self, key: str, dec):
@@ -673,6 +689,10 @@ class Truecaser(BaseEstimator):
         entry = (cands, [dec.index(lmw) for _, lmw, _ in cands],
                  classes if any(c is not None for c in classes) else None, [0.0] * len(cands),
                  [f for f, _, _ in cands])
+        cdec = self._native_class_decoder() if self._class_lm_on() else None
+        if cdec is not None:                    # the class LM's ids and log10 P(w | c)
+            looked = [self.classes_.lookup(lmw) for _, lmw, _ in cands]
+            entry += ([cdec.index(c) for c, _ in looked], [e for _, e in looked])
         if len(self._native_cache) < 500_000:
             self._native_cache[key] = entry
         return entry
@@ -713,14 +733,24 @@ class Truecaser(BaseEstimator):
                 for j, c in enumerate(classes):
                     if c is not None:
                         em[pos + j] += w * scores[key][c]
+        cids = None
+        if self._class_lm_on() and self._native_class_decoder() is not None:
+            cids = list(chain.from_iterable([e[5] for e in ents]))
+            mu = self.class_lm_weight
+            em = [a + mu * b for a, b in zip(em, chain.from_iterable([e[6] for e in ents]))]
         return SimpleNamespace(parts_of=parts_of, flat=flat, low=low, sent_off=sent_off, ents=ents, ids=ids, em=em,
-                               cand_off=cand_off, unseen_at=unseen_at)
+                               cand_off=cand_off, unseen_at=unseen_at, cids=cids)
 
     def _predict_native(self, token_lists, dec) -> list[list[str]]:
         """:meth:`predict_tokens` with the C++ Viterbi: one call for the whole batch."""
         inp = self._native_inputs(token_lists, dec)
         sent_off = inp.sent_off
-        choice = dec.decode(sent_off, inp.cand_off, inp.ids, inp.em, not self.first_word.startswith("mask")).tolist()
+        begin = not self.first_word.startswith("mask")
+        if inp.cids is not None:
+            choice = dec.decode_classes(self._native_class_decoder(), sent_off, inp.cand_off, inp.ids, inp.cids, inp.em,
+                                        self.class_lm_weight, begin).tolist()
+        else:
+            choice = dec.decode(sent_off, inp.cand_off, inp.ids, inp.em, begin).tolist()
         cased = [form if len(form) == len(tok) else tok
                  for form, tok in zip(map(getitem, [e[4] for e in inp.ents], choice), inp.flat)]
         if self.first_word.endswith("+upper"):
@@ -749,8 +779,8 @@ class Truecaser(BaseEstimator):
 
     def predict_tokens(self, token_lists: list[list[str]]) -> list[list[str]]:
         """Truecase a batch of token lists (with the C++ decoder when it is built: same results)."""
-        dec = None if self._class_lm_on() else self._native_decoder()
-        if dec is not None:
+        dec = self._native_decoder()
+        if dec is not None and (not self._class_lm_on() or self._native_class_decoder() is not None):
             return self._predict_native(token_lists, dec)
         oov = self._oov_scores(token_lists)
         parts_of = [self._parts(toks) for toks in token_lists]

@@ -45,6 +45,10 @@ def _library():
     i32, u32, f64 = (np.ctypeslib.ndpointer(t, flags="C_CONTIGUOUS") for t in (np.int32, np.uint32, np.float64))
     lib.tc_viterbi.restype = ctypes.c_int
     lib.tc_viterbi.argtypes = [ctypes.c_void_p, ctypes.c_int, i32, i32, u32, f64, ctypes.c_int, i32]
+    if hasattr(lib, "tc_viterbi_classes"):        # a library built before the class LM has none
+        lib.tc_viterbi_classes.restype = ctypes.c_int
+        lib.tc_viterbi_classes.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, i32, i32, u32, u32, f64,
+                                           ctypes.c_double, ctypes.c_int, i32]
     return lib
 
 
@@ -80,6 +84,19 @@ class NativeViterbi:
         self._lib.tc_viterbi(self._handle, len(sent_off) - 1, sent_off, cand_off,
                              np.ascontiguousarray(ids, dtype=np.uint32), np.ascontiguousarray(em, dtype=np.float64),
                              int(bool(begin)), choice)
+        return choice
+
+    def decode_classes(self, classes: "NativeViterbi", sent_off, cand_off, ids, cids, em, mu: float,
+                       begin: bool) -> np.ndarray:
+        """:meth:`decode` with the class LM ``classes`` beside this LM: each candidate also has the
+        class LM's id (``cids``), scored with weight ``mu`` (:mod:`.classes`)."""
+        sent_off = np.ascontiguousarray(sent_off, dtype=np.int32)
+        cand_off = np.ascontiguousarray(cand_off, dtype=np.int32)
+        choice = np.zeros(max(len(cand_off) - 1, 0), dtype=np.int32)
+        self._lib.tc_viterbi_classes(self._handle, classes._handle, len(sent_off) - 1, sent_off, cand_off,
+                                     np.ascontiguousarray(ids, dtype=np.uint32),
+                                     np.ascontiguousarray(cids, dtype=np.uint32),
+                                     np.ascontiguousarray(em, dtype=np.float64), float(mu), int(bool(begin)), choice)
         return choice
 
     def close(self) -> None:
