@@ -707,6 +707,7 @@ class Truecaser(BaseEstimator):
         ``ids``) and their emission scores ``em``: the OOV model's scores of the unseen words, the
         phrase scores and the discriminative pass's.  Built with whole-batch comprehensions
         (no per-token Python loop but the phrase search's and the discriminative features')."""
+        with_classes = self._class_lm_on() and self._native_class_decoder() is not None   # opened before the cache is read
         get, entry = self._native_cache.get, self._native_entry
         parts_of, parts = [], []
         for toks in token_lists:
@@ -734,7 +735,7 @@ class Truecaser(BaseEstimator):
                     if c is not None:
                         em[pos + j] += w * scores[key][c]
         cids = None
-        if self._class_lm_on() and self._native_class_decoder() is not None:
+        if with_classes:
             cids = list(chain.from_iterable([e[5] for e in ents]))
             mu = self.class_lm_weight
             em = [a + mu * b for a, b in zip(em, chain.from_iterable([e[6] for e in ents]))]
