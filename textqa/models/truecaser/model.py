@@ -215,7 +215,7 @@ class Truecaser(BaseEstimator):
         text.  Off by default: it lowered dev F1 (README).  "none" on a fitted model decodes without it.
     class_lm : number of word classes of a class-based LM beside the word LM (:mod:`.classes`,
         Brown et al. 1992 eq. 3; beyond the paper); 0 (default): none.  Needs the training sentences
-        (not the Dask counting path); decodes with the Python search.
+        (not the Dask counting path); the C++ and the Python search both handle it.
     class_lm_weight : weight of the class LM's score against the word LM's (0 on a fitted model:
         decode without it).
     """
