@@ -88,7 +88,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="cased phrases seen fewer times are left out of the phrase table (default 2)")
     p.add_argument("--class-lm", type=int, default=0, metavar="K",
                    help="also train a class-based LM over K word classes (k-means over neighbour counts; Brown et "
-                        "al. 1992) and decode with both LMs (beyond the paper; K=600 gained 0.28 dev F1 and 0.35-0.43 "
+                        "al. 1992) and decode with both LMs (beyond the paper; K=600 gained 0.26 dev F1 and 0.40-0.47 "
                         "on news, README); 0 (default): none. It decodes at about half the default's speed")
     p.add_argument("--class-lm-weight", type=float, default=0.25,
                    help="weight of the class LM's score against the word LM's (default 0.25, best on dev)")
