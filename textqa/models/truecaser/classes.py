@@ -88,11 +88,11 @@ class WordClasses:
         """Classes of the word-LM ``words`` (the first ``n_specials``: ``<s>``, ``</s>``, ``<unk>``
         and the ``UNKNOWN_*`` tokens) from the training text ``packed`` (their ids; sentences between
         ``bos`` and ``eos``)."""
-        counts = np.bincount(packed, minlength=len(words)).astype(np.int64)
-        counts[:n_specials] = 0                    # specials are their own classes, never clustered
-        counts_for_rank = counts.copy()
-        ids, labels = cluster(packed, counts_for_rank, n_classes, bos, eos, seed)
-        keep = counts_for_rank[ids] > 0
+        total = np.bincount(packed, minlength=len(words))          # each word's count, read once
+        ranked = total.astype(np.int64)
+        ranked[:n_specials] = 0                    # specials are their own classes, never clustered
+        ids, labels = cluster(packed, ranked, n_classes, bos, eos, seed)
+        keep = ranked[ids] > 0
         ids, labels = ids[keep], labels[keep]
         names = list(words[:n_specials]) + [f"R_{c}" for c in ("LC", "UC", "CA", "MC", NONE)] + \
             [f"C{k}" for k in range(int(labels.max()) + 1 if len(labels) else 0)]
@@ -101,9 +101,9 @@ class WordClasses:
         of[:n_specials] = np.arange(n_specials)
         for i in range(n_specials, len(words)):
             of[i] = index[f"R_{case_class(words[i])}"]
-        of[ids] = labels + index["C0"] if len(labels) else of[ids]
-        per_class = np.bincount(of, weights=np.bincount(packed, minlength=len(words)), minlength=len(names))
-        total = np.bincount(packed, minlength=len(words)).astype(np.float64)
+        if len(labels):
+            of[ids] = labels + index["C0"]
+        per_class = np.bincount(of, weights=total, minlength=len(names))
         with np.errstate(divide="ignore"):
             emission = np.where(total > 0, np.log10(np.maximum(total, 1) / np.maximum(per_class[of], 1)), -7.0)
         return cls(names, list(words), of, emission)
@@ -114,11 +114,13 @@ class WordClasses:
         return lmmod.estimate_kneser_ney(counts, bos, eos, unk, prune=None)
 
     def to_data(self) -> tuple[dict, dict]:
-        return {"names": self.names, "words": self.words}, {"of": self.of.astype(np.int32), "emission": self.emission.astype(np.float64)}
+        return ({"names": self.names, "words": self.words},
+                {"of": self.of.astype(np.int32), "emission": self.emission.astype(np.float64)})
 
     @classmethod
     def from_data(cls, meta: dict, arrays: dict) -> "WordClasses":
         names, words = meta.get("names"), meta.get("words")
         if not all(isinstance(x, list) and all(isinstance(n, str) for n in x) for x in (names, words)):
             raise ValueError("class names and words must be lists of strings")
-        return cls(names, words, np.asarray(arrays["of"], dtype=np.int64), np.asarray(arrays["emission"], dtype=np.float64))
+        return cls(names, words, np.asarray(arrays["of"], dtype=np.int64),
+                   np.asarray(arrays["emission"], dtype=np.float64))
