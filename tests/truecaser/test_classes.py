@@ -135,8 +135,16 @@ def test_the_class_lm_is_saved_loaded_and_checked(class_model, dev_sentences, tm
 
 def test_bad_class_settings_are_refused():
     for bad in ({"class_lm": -1}, {"class_lm": 2.5}, {"class_lm_weight": float("nan")},
-                {"class_lm": 10, "discriminative": "local"}):
+                {"class_lm": 10, "discriminative": "local"}, {"class_lm": 10, "class_lm_order": 7}):
         with pytest.raises(ValueError):
             Truecaser(**bad)._check_params()
     with pytest.raises(ValueError):
         WordClasses(["<s>"], ["a", "b"], np.array([0]), np.array([0.0]))
+
+
+def test_the_class_lm_order_is_the_one_asked_for_and_survives_saving(wiki_sentences, tmp_path):
+    model = Truecaser(class_lm=20, class_lm_order=2, work_dir=str(tmp_path)).fit(wiki_sentences[:2000])
+    assert model.class_lm_.order == 2
+    save_truecaser(model, tmp_path / "artifact", punkt_dir=PUNKT_DIR)
+    loaded = load_truecaser(tmp_path / "artifact")
+    assert loaded.class_lm_order == 2 and loaded.class_lm_.order == 2

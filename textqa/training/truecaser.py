@@ -26,6 +26,7 @@ from textqa.paths import DATA_DIR, PUNKT_DIR, artifacts_dir, cache_dir
 from textqa.evaluation.truecase import score_truecase
 from textqa.models.truecaser import lm as lmmod
 from textqa.models.truecaser.casing import NONE, UNKNOWN_TOKENS, case_class
+from textqa.models.truecaser.classes import CLASS_ORDER
 from textqa.models.truecaser.model import ORDERS, UNKNOWN_NONE, Truecaser, save_truecaser
 from textqa.models.truecaser.rerank import FEATURE_SETS
 
@@ -92,6 +93,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "on news, README); 0 (default): none. It decodes at about half the default's speed")
     p.add_argument("--class-lm-weight", type=float, default=0.25,
                    help="weight of the class LM's score against the word LM's (default 0.25, best on dev)")
+    p.add_argument("--class-lm-order", type=int, choices=ORDERS, default=CLASS_ORDER,
+                   help=f"order of the class LM (default {CLASS_ORDER})")
     p.add_argument("--no-split", action="store_true", help="decode dev lines whole, not sentence by sentence")
     p.add_argument("--no-cache", action="store_true", help="do not reuse/store the tokenized corpus in .cache/")
     p.add_argument("--arpa", type=Path, default=None, metavar="FILE",
@@ -197,7 +200,8 @@ def run(args: argparse.Namespace) -> int:
                       phrase_min_count=args.phrase_min_count, order=args.order,
                       discriminative=args.discriminative,
                       prune=None if args.prune is None else tuple(args.prune),
-                      class_lm=args.class_lm, class_lm_weight=args.class_lm_weight)
+                      class_lm=args.class_lm, class_lm_weight=args.class_lm_weight,
+                      class_lm_order=args.class_lm_order)
     try:
         model._check_params()
     except ValueError as e:

@@ -11,7 +11,7 @@ District", unseen, gets the evidence of every (place name, name-part noun) pair 
   The specials and the ``UNKNOWN_*`` tokens are their own classes; any other rarer token's class
   is its case class (``R_LC`` ...).
 - The class LM: interpolated modified Kneser-Ney (:func:`.lm.estimate_kneser_ney`) of order
-  :data:`CLASS_ORDER` over the training text's class sequence, unpruned (the class vocabulary is
+  :data:`CLASS_ORDER` (or the model's ``class_lm_order``) over the training text's class sequence, unpruned (the class vocabulary is
   small), binarised as the word LM is.
 - P(w | c) = N(w) / N(c) over the same text.
 
@@ -108,9 +108,9 @@ class WordClasses:
             emission = np.where(total > 0, np.log10(np.maximum(total, 1) / np.maximum(per_class[of], 1)), -7.0)
         return cls(names, list(words), of, emission)
 
-    def estimate(self, packed: np.ndarray, bos: int, eos: int, unk: int) -> "lmmod.ArpaModel":
-        """The class LM (module docstring) over the class sequence of ``packed``."""
-        counts = lmmod.OrderCounts.from_packed(self.of[packed], len(self.names), bos, eos, CLASS_ORDER)
+    def estimate(self, packed: np.ndarray, bos: int, eos: int, unk: int, order: int = CLASS_ORDER) -> "lmmod.ArpaModel":
+        """The class LM (module docstring) of ``order`` over the class sequence of ``packed``."""
+        counts = lmmod.OrderCounts.from_packed(self.of[packed], len(self.names), bos, eos, order)
         return lmmod.estimate_kneser_ney(counts, bos, eos, unk, prune=None)
 
     def to_data(self) -> tuple[dict, dict]:

@@ -218,6 +218,7 @@ class Truecaser(BaseEstimator):
         (not the Dask counting path); the C++ and the Python search both handle it.
     class_lm_weight : weight of the class LM's score against the word LM's (0 on a fitted model:
         decode without it).
+    class_lm_order : order of the class LM (default :data:`.classes.CLASS_ORDER`, 4).
     """
 
     def __init__(self, min_count: int = 2, n_casings: int = 4, smoothing: str = "kneser_ney",
@@ -226,7 +227,8 @@ class Truecaser(BaseEstimator):
                  min_casing_share: float = 0.005, work_dir: str | None = None, lm_binary: str = "trie-q8",
                  phrase_weight: float = 0.5, phrase_min_count: int = 2, compound_casing: bool = True,
                  order: int = 3, discriminative: str = "none", prune: tuple | None = None,
-                 class_lm: int = 0, class_lm_weight: float = 0.25):
+                 class_lm: int = 0, class_lm_weight: float = 0.25,
+                 class_lm_order: int = CLASS_ORDER):
         self.min_count = min_count
         self.n_casings = n_casings
         self.smoothing = smoothing
@@ -246,6 +248,7 @@ class Truecaser(BaseEstimator):
         self.prune = prune
         self.class_lm = class_lm
         self.class_lm_weight = class_lm_weight
+        self.class_lm_order = class_lm_order
 
     # ------------------------------------------------------------------ training
     def _prune(self) -> tuple:
@@ -277,6 +280,8 @@ class Truecaser(BaseEstimator):
             raise ValueError(f"class_lm must be a whole number of classes >= 0, got {self.class_lm!r}")
         if not (self.class_lm_weight >= 0 and math.isfinite(self.class_lm_weight)):
             raise ValueError("class_lm_weight must be a finite number >= 0")
+        if self.class_lm_order not in ORDERS:
+            raise ValueError(f"class_lm_order must be one of {ORDERS}, got {self.class_lm_order!r}")
         if self.class_lm and self.discriminative != "none":
             raise ValueError("the class LM and the discriminative pass cannot be combined")
         if not (self.phrase_weight >= 0 and math.isfinite(self.phrase_weight)) or self.phrase_min_count < 1:
@@ -408,8 +413,8 @@ class Truecaser(BaseEstimator):
             say(f"clustering the LM's words into {self.class_lm} classes")
             packed = lmmod.pack_sentences(sentence_ids, bos, eos)
             self.classes_ = WordClasses.build(packed, lm_words, len(LM_SPECIALS), self.class_lm, bos, eos)
-            say(f"estimating the class LM (order {CLASS_ORDER})")
-            class_model = self.classes_.estimate(packed, bos, eos, unk)
+            say(f"estimating the class LM (order {self.class_lm_order})")
+            class_model = self.classes_.estimate(packed, bos, eos, unk, self.class_lm_order)
             del packed
             class_arpa, class_binary = work / "class_lm.arpa", work / "class_lm.binary"
             lmmod.write_arpa(class_model, self.classes_.names, class_arpa)

@@ -9,41 +9,59 @@
 #include "lm/model.hh"
 #include "lm/state.hh"
 
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <string>
-#include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 namespace {
 
-template <bool kClasses>
+// One hypothesis of a trellis layer: its LM states are ids into the layer's Interners (wid: the
+// word LM's, cid: the class LM's, always 0 without a class LM).
 struct Hyp {
   double score;
-  lm::ngram::State state;   // word-LM state
+  int wid, cid;
   int cand;   // candidate index within its token
   int back;   // index of the previous hypothesis in the previous layer
 };
 
-template <>
-struct Hyp<true> {          // with a class LM: the class LM's state too
-  double score;
-  lm::ngram::State state, cstate;
-  int cand;
-  int back;
-};
-
-struct StateHash {
-  size_t operator()(const lm::ngram::State &s) const { return lm::ngram::hash_value(s); }
-};
-
-struct PairHash {
-  size_t operator()(const std::pair<lm::ngram::State, lm::ngram::State> &p) const {
-    return lm::ngram::hash_value(p.first) * 1000003u ^ lm::ngram::hash_value(p.second);
+// The distinct KenLM states of one layer, each with a small id (a linear scan on hashes: a layer
+// holds a few states, 2-4 on average, at most a few hundred).
+struct Interner {
+  std::vector<lm::ngram::State> states;
+  std::vector<uint64_t> hashes;
+  void Clear() {
+    states.clear();
+    hashes.clear();
+  }
+  int Id(const lm::ngram::State &s) {
+    const uint64_t h = lm::ngram::hash_value(s);
+    for (size_t i = 0; i < hashes.size(); ++i)
+      if (hashes[i] == h && states[i] == s) return static_cast<int>(i);
+    states.push_back(s);
+    hashes.push_back(h);
+    return static_cast<int>(states.size()) - 1;
   }
 };
+
+// Scores of every candidate [c0, c1) after every state of ``prev``: score[u*nc+k] and the id in
+// ``cur`` of the state it leads to, out[u*nc+k].  Each (state, word) pair is asked once, however
+// many hypotheses share the state.
+void ScoreLayer(const lm::base::Model &model, const Interner &prev, Interner *cur, const unsigned *ids, int c0, int c1,
+                std::vector<float> *score, std::vector<int> *out) {
+  const int nc = c1 - c0;
+  score->resize(prev.states.size() * nc);
+  out->resize(prev.states.size() * nc);
+  lm::ngram::State next;
+  for (size_t u = 0; u < prev.states.size(); ++u) {
+    for (int k = 0; k < nc; ++k) {
+      (*score)[u * nc + k] = model.BaseScore(&prev.states[u], ids[c0 + k], &next);
+      (*out)[u * nc + k] = cur->Id(next);
+    }
+  }
+}
 
 struct Decoder {
   lm::base::Model *model;
@@ -53,69 +71,80 @@ struct Decoder {
 // The search over the sentences of one batch (tc_viterbi's arguments).  kClasses: with the class
 // LM ``dc`` (ids cids[], weight mu) beside the word LM, scored in the order score + word LM +
 // mu * class LM + em[c], and paths merged on pairs of states; without it, on word-LM states alone.
+// Each layer asks each LM once per (distinct state, candidate) and merges paths on state ids.
 template <bool kClasses>
 int Search(const Decoder *d, const Decoder *dc, int n_sent, const int *sent_off, const int *cand_off,
            const unsigned *ids, const unsigned *cids, const double *em, double mu, int begin, int *choice) {
-  using Key = typename std::conditional<kClasses, std::pair<lm::ngram::State, lm::ngram::State>,
-                                        lm::ngram::State>::type;
-  using Hash = typename std::conditional<kClasses, PairHash, StateHash>::type;
   const lm::base::Model &m = *d->model;
-  using H = Hyp<kClasses>;
-  std::vector<std::vector<H>> layers;
-  std::unordered_map<Key, int, Hash> at;
+  std::vector<std::vector<Hyp>> layers;
+  Interner pw, cw, pc, cc;           // the word LM's and the class LM's states: previous and current layer
+  std::vector<float> ws, cs;
+  std::vector<int> wo, co, slot;
+  lm::ngram::State s0, out;
   for (int s = 0; s < n_sent; ++s) {
     const int t0 = sent_off[s], t1 = sent_off[s + 1];
     if (t1 <= t0) continue;
     layers.resize(t1 - t0);
-    H start;
-    start.score = 0.0;
-    start.cand = -1;
-    start.back = -1;
-    if (begin) m.BeginSentenceWrite(&start.state); else m.NullContextWrite(&start.state);
+    pw.Clear();
+    pc.Clear();
+    if (begin) m.BeginSentenceWrite(&s0); else m.NullContextWrite(&s0);
+    pw.Id(s0);
     if constexpr (kClasses) {
-      if (begin) dc->model->BeginSentenceWrite(&start.cstate); else dc->model->NullContextWrite(&start.cstate);
+      if (begin) dc->model->BeginSentenceWrite(&s0); else dc->model->NullContextWrite(&s0);
+      pc.Id(s0);
     }
-    std::vector<H> first(1, start);
-    const std::vector<H> *prev = &first;
-    lm::ngram::State out{}, cout{};
+    std::vector<Hyp> first(1, Hyp{0.0, 0, 0, -1, -1});
+    const std::vector<Hyp> *prev = &first;
     for (int t = t0; t < t1; ++t) {
-      std::vector<H> &layer = layers[t - t0];
+      std::vector<Hyp> &layer = layers[t - t0];
       layer.clear();
-      at.clear();
-      const int c0 = cand_off[t], c1 = cand_off[t + 1];
+      const int c0 = cand_off[t], c1 = cand_off[t + 1], nc = c1 - c0;
+      cw.Clear();
+      ScoreLayer(m, pw, &cw, ids, c0, c1, &ws, &wo);
+      int n_cls = 1;
+      if constexpr (kClasses) {
+        cc.Clear();
+        ScoreLayer(*dc->model, pc, &cc, cids, c0, c1, &cs, &co);
+        n_cls = static_cast<int>(cc.states.size());
+      }
+      slot.assign(cw.states.size() * n_cls, -1);       // (word state, class state) -> hypothesis
       for (int bi = 0; bi < static_cast<int>(prev->size()); ++bi) {
-        const H &p = (*prev)[bi];
-        for (int c = c0; c < c1; ++c) {
-          double sc = p.score + static_cast<double>(m.BaseScore(&p.state, ids[c], &out));
-          Key key;
+        const Hyp &p = (*prev)[bi];
+        for (int k = 0; k < nc; ++k) {
+          double sc = p.score + static_cast<double>(ws[p.wid * nc + k]);
+          const int w = wo[p.wid * nc + k];
+          int cl = 0;
           if constexpr (kClasses) {
-            sc = sc + mu * static_cast<double>(dc->model->BaseScore(&p.cstate, cids[c], &cout));
-            key = std::make_pair(out, cout);
-          } else {
-            key = out;
+            sc = sc + mu * static_cast<double>(cs[p.cid * nc + k]);
+            cl = co[p.cid * nc + k];
           }
-          sc = sc + em[c];
-          auto found = at.find(key);
-          if (found == at.end()) {
-            at.emplace(key, static_cast<int>(layer.size()));
-            if constexpr (kClasses) layer.push_back(H{sc, out, cout, c - c0, bi});
-            else layer.push_back(H{sc, out, c - c0, bi});
-          } else if (sc > layer[found->second].score) {
-            H &cur = layer[found->second];
+          sc = sc + em[c0 + k];
+          int &at = slot[w * n_cls + cl];
+          if (at < 0) {
+            at = static_cast<int>(layer.size());
+            layer.push_back(Hyp{sc, w, cl, k, bi});
+          } else if (sc > layer[at].score) {
+            Hyp &cur = layer[at];
             cur.score = sc;
-            cur.cand = c - c0;
+            cur.cand = k;
             cur.back = bi;
           }
         }
       }
+      std::swap(pw, cw);
+      if constexpr (kClasses) std::swap(pc, cc);
       prev = &layer;
     }
+    std::vector<float> weos(pw.states.size()), ceos(kClasses ? pc.states.size() : 0);
+    for (size_t u = 0; u < pw.states.size(); ++u) weos[u] = m.BaseScore(&pw.states[u], d->eos, &out);
+    if constexpr (kClasses)
+      for (size_t u = 0; u < pc.states.size(); ++u) ceos[u] = dc->model->BaseScore(&pc.states[u], dc->eos, &out);
     double best = -1e300;
     int best_i = 0;
     for (int i = 0; i < static_cast<int>(prev->size()); ++i) {
-      const H &p = (*prev)[i];
-      double sc = p.score + static_cast<double>(m.BaseScore(&p.state, d->eos, &out));
-      if constexpr (kClasses) sc = sc + mu * static_cast<double>(dc->model->BaseScore(&p.cstate, dc->eos, &cout));
+      const Hyp &p = (*prev)[i];
+      double sc = p.score + static_cast<double>(weos[p.wid]);
+      if constexpr (kClasses) sc = sc + mu * static_cast<double>(ceos[p.cid]);
       if (sc > best) {
         best = sc;
         best_i = i;
@@ -123,7 +152,7 @@ int Search(const Decoder *d, const Decoder *dc, int n_sent, const int *sent_off,
     }
     int idx = best_i;
     for (int t = t1 - 1; t >= t0; --t) {
-      const H &hyp = layers[t - t0][idx];
+      const Hyp &hyp = layers[t - t0][idx];
       choice[t] = hyp.cand;
       idx = hyp.back;
     }
