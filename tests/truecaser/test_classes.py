@@ -135,7 +135,8 @@ def test_the_class_lm_is_saved_loaded_and_checked(class_model, dev_sentences, tm
 
 def test_bad_class_settings_are_refused():
     for bad in ({"class_lm": -1}, {"class_lm": 2.5}, {"class_lm_weight": float("nan")},
-                {"class_lm": 10, "discriminative": "local"}, {"class_lm": 10, "class_lm_order": 7}):
+                {"class_lm": 10, "discriminative": "local"}, {"class_lm": 10, "class_lm_order": 7},
+                {"class_lm_binary": "hash"}):
         with pytest.raises(ValueError):
             Truecaser(**bad)._check_params()
     with pytest.raises(ValueError):

@@ -78,3 +78,21 @@ def test_another_lm_file_gets_its_own_decoder_and_word_ids(truecaser_copy, dev_s
     model.lm_, model.lm_path_ = kenlm.Model(str(copy)), str(copy)
     assert model.predict(lowered) == before and model._native is not first
     assert model._native.lm_path == str(copy)
+
+
+def test_candidate_rows_grow_and_gather():
+    """The C++ search's inputs are gathered from rows of flat arrays (``CandidateRows``) that grow
+    past their first capacity; ``ranges`` concatenates index ranges."""
+    import numpy as np
+
+    from textqa.models.truecaser.model import CandidateRows, ranges
+    assert ranges(np.array([5, 0, 9]), np.array([2, 0, 3])).tolist() == [5, 6, 9, 10, 11]
+    rows = CandidateRows({})
+    made = [rows.add([i, i + 1, i + 2][: 1 + i % 3], [i] * (1 + i % 3), [-0.5 * i] * (1 + i % 3)) for i in range(3000)]
+    assert made == list(range(3000)) and rows.size == sum(1 + i % 3 for i in range(3000))
+    r = np.array([2999, 7, 1024])
+    at = ranges(rows.start[r], rows.count[r])
+    assert rows.ids[at].tolist() == [2999, 3000, 3001, 7, 8, 1024, 1025]          # 3, 2 and 2 candidates
+    assert rows.cids[at].tolist() == [2999] * 3 + [7] * 2 + [1024] * 2 and rows.cem[at][0] == -0.5 * 2999
+    again = pickle.loads(pickle.dumps(rows))
+    assert again.add([1], [1], [0.0]) == 3000 and (again.ids[at] == rows.ids[at]).all()

@@ -199,3 +199,24 @@ def test_a_pruned_lm_is_trained_saved_and_decoded_exactly(wiki_sentences, dev_se
     monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "1")
     assert model._native_decoder() is not None and model.predict(lowered) == python
     assert manifest["metrics"]["viterbi"]["f1"] > manifest["metrics"]["unigram_baseline"]["f1"]
+
+
+def test_the_default_model_has_a_class_lm_which_the_discriminative_pass_turns_off(wiki_sentences, dev_sentences,
+                                                                                   tmp_path, capsys):
+    """``textqa train truecaser`` trains the class LM by default (600 classes, order 3, KenLM's hash);
+    ``--discriminative``, which cannot be combined with it, trains without it and says so, and asking
+    for both is a one-line error."""
+    from textqa.models.truecaser.classes import DEFAULT_CLASSES
+    from textqa.training.truecaser import run
+    p, base, dev = small_training_run(wiki_sentences, dev_sentences, tmp_path)
+    assert run(p.parse_args(base + ["--out", str(tmp_path / "tc")])) == 0
+    hp = json.loads((tmp_path / "tc" / "manifest.json").read_text())["hyper_parameters"]
+    assert (hp["class_lm"], hp["class_lm_order"], hp["class_lm_binary"]) == (DEFAULT_CLASSES, 3, "probing")
+    model = load_truecaser(tmp_path / "tc")
+    assert model.class_lm_.order == 3 and model._class_lm_on()
+    assert run(p.parse_args(base + ["--discriminative", "local", "--out", str(tmp_path / "disc")])) == 0
+    assert "training without the class LM, which --discriminative cannot be combined with" in capsys.readouterr().err
+    assert json.loads((tmp_path / "disc" / "manifest.json").read_text())["hyper_parameters"]["class_lm"] == 0
+    with pytest.raises(SystemExit, match="cannot be combined"):
+        run(p.parse_args(base + ["--discriminative", "local", "--class-lm", "50", "--out", str(tmp_path / "both")]))
+    assert not (tmp_path / "both").exists()

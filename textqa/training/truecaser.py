@@ -26,7 +26,7 @@ from textqa.paths import DATA_DIR, PUNKT_DIR, artifacts_dir, cache_dir
 from textqa.evaluation.truecase import score_truecase
 from textqa.models.truecaser import lm as lmmod
 from textqa.models.truecaser.casing import NONE, UNKNOWN_TOKENS, case_class
-from textqa.models.truecaser.classes import CLASS_ORDER
+from textqa.models.truecaser.classes import CLASS_ORDER, DEFAULT_CLASSES
 from textqa.models.truecaser.model import ORDERS, UNKNOWN_NONE, Truecaser, save_truecaser
 from textqa.models.truecaser.rerank import FEATURE_SETS
 
@@ -87,14 +87,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "trigram decoder alone, no phrase table)")
     p.add_argument("--phrase-min-count", type=int, default=2,
                    help="cased phrases seen fewer times are left out of the phrase table (default 2)")
-    p.add_argument("--class-lm", type=int, default=0, metavar="K",
-                   help="also train a class-based LM over K word classes (k-means over neighbour counts; Brown et "
-                        "al. 1992) and decode with both LMs (beyond the paper; K=600 gained 0.26 dev F1 and 0.40-0.47 "
-                        "on news, README); 0 (default): none. It decodes at about half the default's speed")
+    p.add_argument("--class-lm", type=int, default=None, metavar="K",
+                   help=f"a class-based LM over K word classes beside the word LM (k-means over neighbour counts; "
+                        f"Brown et al. 1992; beyond the paper): default {DEFAULT_CLASSES} (it gained 0.23 dev F1 "
+                        f"and 0.28-0.35 on news, README); 0: none. The default is 0 with --scheduler or "
+                        f"--discriminative, which cannot be combined with it")
     p.add_argument("--class-lm-weight", type=float, default=0.25,
-                   help="weight of the class LM's score against the word LM's (default 0.25, best on dev)")
+                   help="weight of the class LM's score against the word LM's (default 0.25: dev F1 within 0.08 "
+                        "from 0.15 to 0.4, README)")
     p.add_argument("--class-lm-order", type=int, choices=ORDERS, default=CLASS_ORDER,
-                   help=f"order of the class LM (default {CLASS_ORDER})")
+                   help=f"order of the class LM (default {CLASS_ORDER}; 4 gained 0.03 more dev F1 but decoded "
+                        f"below 3x the peer's speed)")
+    p.add_argument("--class-lm-binary", choices=list(BINARY_FORMATS), default="probing",
+                   help="KenLM binary layout of the class LM (default probing: 31 MB at order 3 and the fastest "
+                        "to ask; use trie-q8 at order 4 or more, whose hash would be over 100 MB)")
     p.add_argument("--no-split", action="store_true", help="decode dev lines whole, not sentence by sentence")
     p.add_argument("--no-cache", action="store_true", help="do not reuse/store the tokenized corpus in .cache/")
     p.add_argument("--arpa", type=Path, default=None, metavar="FILE",
@@ -190,6 +196,11 @@ def run(args: argparse.Namespace) -> int:
     if args.scheduler and args.class_lm:
         raise SystemExit("error: the class LM is estimated from the sentences in one process; drop "
                          "--scheduler or --class-lm")
+    if args.class_lm is None:
+        without = "--scheduler" if args.scheduler else "--discriminative" if args.discriminative != "none" else None
+        args.class_lm = 0 if without else DEFAULT_CLASSES
+        if without:
+            say(f"note: training without the class LM, which {without} cannot be combined with")
     if args.partition_size < 1:
         raise SystemExit("error: --partition-size must be at least 1")
     names = ", ".join(map(str, data[:3])) + (f" and {len(data) - 3} more" if len(data) > 3 else "")
@@ -201,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
                       discriminative=args.discriminative,
                       prune=None if args.prune is None else tuple(args.prune),
                       class_lm=args.class_lm, class_lm_weight=args.class_lm_weight,
-                      class_lm_order=args.class_lm_order)
+                      class_lm_order=args.class_lm_order, class_lm_binary=args.class_lm_binary)
     try:
         model._check_params()
     except ValueError as e:

@@ -26,7 +26,10 @@ import numpy as np
 from . import lm as lmmod
 from .casing import NONE, case_class
 
-CLASS_ORDER = 4
+CLASS_ORDER = 3
+#: The number of classes of the default model (``textqa train truecaser``; the estimator's default
+#: is no class LM).
+DEFAULT_CLASSES = 600
 TARGETS, CONTEXTS, SVD_DIMS = 60_000, 3_000, 100
 
 
@@ -36,18 +39,26 @@ def neighbour_matrix(packed: np.ndarray, counts: np.ndarray, targets: int, conte
     log(1 + count).  ``packed``: sentences as :func:`.lm.pack_sentences` packs them, between ``bos``
     and ``eos``, which are neighbours but never counted as words.  Returns (the row ids, the matrix)."""
     import scipy.sparse as sp
-    rank = np.empty(len(counts), dtype=np.int64)
-    order = np.argsort(-counts, kind="stable")
-    rank[order] = np.arange(len(counts))
+    rank = np.empty(len(counts), dtype=np.int32)    # int32 and one side at a time: the whole training
+    order = np.argsort(-counts, kind="stable")      # text passes through here (a 4 GB peak in int64)
+    rank[order] = np.arange(len(counts), dtype=np.int32)
     targets, contexts = min(targets, len(counts)), min(contexts, len(counts))
     r = rank[packed]
-    ctx = np.minimum(r, contexts)                 # every rarer id shares column ``contexts``
     inner = packed[1:-1]                          # positions 0 and -1 are <s> and </s>
-    mid = np.flatnonzero((r[1:-1] < targets) & (inner != bos) & (inner != eos)) + 1
-    rows = np.concatenate([r[mid], r[mid]])
-    cols = np.concatenate([ctx[mid - 1], ctx[mid + 1] + contexts + 1])
-    m = sp.coo_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)),
-                      shape=(targets, 2 * (contexts + 1))).tocsr()
+    keep = r[1:-1] < targets
+    keep &= inner != bos
+    keep &= inner != eos
+    mid = np.flatnonzero(keep) + 1
+    del keep
+    rows = r[mid]
+    shape = (targets, 2 * (contexts + 1))
+    m = None
+    for side, first_col in ((-1, 0), (1, contexts + 1)):    # left neighbours, then right ones
+        cols = np.minimum(r[mid + side], contexts)            # every rarer id shares column ``contexts``
+        cols += first_col
+        half = sp.coo_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=shape).tocsr()
+        del cols
+        m = half if m is None else m + half
     m.data = np.log1p(m.data)
     return order[:targets], m
 

@@ -8,15 +8,18 @@ tokens with only their case changed.
 """
 from __future__ import annotations
 
+import gc
 import logging
 import math
 import shutil
 import tempfile
+import threading
 from collections import Counter, defaultdict
 from bisect import bisect_right
+from contextlib import contextmanager
 from functools import partial
 from itertools import accumulate, chain
-from operator import getitem
+from operator import getitem, itemgetter
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -45,6 +48,29 @@ ORDERS = (2, 3, 4, 5)
 #: against 92.52, WSJ 93.62 against 93.44, Reuters test 93.89 against 93.87 (README, "Pruning").
 DEFAULT_PRUNE = (0, 0, 1)
 
+_gc_lock = threading.Lock()
+_gc_state = {"holders": 0, "was_enabled": False}
+
+
+@contextmanager
+def gc_paused():
+    """Python's cyclic garbage collector paused over a block that allocates many small objects and
+    leaves no cycles (a batch's per-token lists): the collections that those allocations trigger
+    took about a tenth of a dev-set batch's time.  Overlapping blocks (threads) share one count: the
+    collector is enabled again when the last one leaves, if it was enabled when the first entered."""
+    with _gc_lock:
+        if _gc_state["holders"] == 0:
+            _gc_state["was_enabled"] = gc.isenabled()
+            gc.disable()
+        _gc_state["holders"] += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_state["holders"] -= 1
+            if _gc_state["holders"] == 0 and _gc_state["was_enabled"]:
+                gc.enable()
+
 
 def as_tokens(sentence) -> list[str]:
     return sentence.split() if isinstance(sentence, str) else list(sentence)
@@ -52,13 +78,20 @@ def as_tokens(sentence) -> list[str]:
 
 def capitalize_first_word(tokens: list[str]) -> list[str]:
     """Paper section 2.5 / table 1's "+" rule: uppercase the first letter of the first cased token."""
-    for i, tok in enumerate(tokens):
-        if case_class(tok) != NONE:
-            if tok[:1].islower() or case_class(tok) == "LC":
-                tokens = list(tokens)
+    tokens = list(tokens)
+    capitalize_first_word_in(tokens, 0, len(tokens))
+    return tokens
+
+
+def capitalize_first_word_in(tokens: list[str], start: int, end: int) -> None:
+    """:func:`capitalize_first_word` on ``tokens[start:end]``, in place."""
+    for i in range(start, end):
+        tok = tokens[i]
+        cls = case_class(tok)
+        if cls != NONE:
+            if tok[:1].islower() or cls == "LC":
                 tokens[i] = capitalize_first(tok)
             break
-    return tokens
 
 
 class CasingTable:
@@ -135,6 +168,50 @@ TRIGRAM_DECODER = {"phrase_weight": 0.0, "compound_casing": False, "discriminati
 #: ``Truecaser._viterbi``'s default: score the sentence's own phrases (None means no phrase scores).
 _OWN_PHRASES = object()
 LM_SPECIALS = [lmmod.BOS, lmmod.EOS, lmmod.UNK, UNKNOWN_NONE] + [UNKNOWN_TOKENS[c] for c in CASE_CLASSES]
+
+
+def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The concatenated ranges ``[starts[i], starts[i] + lengths[i])`` as one index array."""
+    total = int(lengths.sum())
+    return np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(total)
+
+
+class CandidateRows:
+    """The C++ search's per-candidate inputs of every token in a decoder's cache (``cache``), one
+    row of consecutive entries per token: KenLM ids, class-LM ids and log10 P(w | c), in growing
+    flat arrays, so that a batch's inputs are numpy gathers, not per-token Python lists.  A row is
+    seen only once :meth:`add` has returned (its index is then put in the cache), and the lock keeps
+    two threads of a server from taking the same row."""
+
+    def __init__(self, cache: dict):
+        self.cache, self.n_rows, self.size, self.lock = cache, 0, 0, threading.Lock()
+        self.start, self.count = np.zeros(1024, dtype=np.int64), np.zeros(1024, dtype=np.int64)
+        self.ids, self.cids = np.zeros(4096, dtype=np.uint32), np.zeros(4096, dtype=np.uint32)
+        self.cem = np.zeros(4096)
+
+    def __getstate__(self):                     # pickled with its model, less the lock
+        return {k: v for k, v in self.__dict__.items() if k != "lock"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state, lock=threading.Lock())
+
+    def add(self, ids: list, cids: list, cem: list) -> int:
+        """Append one token's row; its index."""
+        with self.lock:
+            return self._add(ids, cids, cem)
+
+    def _add(self, ids: list, cids: list, cem: list) -> int:
+        k, r = len(ids), self.n_rows
+        if r == len(self.start):
+            self.start, self.count = (np.resize(a, 2 * len(a)) for a in (self.start, self.count))
+        if self.size + k > len(self.ids):
+            cap = 2 * (self.size + k)
+            self.ids, self.cids, self.cem = (np.resize(a, cap) for a in (self.ids, self.cids, self.cem))
+        self.start[r], self.count[r] = self.size, k
+        self.ids[self.size:self.size + k], self.cids[self.size:self.size + k] = ids, cids
+        self.cem[self.size:self.size + k] = cem
+        self.n_rows, self.size = r + 1, self.size + k
+        return r
 
 
 class LMVocabulary:
@@ -218,7 +295,10 @@ class Truecaser(BaseEstimator):
         (not the Dask counting path); the C++ and the Python search both handle it.
     class_lm_weight : weight of the class LM's score against the word LM's (0 on a fitted model:
         decode without it).
-    class_lm_order : order of the class LM (default :data:`.classes.CLASS_ORDER`, 4).
+    class_lm_order : order of the class LM (default :data:`.classes.CLASS_ORDER`, 3).
+    class_lm_binary : KenLM binary layout of the class LM (``lm.BINARY_FORMATS``): "probing"
+        (default: the hash, 31 MB at order 3 with 600 classes and faster to ask than a trie; at
+        order 4 the class LM has 7.4 M n-grams, so "trie-q8" keeps it at 23 MB).
     """
 
     def __init__(self, min_count: int = 2, n_casings: int = 4, smoothing: str = "kneser_ney",
@@ -228,7 +308,7 @@ class Truecaser(BaseEstimator):
                  phrase_weight: float = 0.5, phrase_min_count: int = 2, compound_casing: bool = True,
                  order: int = 3, discriminative: str = "none", prune: tuple | None = None,
                  class_lm: int = 0, class_lm_weight: float = 0.25,
-                 class_lm_order: int = CLASS_ORDER):
+                 class_lm_order: int = CLASS_ORDER, class_lm_binary: str = "probing"):
         self.min_count = min_count
         self.n_casings = n_casings
         self.smoothing = smoothing
@@ -249,6 +329,7 @@ class Truecaser(BaseEstimator):
         self.class_lm = class_lm
         self.class_lm_weight = class_lm_weight
         self.class_lm_order = class_lm_order
+        self.class_lm_binary = class_lm_binary
 
     # ------------------------------------------------------------------ training
     def _prune(self) -> tuple:
@@ -264,8 +345,9 @@ class Truecaser(BaseEstimator):
             raise ValueError(f"smoothing must be one of {SMOOTHING_OPTIONS}, got {self.smoothing!r}")
         if self.oov_model not in ("char", "none"):
             raise ValueError(f"oov_model must be 'char' or 'none', got {self.oov_model!r}")
-        if self.lm_binary not in lmmod.BINARY_FORMATS:
-            raise ValueError(f"lm_binary must be one of {tuple(lmmod.BINARY_FORMATS)}, got {self.lm_binary!r}")
+        for name in ("lm_binary", "class_lm_binary"):
+            if getattr(self, name) not in lmmod.BINARY_FORMATS:
+                raise ValueError(f"{name} must be one of {tuple(lmmod.BINARY_FORMATS)}, got {getattr(self, name)!r}")
         if self.order not in ORDERS:
             raise ValueError(f"order must be one of {ORDERS}, got {self.order!r}")
         if self.order != 3 and self.smoothing == "deleted_interpolation":
@@ -419,7 +501,7 @@ class Truecaser(BaseEstimator):
             class_arpa, class_binary = work / "class_lm.arpa", work / "class_lm.binary"
             lmmod.write_arpa(class_model, self.classes_.names, class_arpa)
             del class_model
-            if lmmod.binarize(class_arpa, class_binary, fmt=self.lm_binary):
+            if lmmod.binarize(class_arpa, class_binary, fmt=self.class_lm_binary):
                 class_arpa.unlink()
                 self.class_lm_path_ = str(class_binary)
             else:
@@ -686,20 +768,21 @@ class Truecaser(BaseEstimator):
         return dec or None
 
     def _native_entry(self, key: str, dec):
-        """(candidates, KenLM ids, OOV classes or None, zero emissions, output forms) of a lowercased
-        token for the C++ decoder, built on a cache miss and cached (``_native_cache``, reset with
-        the decoder)."""
+        """(candidates, KenLM ids, OOV classes or None, row of :class:`CandidateRows`, output forms)
+        of a lowercased token for the C++ decoder, built on a cache miss and cached
+        (``_native_cache``, reset with the decoder; its ids and class scores are the row)."""
         cands = self._candidates(key)
         classes = [c for _, _, c in cands]
-        entry = (cands, [dec.index(lmw) for _, lmw, _ in cands],
-                 classes if any(c is not None for c in classes) else None, [0.0] * len(cands),
-                 [f for f, _, _ in cands])
+        ids = [dec.index(lmw) for _, lmw, _ in cands]
         cdec = self._native_class_decoder() if self._class_lm_on() else None
         if cdec is not None:                    # the class LM's ids and log10 P(w | c)
             looked = [self.classes_.lookup(lmw) for _, lmw, _ in cands]
-            entry += ([cdec.index(c) for c, _ in looked], [e for _, e in looked])
-        if len(self._native_cache) < 500_000:
-            self._native_cache[key] = entry
+            cids, cem = [cdec.index(c) for c, _ in looked], [e for _, e in looked]
+        else:
+            cids, cem = [0] * len(cands), [0.0] * len(cands)
+        entry = (cands, ids, classes if any(c is not None for c in classes) else None,
+                 self._native_rows.add(ids, cids, cem), [f for f, _, _ in cands])
+        self._native_cache[key] = entry
         return entry
 
     def _parts(self, toks: list[str]) -> list[list[str]]:
@@ -710,10 +793,15 @@ class Truecaser(BaseEstimator):
         """The C++ search's inputs for a batch: its parts (``sent_off`` ranges of the flat tokens
         ``flat``, lowercased ``low``), each token's candidates (``cand_off`` ranges of KenLM ids
         ``ids``) and their emission scores ``em``: the OOV model's scores of the unseen words, the
-        phrase scores and the discriminative pass's.  Built with whole-batch comprehensions
-        (no per-token Python loop but the phrase search's and the discriminative features')."""
+        phrase scores and the discriminative pass's (and, with a class LM, the class ids ``cids``).
+        Gathered with numpy from the cached tokens' rows (:class:`CandidateRows`; no per-token Python
+        loop but the sentence split's, the discriminative features' and the unseen words')."""
         with_classes = self._class_lm_on() and self._native_class_decoder() is not None   # opened before the cache is read
-        get, entry = self._native_cache.get, self._native_entry
+        if len(self._native_cache) >= 500_000:           # a bound on a long-running service's cache
+            self._native_cache = {}
+        if getattr(self, "_native_rows", None) is None or self._native_rows.cache is not self._native_cache:
+            self._native_rows = CandidateRows(self._native_cache)    # a new cache: new rows
+        get, entry, rows = self._native_cache.get, self._native_entry, self._native_rows
         parts_of, parts = [], []
         for toks in token_lists:
             p = self._parts(toks)
@@ -723,27 +811,36 @@ class Truecaser(BaseEstimator):
         low = [t.lower() for t in flat]
         sent_off = list(accumulate(map(len, parts), initial=0))
         ents = [get(k) or entry(k, dec) for k in low]
-        ems = [e[3] for e in ents]
-        for k, x in self._extra_scores(low, sent_off).items():
-            ems[k] = x
-        ids = list(chain.from_iterable([e[1] for e in ents]))
-        em = list(chain.from_iterable(ems))
-        cand_off = list(accumulate([len(e[1]) for e in ents], initial=0))
+        row = np.fromiter(map(itemgetter(3), ents), dtype=np.int64, count=len(ents))
+        n_cands = rows.count[row]
+        cand_off = np.zeros(len(ents) + 1, dtype=np.int32)
+        np.cumsum(n_cands, out=cand_off[1:])
+        n = int(cand_off[-1])
+        at = ranges(rows.start[row], n_cands)              # each candidate's place in the rows
+        ids = rows.ids[at]
+        em = np.zeros(n)
+        extra = self._extra_scores(low, sent_off)
+        if extra:                    # the phrase and discriminative scores of the tokens that have some
+            tok = np.fromiter(extra, dtype=np.int64, count=len(extra))
+            em[ranges(cand_off[tok].astype(np.int64), n_cands[tok])] = np.fromiter(
+                chain.from_iterable(extra.values()), dtype=np.float64, count=int(n_cands[tok].sum()))
         unseen_at = [t for t, e in enumerate(ents) if e[2] is not None]      # unseen words (OOV classes)
-        unseen = [(cand_off[t], low[t], ents[t][2]) for t in unseen_at]
-        if unseen and self.oov_ is not None:
-            keys = sorted({k for _, k, _ in unseen})
+        if unseen_at and self.oov_ is not None:
+            keys = sorted({low[t] for t in unseen_at})
             scores = dict(zip(keys, self.oov_.log10_ratio(keys)))
             w = self.oov_weight
-            for pos, key, classes in unseen:
-                for j, c in enumerate(classes):
+            pos, add = [], []
+            for t in unseen_at:
+                first, score = int(cand_off[t]), scores[low[t]]
+                for j, c in enumerate(ents[t][2]):
                     if c is not None:
-                        em[pos + j] += w * scores[key][c]
+                        pos.append(first + j)
+                        add.append(w * score[c])
+            em[pos] += add           # each position once: the same sum as one addition per candidate
         cids = None
-        if with_classes:
-            cids = list(chain.from_iterable([e[5] for e in ents]))
-            mu = self.class_lm_weight
-            em = [a + mu * b for a, b in zip(em, chain.from_iterable([e[6] for e in ents]))]
+        if with_classes:             # + mu * log10 P(w | c), added last as the Python search does
+            cids = rows.cids[at]
+            em += self.class_lm_weight * rows.cem[at]
         return SimpleNamespace(parts_of=parts_of, flat=flat, low=low, sent_off=sent_off, ents=ents, ids=ids, em=em,
                                cand_off=cand_off, unseen_at=unseen_at, cids=cids)
 
@@ -761,7 +858,7 @@ class Truecaser(BaseEstimator):
                  for form, tok in zip(map(getitem, [e[4] for e in inp.ents], choice), inp.flat)]
         if self.first_word.endswith("+upper"):
             for a, b in zip(sent_off, sent_off[1:]):
-                cased[a:b] = capitalize_first_word(cased[a:b])
+                capitalize_first_word_in(cased, a, b)
         self._case_compounds(cased, inp.low, inp.unseen_at)
         out, p = [], 0
         for n_parts in inp.parts_of:
@@ -785,6 +882,10 @@ class Truecaser(BaseEstimator):
 
     def predict_tokens(self, token_lists: list[list[str]]) -> list[list[str]]:
         """Truecase a batch of token lists (with the C++ decoder when it is built: same results)."""
+        with gc_paused():
+            return self._predict_tokens(token_lists)
+
+    def _predict_tokens(self, token_lists: list[list[str]]) -> list[list[str]]:
         dec = self._native_decoder()
         if dec is not None and (not self._class_lm_on() or self._native_class_decoder() is not None):
             return self._predict_native(token_lists, dec)
