@@ -5,7 +5,8 @@
    the reference (sacrebleu, its default 13a tokenisation): the system's own casing, all
    lowercase, the unigram baseline, the paper's trigram-LM Viterbi decoder (with Kneser-Ney and the
    OOV model; ``textqa truecase --decoder trigram``) and the default truecaser (the same + the
-   cased-phrase scores and the part-by-part casing of unseen compounds), plus case-insensitive BLEU, the ceiling any recasing can reach.
+   cased-phrase scores, the part-by-part casing of unseen compounds and the class LM), plus
+   case-insensitive BLEU, the ceiling any recasing can reach.
 2. **NER on caseless text**: spaCy's entities (`en_core_web_sm` 3.8.0, as the QA model uses it)
    on Wall Street Journal section 20 (CoNLL-2000 test, never trained on) as written, lowercased,
    and truecased; precision, recall and F1 of the entity spans (with and without their labels)
@@ -152,8 +153,8 @@ def main(argv=None) -> int:
               f"unigram {uni:.2f}, ceiling {ceil:.2f}).",
               "- The trigram decoder is the paper's trigram-LM Viterbi (Kneser-Ney smoothing and the OOV model added; "
               "`--smoothing deleted_interpolation` is the paper's eq. 1, not run here); the default adds the "
-              "cased-phrase scores and the part-by-part casing of unseen compounds (`textqa truecase --decoder trigram` "
-              "turns both off).",
+              "cased-phrase scores, the part-by-part casing of unseen compounds and the class LM (`textqa truecase "
+              "--decoder trigram` turns all three off).",
               "", "<details><summary>Per system</summary>", "",
               "| pair | system | case-insensitive | own casing | lowercased | unigram | trigram | truecased |",
               "|---|---|---:|---:|---:|---:|---:|---:|"]

@@ -190,9 +190,14 @@ def main(argv=None) -> int:
         "| Reuters test accuracy | Reuters test F1 |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    names = {"viterbi": "textqa Viterbi trigram-LM truecaser (exact; C++ search, the default)",
+    hp = manifest["hyper_parameters"]
+    model_name = (f"textqa Viterbi truecaser: trigram LM + class LM ({hp['class_lm']} classes, order "
+                  f"{hp.get('class_lm_order', 4)}) (exact; C++ search, the default)" if hp.get("class_lm")
+                  else "textqa Viterbi trigram-LM truecaser (exact; C++ search, the default)")
+    names = {"viterbi": model_name,
              "viterbi-python": "same, the Python search (`TEXTQA_NATIVE_VITERBI=0`)",
-             "viterbi-trigram": "the paper's trigram decoder (`--decoder trigram`: without the cased-phrase scores and the compound casing)",
+             "viterbi-trigram": "the paper's trigram decoder (`--decoder trigram`: without the cased-phrase scores, "
+                                "the compound casing and the class LM)",
              "unigram": "textqa unigram baseline",
              "truecase-pypi": "peer: `truecase` 0.0.14 (PyPI, greedy, own model)"}
     for k in SYSTEMS:
@@ -202,8 +207,9 @@ def main(argv=None) -> int:
                      f"{r['wsj_accuracy']:.2f} | {r['wsj_f1']:.2f} | {r['reuters_accuracy']:.2f} | {r['reuters_f1']:.2f} |")
     lines += [
         "",
-        f"- Artifact size: {size:,.1f} MB (KenLM binary, `{manifest['hyper_parameters'].get('lm_binary', 'probing')}`, "
-        "+ casing tables + OOV model + Punkt tables).",
+        f"- Artifact size: {size:,.1f} MB (KenLM binary, `{hp.get('lm_binary', 'probing')}`, "
+        + (f"+ the class LM (`{hp.get('class_lm_binary', 'trie-q8')}`) and its class table, " if hp.get("class_lm") else "")
+        + "+ casing tables + OOV model + Punkt tables).",
         f"- Training time: {train_seconds:,.0f} s ({train_note}); "
         f"{manifest.get('training_tokens', 0):,} training tokens, n-grams {manifest.get('ngram_counts')}"
         + (f"; in the LM after count pruning (`--prune {' '.join(map(str, lm_info['prune']))}`): {lm_info['kept']}."

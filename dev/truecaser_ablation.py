@@ -8,7 +8,8 @@ off in the last row (``oov_weight=0``: unseen words get the LM's UNKNOWN_* class
 section 2.3).  Dev, WSJ section 20 and the Reuters-21578 test split are all text the model has not
 seen; nothing is chosen here.  For a model trained with ``--discriminative``, the rows are decoded
 without the pass and a last row with it (the model's LM was trained without the held-out text);
-likewise for a model trained with ``--class-lm``, without the class LM and a last row with it.
+likewise for a model with a class LM (the default since it became one), without the class LM and a
+last row with it.
 
     python dev/truecaser_ablation.py [--artifacts DIR]
 
@@ -29,8 +30,8 @@ ROWS = [
     ("paper's trigram decoder + OOV model (`--decoder trigram`)", dict(TRIGRAM_DECODER)),
     ("+ cased phrases", dict(phrase_weight=0.5, compound_casing=False)),
     ("+ compound casing", dict(phrase_weight=0.0, compound_casing=True)),
-    ("**+ both (default)**", dict(phrase_weight=0.5, compound_casing=True)),
-    ("default without the OOV model (`oov_weight=0`)", dict(phrase_weight=0.5, compound_casing=True, oov_weight=0.0)),
+    ("+ both (the default without its class LM: `--no-class-lm`)", dict(phrase_weight=0.5, compound_casing=True)),
+    ("same without the OOV model (`oov_weight=0`)", dict(phrase_weight=0.5, compound_casing=True, oov_weight=0.0)),
 ]
 
 
@@ -53,7 +54,8 @@ def main(argv=None) -> int:
         rows.append((f"default + discriminative pass ({defaults['discriminative']})",
                      dict(phrase_weight=0.5, compound_casing=True, discriminative=defaults["discriminative"])))
     if getattr(model, "classes_", None) is not None:
-        rows.append((f"default + class LM ({len(model.classes_.names)} classes, weight {defaults['class_lm_weight']:g})",
+        rows.append((f"**+ class LM ({len(model.classes_.names)} classes, order {model.class_lm_.order}, weight "
+                     f"{defaults['class_lm_weight']:g}): the default**",
                      dict(phrase_weight=0.5, compound_casing=True, class_lm_weight=defaults["class_lm_weight"])))
     for name, params in rows:
         model.set_params(**{**{k: defaults[k] for k in ("phrase_weight", "compound_casing", "oov_weight")}, **params})

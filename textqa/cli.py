@@ -223,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     tc.add_argument("--no-discriminative", action="store_true",
                     help="without the discriminative pass of a model trained with one (train --discriminative)")
     tc.add_argument("--no-class-lm", action="store_true",
-                    help="without the class LM of a model trained with one (train --class-lm)")
+                    help="without the class LM of a model trained with one (the default model has one)")
     tc.add_argument("--batch-size", type=int, default=256, help="lines decoded together (default 256)")
     tc.set_defaults(func=cmd_truecase)
 

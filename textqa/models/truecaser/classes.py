@@ -1,4 +1,5 @@
-"""A class-based LM beside the word LM (beyond the paper; ``Truecaser(class_lm=K)``, off by default).
+"""A class-based LM beside the word LM (beyond the paper; ``Truecaser(class_lm=K)``; the default model
+of ``textqa train truecaser`` has one with :data:`DEFAULT_CLASSES` classes).
 
 Brown et al. 1992 ("Class-based n-gram models of natural language", eq. 3) score a word as
 P(w_i | c_i) P(c_i | c_i-n+1 .. c_i-1): words used alike share their class's counts, so "Abbottabad
