@@ -136,16 +136,18 @@ def test_the_class_lm_is_saved_loaded_and_checked(class_model, dev_sentences, tm
 def test_bad_class_settings_are_refused():
     for bad in ({"class_lm": -1}, {"class_lm": 2.5}, {"class_lm_weight": float("nan")},
                 {"class_lm": 10, "discriminative": "local"}, {"class_lm": 10, "class_lm_order": 7},
-                {"class_lm_binary": "hash"}):
+                {"class_lm_binary": "hash"}, {"class_lm_words": 0}):
         with pytest.raises(ValueError):
             Truecaser(**bad)._check_params()
     with pytest.raises(ValueError):
         WordClasses(["<s>"], ["a", "b"], np.array([0]), np.array([0.0]))
 
 
-def test_the_class_lm_order_is_the_one_asked_for_and_survives_saving(wiki_sentences, tmp_path):
-    model = Truecaser(class_lm=20, class_lm_order=2, work_dir=str(tmp_path)).fit(wiki_sentences[:2000])
+def test_the_class_lm_order_and_words_are_the_ones_asked_for_and_survive_saving(wiki_sentences, tmp_path):
+    model = Truecaser(class_lm=20, class_lm_order=2, class_lm_words=300, work_dir=str(tmp_path)).fit(wiki_sentences[:2000])
     assert model.class_lm_.order == 2
+    clustered = [w for w, c in zip(model.classes_.words, model.classes_.of) if model.classes_.names[c].startswith("C")]
+    assert len(clustered) == 300                     # the 300 commonest tokens; the rest in case-class classes
     save_truecaser(model, tmp_path / "artifact", punkt_dir=PUNKT_DIR)
     loaded = load_truecaser(tmp_path / "artifact")
     assert loaded.class_lm_order == 2 and loaded.class_lm_.order == 2

@@ -96,3 +96,23 @@ def test_candidate_rows_grow_and_gather():
     assert rows.cids[at].tolist() == [2999] * 3 + [7] * 2 + [1024] * 2 and rows.cem[at][0] == -0.5 * 2999
     again = pickle.loads(pickle.dumps(rows))
     assert again.add([1], [1], [0.0]) == 3000 and (again.ids[at] == rows.ids[at]).all()
+
+
+def test_threads_sharing_a_model_decode_as_one_thread_does(truecaser_copy, dev_sentences):
+    """A threaded server shares one model: its cached candidate rows (``CandidateRows``) and the
+    garbage collector's pause are shared too. Four threads on a fresh cache, each decoding its own
+    slice of dev in small batches, give the single thread's output, and the collector is enabled
+    again afterwards."""
+    import gc
+    from concurrent.futures import ThreadPoolExecutor
+    lowered = [s.lower().split() for s in dev_sentences[:800]]
+    alone = truecaser_copy.predict_tokens(lowered)
+    truecaser_copy.set_params(oov_weight=truecaser_copy.oov_weight)          # empties the caches
+    slices = [lowered[i::4] for i in range(4)]
+
+    def run(part):
+        return [out for k in range(0, len(part), 8) for out in truecaser_copy.predict_tokens(part[k:k + 8])]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(run, slices))
+    assert all(together[i] == alone[i::4] for i in range(4))
+    assert gc.isenabled()

@@ -26,7 +26,7 @@ from textqa.paths import DATA_DIR, PUNKT_DIR, artifacts_dir, cache_dir
 from textqa.evaluation.truecase import score_truecase
 from textqa.models.truecaser import lm as lmmod
 from textqa.models.truecaser.casing import NONE, UNKNOWN_TOKENS, case_class
-from textqa.models.truecaser.classes import CLASS_ORDER, DEFAULT_CLASSES
+from textqa.models.truecaser.classes import CLASS_ORDER, DEFAULT_CLASSES, TARGETS
 from textqa.models.truecaser.model import ORDERS, UNKNOWN_NONE, Truecaser, save_truecaser
 from textqa.models.truecaser.rerank import FEATURE_SETS
 
@@ -98,6 +98,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--class-lm-order", type=int, choices=ORDERS, default=CLASS_ORDER,
                    help=f"order of the class LM (default {CLASS_ORDER}; 4 gained 0.03 more dev F1 but decoded "
                         f"below 3x the peer's speed)")
+    p.add_argument("--class-lm-words", type=int, default=TARGETS, metavar="N",
+                   help=f"how many of the commonest LM tokens are clustered; each rarer one goes to its case "
+                        f"class's class (default {TARGETS:,})")
     p.add_argument("--class-lm-binary", choices=list(BINARY_FORMATS), default="probing",
                    help="KenLM binary layout of the class LM (default probing: 31 MB at order 3 and the fastest "
                         "to ask; use trie-q8 at order 4 or more, whose hash would be over 100 MB)")
@@ -212,7 +215,8 @@ def run(args: argparse.Namespace) -> int:
                       discriminative=args.discriminative,
                       prune=None if args.prune is None else tuple(args.prune),
                       class_lm=args.class_lm, class_lm_weight=args.class_lm_weight,
-                      class_lm_order=args.class_lm_order, class_lm_binary=args.class_lm_binary)
+                      class_lm_order=args.class_lm_order, class_lm_binary=args.class_lm_binary,
+                      class_lm_words=args.class_lm_words)
     try:
         model._check_params()
     except ValueError as e:

@@ -96,14 +96,14 @@ class WordClasses:
 
     @classmethod
     def build(cls, packed: np.ndarray, words: list[str], n_specials: int, n_classes: int, bos: int, eos: int,
-              seed: int = 0):
+              seed: int = 0, targets: int = TARGETS):
         """Classes of the word-LM ``words`` (the first ``n_specials``: ``<s>``, ``</s>``, ``<unk>``
         and the ``UNKNOWN_*`` tokens) from the training text ``packed`` (their ids; sentences between
-        ``bos`` and ``eos``)."""
+        ``bos`` and ``eos``): the ``targets`` most frequent are clustered."""
         total = np.bincount(packed, minlength=len(words))          # each word's count, read once
         ranked = total.astype(np.int64)
         ranked[:n_specials] = 0                    # specials are their own classes, never clustered
-        ids, labels = cluster(packed, ranked, n_classes, bos, eos, seed)
+        ids, labels = cluster(packed, ranked, n_classes, bos, eos, seed, targets=targets)
         keep = ranked[ids] > 0
         ids, labels = ids[keep], labels[keep]
         names = list(words[:n_specials]) + [f"R_{c}" for c in ("LC", "UC", "CA", "MC", NONE)] + \

@@ -28,7 +28,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from . import lm as lmmod
-from .classes import CLASS_ORDER, WordClasses
+from .classes import CLASS_ORDER, TARGETS, WordClasses
 from .casing import (CASE_CLASSES, NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class,
                      group_by_lowercase)
 from .compounds import SEPARATORS, compound_form, count_parts, parts_from_data
@@ -298,6 +298,8 @@ class Truecaser(BaseEstimator):
     class_lm_weight : weight of the class LM's score against the word LM's (0 on a fitted model:
         decode without it).
     class_lm_order : order of the class LM (default :data:`.classes.CLASS_ORDER`, 3).
+    class_lm_words : how many of the most frequent LM tokens are clustered (default
+        :data:`.classes.TARGETS`); every rarer one is in its case class's class.
     class_lm_binary : KenLM binary layout of the class LM (``lm.BINARY_FORMATS``): "probing"
         (default: the hash, 31 MB at order 3 with 600 classes and faster to ask than a trie; at
         order 4 the class LM has 7.4 M n-grams, so "trie-q8" keeps it at 23 MB).
@@ -310,7 +312,8 @@ class Truecaser(BaseEstimator):
                  phrase_weight: float = 0.5, phrase_min_count: int = 2, compound_casing: bool = True,
                  order: int = 3, discriminative: str = "none", prune: tuple | None = None,
                  class_lm: int = 0, class_lm_weight: float = 0.25,
-                 class_lm_order: int = CLASS_ORDER, class_lm_binary: str = "probing"):
+                 class_lm_order: int = CLASS_ORDER, class_lm_binary: str = "probing",
+                 class_lm_words: int = TARGETS):
         self.min_count = min_count
         self.n_casings = n_casings
         self.smoothing = smoothing
@@ -332,6 +335,7 @@ class Truecaser(BaseEstimator):
         self.class_lm_weight = class_lm_weight
         self.class_lm_order = class_lm_order
         self.class_lm_binary = class_lm_binary
+        self.class_lm_words = class_lm_words
 
     # ------------------------------------------------------------------ training
     def _prune(self) -> tuple:
@@ -364,6 +368,8 @@ class Truecaser(BaseEstimator):
             raise ValueError(f"class_lm must be a whole number of classes >= 0, got {self.class_lm!r}")
         if not (self.class_lm_weight >= 0 and math.isfinite(self.class_lm_weight)):
             raise ValueError("class_lm_weight must be a finite number >= 0")
+        if not isinstance(self.class_lm_words, int) or self.class_lm_words < 1:
+            raise ValueError(f"class_lm_words must be a whole number >= 1, got {self.class_lm_words!r}")
         if self.class_lm_order not in ORDERS:
             raise ValueError(f"class_lm_order must be one of {ORDERS}, got {self.class_lm_order!r}")
         if self.class_lm and self.discriminative != "none":
@@ -496,7 +502,8 @@ class Truecaser(BaseEstimator):
         if self.class_lm:
             say(f"clustering the LM's words into {self.class_lm} classes")
             packed = lmmod.pack_sentences(sentence_ids, bos, eos)
-            self.classes_ = WordClasses.build(packed, lm_words, len(LM_SPECIALS), self.class_lm, bos, eos)
+            self.classes_ = WordClasses.build(packed, lm_words, len(LM_SPECIALS), self.class_lm, bos, eos,
+                                              targets=self.class_lm_words)
             say(f"estimating the class LM (order {self.class_lm_order})")
             class_model = self.classes_.estimate(packed, bos, eos, unk, self.class_lm_order)
             del packed
