@@ -89,20 +89,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="cased phrases seen fewer times are left out of the phrase table (default 2)")
     p.add_argument("--class-lm", type=int, default=None, metavar="K",
                    help=f"a class-based LM over K word classes beside the word LM (k-means over neighbour counts; "
-                        f"Brown et al. 1992; beyond the paper): default {DEFAULT_CLASSES} (it gained 0.23 dev F1 "
-                        f"and 0.28-0.35 on news, README); 0: none. The default is 0 with --scheduler or "
+                        f"Brown et al. 1992; beyond the paper): default {DEFAULT_CLASSES} (it gained 0.34 dev F1 "
+                        f"and 0.21-0.36 on news, README); 0: none. The default is 0 with --scheduler or "
                         f"--discriminative, which cannot be combined with it")
     p.add_argument("--class-lm-weight", type=float, default=0.25,
                    help="weight of the class LM's score against the word LM's (default 0.25: dev F1 within 0.08 "
                         "from 0.15 to 0.4, README)")
     p.add_argument("--class-lm-order", type=int, choices=ORDERS, default=CLASS_ORDER,
                    help=f"order of the class LM (default {CLASS_ORDER}; 4 gained 0.03 more dev F1 but decoded "
-                        f"below 3x the peer's speed)")
+                        f"at about 3x the peer's speed)")
     p.add_argument("--class-lm-words", type=int, default=TARGETS, metavar="N",
                    help=f"how many of the commonest LM tokens are clustered; each rarer one goes to its case "
-                        f"class's class (default {TARGETS:,})")
+                        f"class's class (default {TARGETS:,}, best on dev: README)")
     p.add_argument("--class-lm-binary", choices=list(BINARY_FORMATS), default="probing",
-                   help="KenLM binary layout of the class LM (default probing: 31 MB at order 3 and the fastest "
+                   help="KenLM binary layout of the class LM (default probing: 45 MB at order 3 and the fastest "
                         "to ask; use trie-q8 at order 4 or more, whose hash would be over 100 MB)")
     p.add_argument("--no-split", action="store_true", help="decode dev lines whole, not sentence by sentence")
     p.add_argument("--no-cache", action="store_true", help="do not reuse/store the tokenized corpus in .cache/")

@@ -31,7 +31,7 @@ CLASS_ORDER = 3
 #: The number of classes of the default model (``textqa train truecaser``; the estimator's default
 #: is no class LM).
 DEFAULT_CLASSES = 600
-TARGETS, CONTEXTS, SVD_DIMS = 60_000, 3_000, 100
+TARGETS, CONTEXTS, SVD_DIMS = 30_000, 3_000, 100
 
 
 def neighbour_matrix(packed: np.ndarray, counts: np.ndarray, targets: int, contexts: int, bos: int = 0, eos: int = 1):

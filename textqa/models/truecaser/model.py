@@ -301,7 +301,7 @@ class Truecaser(BaseEstimator):
     class_lm_words : how many of the most frequent LM tokens are clustered (default
         :data:`.classes.TARGETS`); every rarer one is in its case class's class.
     class_lm_binary : KenLM binary layout of the class LM (``lm.BINARY_FORMATS``): "probing"
-        (default: the hash, 31 MB at order 3 with 600 classes and faster to ask than a trie; at
+        (default: the hash, 45 MB at order 3 with 600 classes and faster to ask than a trie; at
         order 4 the class LM has 7.4 M n-grams, so "trie-q8" keeps it at 23 MB).
     """
 
