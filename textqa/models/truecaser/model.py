@@ -776,10 +776,10 @@ class Truecaser(BaseEstimator):
             self._native_cache = {}
         return dec or None
 
-    def _native_entry(self, key: str, dec):
-        """(candidates, KenLM ids, OOV classes or None, row of :class:`CandidateRows`, output forms)
-        of a lowercased token for the C++ decoder, built on a cache miss and cached
-        (``_native_cache``, reset with the decoder; its ids and class scores are the row)."""
+    def _native_entry(self, key: str, dec, cache: dict, rows: "CandidateRows"):
+        """(candidates, KenLM ids, OOV classes or None, row in ``rows``, output forms) of a lowercased
+        token for the C++ decoder, built on a cache miss and put in ``cache`` (the batch's
+        ``_native_cache``, reset with the decoder; its ids and class scores are the row)."""
         cands = self._candidates(key)
         classes = [c for _, _, c in cands]
         ids = [dec.index(lmw) for _, lmw, _ in cands]
@@ -790,8 +790,8 @@ class Truecaser(BaseEstimator):
         else:
             cids, cem = [0] * len(cands), [0.0] * len(cands)
         entry = (cands, ids, classes if any(c is not None for c in classes) else None,
-                 self._native_rows.add(ids, cids, cem), [f for f, _, _ in cands])
-        self._native_cache[key] = entry
+                 rows.add(ids, cids, cem), [f for f, _, _ in cands])
+        cache[key] = entry
         return entry
 
     def _parts(self, toks: list[str]) -> list[list[str]]:
@@ -808,9 +808,12 @@ class Truecaser(BaseEstimator):
         with_classes = self._class_lm_on() and self._native_class_decoder() is not None   # opened before the cache is read
         if len(self._native_cache) >= 500_000:           # a bound on a long-running service's cache
             self._native_cache = {}
-        if getattr(self, "_native_rows", None) is None or self._native_rows.cache is not self._native_cache:
-            self._native_rows = CandidateRows(self._native_cache)    # a new cache: new rows
-        get, entry, rows = self._native_cache.get, self._native_entry, self._native_rows
+        cache = self._native_cache
+        rows = getattr(self, "_native_rows", None)
+        if rows is None or rows.cache is not cache:
+            rows = self._native_rows = CandidateRows(cache)         # a new cache: new rows
+        get = cache.get              # this batch keeps its cache and rows if another thread resets them
+        entry = partial(self._native_entry, dec=dec, cache=cache, rows=rows)
         parts_of, parts = [], []
         for toks in token_lists:
             p = self._parts(toks)
@@ -819,7 +822,7 @@ class Truecaser(BaseEstimator):
         flat = list(chain.from_iterable(parts))
         low = [t.lower() for t in flat]
         sent_off = list(accumulate(map(len, parts), initial=0))
-        ents = [get(k) or entry(k, dec) for k in low]
+        ents = [get(k) or entry(k) for k in low]
         row = np.fromiter(map(itemgetter(3), ents), dtype=np.int64, count=len(ents))
         n_cands = rows.count[row]
         cand_off = np.zeros(len(ents) + 1, dtype=np.int32)
