@@ -49,6 +49,7 @@ ORDERS = (2, 3, 4, 5)
 DEFAULT_PRUNE = (0, 0, 1)
 
 _gc_lock = threading.Lock()
+_rows_lock = threading.Lock()
 _gc_state = {"holders": 0, "was_enabled": False}
 
 
@@ -806,12 +807,13 @@ class Truecaser(BaseEstimator):
         Gathered with numpy from the cached tokens' rows (:class:`CandidateRows`; no per-token Python
         loop but the sentence split's, the discriminative features' and the unseen words')."""
         with_classes = self._class_lm_on() and self._native_class_decoder() is not None   # opened before the cache is read
-        if len(self._native_cache) >= 500_000:           # a bound on a long-running service's cache
-            self._native_cache = {}
-        cache = self._native_cache
-        rows = getattr(self, "_native_rows", None)
-        if rows is None or rows.cache is not cache:
-            rows = self._native_rows = CandidateRows(cache)         # a new cache: new rows
+        with _rows_lock:             # threads that find a new cache must share one set of rows for it
+            if len(self._native_cache) >= 500_000:       # a bound on a long-running service's cache
+                self._native_cache = {}
+            cache = self._native_cache
+            rows = getattr(self, "_native_rows", None)
+            if rows is None or rows.cache is not cache:
+                rows = self._native_rows = CandidateRows(cache)     # a new cache: new rows
         get = cache.get              # this batch keeps its cache and rows if another thread resets them
         entry = partial(self._native_entry, dec=dec, cache=cache, rows=rows)
         parts_of, parts = [], []
