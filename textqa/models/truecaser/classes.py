@@ -12,8 +12,9 @@ District", unseen, gets the evidence of every (place name, name-part noun) pair 
   The specials and the ``UNKNOWN_*`` tokens are their own classes; any other rarer token's class
   is its case class (``R_LC`` ...).
 - The class LM: interpolated modified Kneser-Ney (:func:`.lm.estimate_kneser_ney`) of order
-  :data:`CLASS_ORDER` (or the model's ``class_lm_order``) over the training text's class sequence, unpruned (the class vocabulary is
-  small), binarised as the word LM is.
+  :data:`CLASS_ORDER` (or the model's ``class_lm_order``) over the training text's class sequence,
+  unpruned (the class vocabulary is small), binarised in the model's ``class_lm_binary`` layout
+  (KenLM's probing hash by default).
 - P(w | c) = N(w) / N(c) over the same text.
 
 The search adds ``class_lm_weight * (log10 P_class(c | class history) + log10 P(w | c))`` to each

@@ -777,14 +777,14 @@ class Truecaser(BaseEstimator):
             self._native_cache = {}
         return dec or None
 
-    def _native_entry(self, key: str, dec, cache: dict, rows: "CandidateRows"):
+    def _native_entry(self, key: str, dec, cdec, cache: dict, rows: "CandidateRows"):
         """(candidates, KenLM ids, OOV classes or None, row in ``rows``, output forms) of a lowercased
-        token for the C++ decoder, built on a cache miss and put in ``cache`` (the batch's
-        ``_native_cache``, reset with the decoder; its ids and class scores are the row)."""
+        token for the C++ decoder (and the class LM's, ``cdec``, or None), built on a cache miss and
+        put in ``cache`` (the batch's ``_native_cache``, reset with the decoder; its ids and class
+        scores are the row)."""
         cands = self._candidates(key)
         classes = [c for _, _, c in cands]
         ids = [dec.index(lmw) for _, lmw, _ in cands]
-        cdec = self._native_class_decoder() if self._class_lm_on() else None
         if cdec is not None:                    # the class LM's ids and log10 P(w | c)
             looked = [self.classes_.lookup(lmw) for _, lmw, _ in cands]
             cids, cem = [cdec.index(c) for c, _ in looked], [e for _, e in looked]
@@ -803,10 +803,11 @@ class Truecaser(BaseEstimator):
         """The C++ search's inputs for a batch: its parts (``sent_off`` ranges of the flat tokens
         ``flat``, lowercased ``low``), each token's candidates (``cand_off`` ranges of KenLM ids
         ``ids``) and their emission scores ``em``: the OOV model's scores of the unseen words, the
-        phrase scores and the discriminative pass's (and, with a class LM, the class ids ``cids``).
+        phrase scores and the discriminative pass's (and, with a class LM, its handle ``cdec`` and
+        class ids ``cids``).
         Gathered with numpy from the cached tokens' rows (:class:`CandidateRows`; no per-token Python
         loop but the sentence split's, the discriminative features' and the unseen words')."""
-        with_classes = self._class_lm_on() and self._native_class_decoder() is not None   # opened before the cache is read
+        cdec = self._native_class_decoder() if self._class_lm_on() else None    # opened before the cache is read
         with _rows_lock:             # threads that find a new cache must share one set of rows for it
             if len(self._native_cache) >= 500_000:       # a bound on a long-running service's cache
                 self._native_cache = {}
@@ -815,7 +816,7 @@ class Truecaser(BaseEstimator):
             if rows is None or rows.cache is not cache:
                 rows = self._native_rows = CandidateRows(cache)     # a new cache: new rows
         get = cache.get              # this batch keeps its cache and rows if another thread resets them
-        entry = partial(self._native_entry, dec=dec, cache=cache, rows=rows)
+        entry = partial(self._native_entry, dec=dec, cdec=cdec, cache=cache, rows=rows)
         parts_of, parts = [], []
         for toks in token_lists:
             p = self._parts(toks)
@@ -852,11 +853,11 @@ class Truecaser(BaseEstimator):
                         add.append(w * score[c])
             em[pos] += add           # each position once: the same sum as one addition per candidate
         cids = None
-        if with_classes:             # + mu * log10 P(w | c), added last as the Python search does
+        if cdec is not None:         # + mu * log10 P(w | c), added last as the Python search does
             cids = rows.cids[at]
             em += self.class_lm_weight * rows.cem[at]
         return SimpleNamespace(parts_of=parts_of, flat=flat, low=low, sent_off=sent_off, ents=ents, ids=ids, em=em,
-                               cand_off=cand_off, unseen_at=unseen_at, cids=cids)
+                               cand_off=cand_off, unseen_at=unseen_at, cids=cids, cdec=cdec)
 
     def _predict_native(self, token_lists, dec) -> list[list[str]]:
         """:meth:`predict_tokens` with the C++ Viterbi: one call for the whole batch."""
@@ -864,7 +865,7 @@ class Truecaser(BaseEstimator):
         sent_off = inp.sent_off
         begin = not self.first_word.startswith("mask")
         if inp.cids is not None:
-            choice = dec.decode_classes(self._native_class_decoder(), sent_off, inp.cand_off, inp.ids, inp.cids, inp.em,
+            choice = dec.decode_classes(inp.cdec, sent_off, inp.cand_off, inp.ids, inp.cids, inp.em,
                                         self.class_lm_weight, begin).tolist()
         else:
             choice = dec.decode(sent_off, inp.cand_off, inp.ids, inp.em, begin).tolist()

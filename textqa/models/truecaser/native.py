@@ -75,28 +75,28 @@ class NativeViterbi:
         """KenLM's vocabulary id of ``word`` (0: ``<unk>``)."""
         return self._lib.tc_index(self._handle, word.encode("utf-8"))
 
+    @staticmethod
+    def _arrays(sent_off, cand_off, ids, em):
+        """The search's common inputs as the C arrays it reads, and the output array of choices."""
+        cand_off = np.ascontiguousarray(cand_off, dtype=np.int32)
+        return (np.ascontiguousarray(sent_off, dtype=np.int32), cand_off, np.ascontiguousarray(ids, dtype=np.uint32),
+                np.ascontiguousarray(em, dtype=np.float64), np.zeros(max(len(cand_off) - 1, 0), dtype=np.int32))
+
     def decode(self, sent_off, cand_off, ids, em, begin: bool) -> np.ndarray:
         """Each token's chosen candidate: sentences are ``sent_off`` ranges of tokens, tokens
         ``cand_off`` ranges of candidates with KenLM ids ``ids`` and emission scores ``em``."""
-        sent_off = np.ascontiguousarray(sent_off, dtype=np.int32)
-        cand_off = np.ascontiguousarray(cand_off, dtype=np.int32)
-        choice = np.zeros(max(len(cand_off) - 1, 0), dtype=np.int32)
-        self._lib.tc_viterbi(self._handle, len(sent_off) - 1, sent_off, cand_off,
-                             np.ascontiguousarray(ids, dtype=np.uint32), np.ascontiguousarray(em, dtype=np.float64),
-                             int(bool(begin)), choice)
+        sent_off, cand_off, ids, em, choice = self._arrays(sent_off, cand_off, ids, em)
+        self._lib.tc_viterbi(self._handle, len(sent_off) - 1, sent_off, cand_off, ids, em, int(bool(begin)), choice)
         return choice
 
     def decode_classes(self, classes: "NativeViterbi", sent_off, cand_off, ids, cids, em, mu: float,
                        begin: bool) -> np.ndarray:
         """:meth:`decode` with the class LM ``classes`` beside this LM: each candidate also has the
         class LM's id (``cids``), scored with weight ``mu`` (:mod:`.classes`)."""
-        sent_off = np.ascontiguousarray(sent_off, dtype=np.int32)
-        cand_off = np.ascontiguousarray(cand_off, dtype=np.int32)
-        choice = np.zeros(max(len(cand_off) - 1, 0), dtype=np.int32)
-        self._lib.tc_viterbi_classes(self._handle, classes._handle, len(sent_off) - 1, sent_off, cand_off,
-                                     np.ascontiguousarray(ids, dtype=np.uint32),
-                                     np.ascontiguousarray(cids, dtype=np.uint32),
-                                     np.ascontiguousarray(em, dtype=np.float64), float(mu), int(bool(begin)), choice)
+        sent_off, cand_off, ids, em, choice = self._arrays(sent_off, cand_off, ids, em)
+        self._lib.tc_viterbi_classes(self._handle, classes._handle, len(sent_off) - 1, sent_off, cand_off, ids,
+                                     np.ascontiguousarray(cids, dtype=np.uint32), em, float(mu), int(bool(begin)),
+                                     choice)
         return choice
 
     def close(self) -> None:
