@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from textqa.models.artifact import ArtifactError, sha256_file
-from textqa.models.truecaser.classes import WordClasses, neighbour_matrix
+from textqa.models.truecaser.classes import PackedText, WordClasses, neighbour_matrix, ranks
 from textqa.models.truecaser.model import LM_SPECIALS, Truecaser, load_truecaser, save_truecaser
 from textqa.paths import PUNKT_DIR
 
@@ -26,6 +26,26 @@ def test_neighbour_matrix_by_hand():
     # id 2 occurs twice: left neighbours <s> (id 0) and 3 (an "other" context, column 2); right 3 and </s>
     assert dense[2].tolist() == [1, 0, 1, 0, 1, 1]
     assert dense[:2].sum() == 0                 # <s> and </s> are never a middle token
+
+
+def test_two_stretches_of_text_add_up_to_the_whole():
+    """What ``textqa train truecaser --scheduler`` relies on (``ClusterText``): the words' counts, the
+    neighbour counts and the class n-gram counts of two stretches of packed text sum to those of
+    both together (synthetic ids: 0 = <s>, 1 = </s>)."""
+    a, b = np.array([0, 2, 3, 2, 1, 0, 3, 4, 1]), np.array([0, 4, 2, 2, 3, 1])
+    whole, left, right = PackedText(np.concatenate([a, b])), PackedText(a), PackedText(b)
+    assert np.array_equal(whole.totals(6), left.totals(6) + right.totals(6))
+    rank = ranks(whole.totals(6))
+    m = left.neighbours(rank, 4, 3, 0, 1) + right.neighbours(rank, 4, 3, 0, 1)
+    w = whole.neighbours(rank, 4, 3, 0, 1)
+    # the four commonest ids are 2, 0, 1 and 3; 2 is a middle token 4 times and 3 three times, each with
+    # a left and a right neighbour
+    assert (m != w).nnz == 0 and w.sum() == 2 * 7
+    of = np.array([0, 1, 2, 2, 3, 2])                      # ids 2, 3 and 5 in class 2, id 4 in class 3
+    c, c1, c2 = (t.class_counts(of, 4, 0, 1, 3) for t in (whole, left, right))
+    merged = c1.merge(c2)
+    assert all(np.array_equal(x, y) for x, y in zip(c.keys + c.counts, merged.keys + merged.counts))
+    assert c.counts[0].tolist() == [0, 3, 7, 2]            # <s> never counted; </s> 3 times; class 2 seven times
 
 
 @pytest.fixture(scope="module")

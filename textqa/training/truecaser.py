@@ -90,7 +90,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--class-lm", type=int, default=None, metavar="K",
                    help=f"a class-based LM over K word classes beside the word LM (k-means over neighbour counts; "
                         f"Brown et al. 1992; beyond the paper): default {DEFAULT_CLASSES} (it gained 0.34 dev F1 "
-                        f"and 0.21-0.36 on news, README); 0: none. The default is 0 with --scheduler or "
+                        f"and 0.21-0.36 on news, README); 0: none. The default is 0 with "
                         f"--discriminative, which cannot be combined with it")
     p.add_argument("--class-lm-weight", type=float, default=0.25,
                    help="weight of the class LM's score against the word LM's (default 0.25: dev F1 within 0.08 "
@@ -196,14 +196,11 @@ def run(args: argparse.Namespace) -> int:
     if args.scheduler and args.discriminative != "none":
         raise SystemExit("error: the discriminative pass learns on held-out sentences in one process; drop "
                          "--scheduler or --discriminative")
-    if args.scheduler and args.class_lm:
-        raise SystemExit("error: the class LM is estimated from the sentences in one process; drop "
-                         "--scheduler or --class-lm")
     if args.class_lm is None:
-        without = "--scheduler" if args.scheduler else "--discriminative" if args.discriminative != "none" else None
+        without = args.discriminative != "none"
         args.class_lm = 0 if without else DEFAULT_CLASSES
         if without:
-            say(f"note: training without the class LM, which {without} cannot be combined with")
+            say("note: training without the class LM, which --discriminative cannot be combined with")
     if args.partition_size < 1:
         raise SystemExit("error: --partition-size must be at least 1")
     names = ", ".join(map(str, data[:3])) + (f" and {len(data) - 3} more" if len(data) > 3 else "")
@@ -230,13 +227,14 @@ def run(args: argparse.Namespace) -> int:
             from .truecaser_dask import count_on_cluster
             say(f"reading {names} into the Dask cluster {args.scheduler}")
             with cluster.cluster(args.scheduler, args.workers, "textqa train truecaser") as client:
-                vocab, count_ngrams, count_phrases, n_sentences, dropped = count_on_cluster(
+                vocab, count_ngrams, count_phrases, n_sentences, dropped, class_text = count_on_cluster(
                     client, data, PUNKT_DIR, dev, args.pretokenized, args.partition_size, args.min_count, say,
-                    order=args.order)
+                    order=args.order, class_lm=model.class_lm > 0)
                 say(f"dropped {dropped} training sentences that also occur in the dev set")
                 phrases = count_phrases(model.phrase_min_count, say) if model.phrase_weight > 0 else None
                 model.fit_counts(vocab, count_ngrams, n_sentences, progress=say, arpa_copy=args.arpa,
-                                 phrases=phrases)
+                                 phrases=phrases, class_text=class_text)
+                del class_text
         else:
             say(f"reading {names}")
             sentences = tokenized_corpus(data, PUNKT_DIR, None if args.no_cache else cache_dir(), n_jobs=args.jobs,

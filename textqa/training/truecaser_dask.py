@@ -10,11 +10,15 @@ when a worker runs short).  Two passes over those partitions, each a map and a t
 2. n-gram counts over the LM ids, of every order up to the LM's (``OrderCounts``: unigram counts,
    then each order's sorted unique keys with their counts), summed pairwise (``OrderCounts.merge``);
 3. the cased-phrase table (``phrases``): runs of capitalised tokens counted and summed, then every
-   casing of the frequent runs' lowercased forms, the same two counts one process makes.
+   casing of the frequent runs' lowercased forms, the same two counts one process makes;
+4. for the class LM (``classes``), over each partition's LM ids, which the n-gram pass leaves on the
+   workers: the words' counts, the commonest words' neighbour counts (the client clusters them)
+   and the class sequence's n-gram counts (:class:`ClusterText`).
 
 The reduced counts go to ``Truecaser.fit_counts``, which estimates the Kneser-Ney LM exactly as a
-local run does: the ARPA file is the same, byte for byte.  What must fit one machine is the reduced
-counts (distinct n-grams, 16 bytes each) and the cased-word table, not the corpus.
+local run does: the ARPA file is the same, byte for byte, and so are the classes and the class LM.
+What must fit one machine is the reduced counts (distinct n-grams, 16 bytes each), the cased-word
+table and the neighbour matrix (30,000 rows by default), not the corpus.
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from textqa.models.truecaser import classes
 from textqa.models.truecaser import lm as lmmod
 from textqa.models.truecaser import phrases as phmod
 from textqa.models.truecaser.model import BOS_ID, EOS_ID, LMVocabulary, as_tokens
@@ -72,10 +77,9 @@ def merge_word_counts(a: tuple, b: tuple) -> tuple:
     return counts, a[1] + b[1], a[2] + b[2]
 
 
-def ngram_counts(part: tuple[list[str], int], vocab: LMVocabulary, order: int) -> lmmod.OrderCounts:
-    """The counts of every n-gram of order 1..``order`` in a partition's sentences, over the LM ids
-    (``OrderCounts``: no n-gram crosses a sentence boundary, so partitions' counts add up to the
-    corpus's)."""
+def packed_ids(part: tuple[list[str], int], vocab: LMVocabulary) -> np.ndarray:
+    """A partition's sentences as LM ids, packed (``<s> w1 .. wn </s> <s> ...``:
+    :func:`.lm.pack_sentences`), as one process packs the whole corpus."""
     sents, _ = part
     cache: dict[str, int] = {}
     ids = []
@@ -89,7 +93,64 @@ def ngram_counts(part: tuple[list[str], int], vocab: LMVocabulary, order: int) -
                     i = cache[t] = vocab.id_of(t)
                 row.append(i)
             ids.append(np.asarray(row, dtype=np.int64))
-    return lmmod.OrderCounts.from_packed(lmmod.pack_sentences(ids, BOS_ID, EOS_ID), vocab.V, BOS_ID, EOS_ID, order)
+    return lmmod.pack_sentences(ids, BOS_ID, EOS_ID)
+
+
+def ngram_counts(packed: np.ndarray, V: int, order: int) -> lmmod.OrderCounts:
+    """The counts of every n-gram of order 1..``order`` in a partition's packed LM ids
+    (``OrderCounts``: no n-gram crosses a sentence boundary, so partitions' counts add up to the
+    corpus's)."""
+    return lmmod.OrderCounts.from_packed(packed, V, BOS_ID, EOS_ID, order)
+
+
+def _add(a, b):
+    return a + b
+
+
+class ClusterText:
+    """The training text as the class LM reads it (:class:`.classes.PackedText`'s three methods),
+    kept on the cluster as each partition's packed LM ids: each method maps over the partitions and
+    sums their results in a tree of merges.  The sums are of whole numbers (the neighbour counts are
+    float32 whole numbers far below 2**24), so the classes and the class LM are one process's."""
+
+    def __init__(self, client, packed: list, say):
+        self.client, self.packed, self.say = client, packed, say
+
+    def _sum(self, fn, merge, table, *args):
+        """``merge`` over the partitions of ``fn(partition's ids, table, *args)``; ``table`` (an
+        array or None) is sent once to each worker."""
+        if not self.packed:
+            raise RuntimeError("the partitions' LM ids are gone: count the n-grams with the class LM asked for")
+        if table is not None:
+            [table] = self.client.scatter([table], broadcast=True)
+        return _tree_reduce(self.client, merge, [self.client.submit(fn, p, table, *args, pure=False)
+                                                 for p in self.packed]).result()
+
+    def totals(self, V: int) -> np.ndarray:
+        return self._sum(_totals, _add, None, V)
+
+    def neighbours(self, rank, targets: int, contexts: int, bos: int, eos: int):
+        self.say(f"counting the {targets:,} commonest words' neighbours on the cluster ({len(self.packed)} partitions)")
+        m = self._sum(_neighbours, _add, rank, targets, contexts, bos, eos)
+        m.sum_duplicates()
+        m.sort_indices()
+        return m
+
+    def class_counts(self, of, n_classes: int, bos: int, eos: int, order: int) -> lmmod.OrderCounts:
+        self.say(f"counting class {order}-grams on the cluster ({len(self.packed)} partitions)")
+        return self._sum(_class_counts, lmmod.OrderCounts.merge, of, n_classes, bos, eos, order)
+
+
+def _totals(packed, _, V):
+    return np.bincount(packed, minlength=V)
+
+
+def _neighbours(packed, rank, targets, contexts, bos, eos):
+    return classes.neighbour_counts(packed, rank, targets, contexts, bos, eos)
+
+
+def _class_counts(packed, of, n_classes, bos, eos, order):
+    return classes.PackedText(packed).class_counts(of, n_classes, bos, eos, order)
 
 
 def _run_counts(part):
@@ -130,10 +191,12 @@ def _partitions(paths, pretokenized: bool, size: int):
 
 
 def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], pretokenized: bool, size: int,
-                     min_count: int, say, order: int = 3):
+                     min_count: int, say, order: int = 3, class_lm: bool = False):
     """(vocabulary, a callable giving the n-gram counts, a callable giving the phrase table, training
-    sentences, sentences dropped as dev overlap) for ``Truecaser.fit_counts``.  The phrase table is
-    counted before the n-grams (which free the tokenized corpus on the workers)."""
+    sentences, sentences dropped as dev overlap, the text for the class LM: a :class:`ClusterText`,
+    or None without ``class_lm``) for ``Truecaser.fit_counts``.  The phrase table is counted before
+    the n-grams (which free the tokenized corpus on the workers); the n-gram count leaves each
+    partition's LM ids on the workers for the class LM."""
     from distributed import wait
     dev_keys = frozenset(k for k in map(normalize_for_overlap, dev) if len(k) >= 30)   # as corpus.drop_overlap
     [keys_f] = client.scatter([dev_keys], broadcast=True)
@@ -152,17 +215,21 @@ def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], preto
         raise SystemExit("error: no training sentences in " + ", ".join(map(str, paths)))
     vocab = LMVocabulary.build(counts, min_count)
     del counts
+    packed: list = []                       # each partition's LM ids, filled by count_ngrams
 
     def count_ngrams(say):
         # sent once to each worker, with its word index built once (not per partition); the rare
         # forms are not needed there (they map to their class's UNKNOWN token)
         [vocab_f] = client.scatter([LMVocabulary(vocab.words, vocab.known, {})], broadcast=True)
         say(f"counting n-grams on the cluster ({len(parts)} partitions, tree reduction)")
+        packed[:] = [client.submit(packed_ids, p, vocab_f, pure=False) for p in parts]
         total = _tree_reduce(client, lmmod.OrderCounts.merge,
-                             [client.submit(ngram_counts, p, vocab_f, order, pure=False) for p in parts])
+                             [client.submit(ngram_counts, p, vocab.V, order, pure=False) for p in packed])
         wait(total)
         result = total.result()
         parts.clear()                       # the tokenized corpus is no longer needed on the workers
+        if not class_lm:
+            packed.clear()
         return result
 
     def count_phrases(min_count, say):
@@ -175,4 +242,4 @@ def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], preto
         variants = _tree_reduce(client, phmod.merge_counts,
                                 [client.submit(_variant_counts, p, keys_f, pure=False) for p in parts])
         return phmod.PhraseTable.from_variants(variants.result())
-    return vocab, count_ngrams, count_phrases, n_sentences, dropped
+    return vocab, count_ngrams, count_phrases, n_sentences, dropped, ClusterText(client, packed, say) if class_lm else None

@@ -35,19 +35,23 @@ DEFAULT_CLASSES = 600
 TARGETS, CONTEXTS, SVD_DIMS = 30_000, 3_000, 100
 
 
-def neighbour_matrix(packed: np.ndarray, counts: np.ndarray, targets: int, contexts: int, bos: int = 0, eos: int = 1):
-    """Rows: the ``targets`` most frequent ids (by ``counts``); columns: their left, then right,
-    neighbour among the ``contexts`` most frequent (one more column for every other id), each cell
-    log(1 + count).  ``packed``: sentences as :func:`.lm.pack_sentences` packs them, between ``bos``
-    and ``eos``, which are neighbours but never counted as words.  Returns (the row ids, the matrix)."""
+def ranks(counts: np.ndarray) -> np.ndarray:
+    """Each id's rank by ``counts`` (0: the most frequent; ties in id order), int32."""
+    rank = np.empty(len(counts), dtype=np.int32)
+    rank[np.argsort(-counts, kind="stable")] = np.arange(len(counts), dtype=np.int32)
+    return rank
+
+
+def neighbour_counts(packed: np.ndarray, rank: np.ndarray, targets: int, contexts: int, bos: int = 0,
+                     eos: int = 1):
+    """The counts under :func:`neighbour_matrix`'s logarithm, over one stretch of text (a CSR matrix
+    of float32 whole numbers, canonical: the stretches' matrices add up to the whole text's, since
+    no neighbour crosses a sentence's ``<s>`` or ``</s>``).  ``rank``: :func:`ranks` of the whole
+    text's counts; ``targets`` and ``contexts`` at most the number of ids."""
     import scipy.sparse as sp
-    rank = np.empty(len(counts), dtype=np.int32)    # int32 and one side at a time: the whole training
-    order = np.argsort(-counts, kind="stable")      # text passes through here (a 4 GB peak in int64)
-    rank[order] = np.arange(len(counts), dtype=np.int32)
-    targets, contexts = min(targets, len(counts)), min(contexts, len(counts))
-    r = rank[packed]
-    inner = packed[1:-1]                          # positions 0 and -1 are <s> and </s>
-    keep = r[1:-1] < targets
+    r = rank[packed]                              # int32 and one side at a time: the whole training
+    inner = packed[1:-1]                          # text passes through here (a 4 GB peak in int64)
+    keep = r[1:-1] < targets                      # positions 0 and -1 are <s> and </s>
     keep &= inner != bos
     keep &= inner != eos
     mid = np.flatnonzero(keep) + 1
@@ -61,17 +65,55 @@ def neighbour_matrix(packed: np.ndarray, counts: np.ndarray, targets: int, conte
         half = sp.coo_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=shape).tocsr()
         del cols
         m = half if m is None else m + half
+    m.sum_duplicates()
+    m.sort_indices()
+    return m
+
+
+def neighbour_matrix(text, counts: np.ndarray, targets: int, contexts: int, bos: int = 0, eos: int = 1):
+    """Rows: the ``targets`` most frequent ids (by ``counts``); columns: their left, then right,
+    neighbour among the ``contexts`` most frequent (one more column for every other id), each cell
+    log(1 + count).  ``text``: sentences as :func:`.lm.pack_sentences` packs them, between ``bos``
+    and ``eos``, which are neighbours but never counted as words (a packed id array, a
+    :class:`PackedText` or what stands for one).  Returns (the row ids, the matrix)."""
+    if isinstance(text, np.ndarray):
+        text = PackedText(text)
+    targets, contexts = min(targets, len(counts)), min(contexts, len(counts))
+    rank = ranks(counts)
+    m = text.neighbours(rank, targets, contexts, bos, eos)
     m.data = np.log1p(m.data)
-    return order[:targets], m
+    return np.argsort(rank)[:targets], m
 
 
-def cluster(packed: np.ndarray, counts: np.ndarray, n_classes: int, bos: int, eos: int, seed: int = 0,
+class PackedText:
+    """The training text as the class LM reads it: one packed id array (:func:`.lm.pack_sentences`).
+    ``textqa train truecaser --scheduler`` has another with the same three methods, which sums its
+    partitions' results on a Dask cluster (:class:`textqa.training.truecaser_dask.ClusterText`);
+    every result is a sum of whole numbers, so both give the same classes and class LM."""
+
+    def __init__(self, packed: np.ndarray):
+        self.packed = packed
+
+    def totals(self, V: int) -> np.ndarray:
+        """Each id's count (``<s>`` and ``</s>`` included)."""
+        return np.bincount(self.packed, minlength=V)
+
+    def neighbours(self, rank: np.ndarray, targets: int, contexts: int, bos: int, eos: int):
+        return neighbour_counts(self.packed, rank, targets, contexts, bos, eos)
+
+    def class_counts(self, of: np.ndarray, n_classes: int, bos: int, eos: int, order: int) -> "lmmod.OrderCounts":
+        """The n-gram counts of the class sequence (``of``: each id's class)."""
+        return lmmod.OrderCounts.from_packed(of[self.packed], n_classes, bos, eos, order)
+
+
+def cluster(text, counts: np.ndarray, n_classes: int, bos: int, eos: int, seed: int = 0,
             targets: int = TARGETS, contexts: int = CONTEXTS) -> tuple[np.ndarray, np.ndarray]:
-    """(ids, their k-means class) for the most frequent ids of ``packed`` (module docstring)."""
+    """(ids, their k-means class) for the most frequent ids of ``text`` (a :class:`PackedText`, or a
+    packed id array; module docstring)."""
     from sklearn.cluster import MiniBatchKMeans
     from sklearn.decomposition import TruncatedSVD
     from sklearn.preprocessing import normalize
-    ids, m = neighbour_matrix(packed, counts, targets, contexts, bos, eos)
+    ids, m = neighbour_matrix(text, counts, targets, contexts, bos, eos)
     k = min(n_classes, len(ids))
     dims = min(SVD_DIMS, m.shape[0] - 1, m.shape[1] - 1)
     x = normalize(TruncatedSVD(dims, random_state=seed).fit_transform(m)) if dims >= 1 else np.ones((len(ids), 1))
@@ -96,15 +138,18 @@ class WordClasses:
         return self.names[self.of[i]], float(self.emission[i])
 
     @classmethod
-    def build(cls, packed: np.ndarray, words: list[str], n_specials: int, n_classes: int, bos: int, eos: int,
+    def build(cls, text, words: list[str], n_specials: int, n_classes: int, bos: int, eos: int,
               seed: int = 0, targets: int = TARGETS):
         """Classes of the word-LM ``words`` (the first ``n_specials``: ``<s>``, ``</s>``, ``<unk>``
-        and the ``UNKNOWN_*`` tokens) from the training text ``packed`` (their ids; sentences between
-        ``bos`` and ``eos``): the ``targets`` most frequent are clustered."""
-        total = np.bincount(packed, minlength=len(words))          # each word's count, read once
+        and the ``UNKNOWN_*`` tokens) from the training text (a :class:`PackedText` or what stands
+        for one, or a packed id array; sentences between ``bos`` and ``eos``): the ``targets`` most
+        frequent are clustered."""
+        if isinstance(text, np.ndarray):
+            text = PackedText(text)
+        total = text.totals(len(words))            # each word's count, read once
         ranked = total.astype(np.int64)
         ranked[:n_specials] = 0                    # specials are their own classes, never clustered
-        ids, labels = cluster(packed, ranked, n_classes, bos, eos, seed, targets=targets)
+        ids, labels = cluster(text, ranked, n_classes, bos, eos, seed, targets=targets)
         keep = ranked[ids] > 0
         ids, labels = ids[keep], labels[keep]
         names = list(words[:n_specials]) + [f"R_{c}" for c in ("LC", "UC", "CA", "MC", NONE)] + \
@@ -121,9 +166,12 @@ class WordClasses:
             emission = np.where(total > 0, np.log10(np.maximum(total, 1) / np.maximum(per_class[of], 1)), -7.0)
         return cls(names, list(words), of, emission)
 
-    def estimate(self, packed: np.ndarray, bos: int, eos: int, unk: int, order: int = CLASS_ORDER) -> "lmmod.ArpaModel":
-        """The class LM (module docstring) of ``order`` over the class sequence of ``packed``."""
-        counts = lmmod.OrderCounts.from_packed(self.of[packed], len(self.names), bos, eos, order)
+    def estimate(self, text, bos: int, eos: int, unk: int, order: int = CLASS_ORDER) -> "lmmod.ArpaModel":
+        """The class LM (module docstring) of ``order`` over the class sequence of the training text
+        (as :meth:`build` takes it)."""
+        if isinstance(text, np.ndarray):
+            text = PackedText(text)
+        counts = text.class_counts(self.of, len(self.names), bos, eos, order)
         return lmmod.estimate_kneser_ney(counts, bos, eos, unk, prune=None)
 
     def to_data(self) -> tuple[dict, dict]:

@@ -28,7 +28,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from . import lm as lmmod
-from .classes import CLASS_ORDER, TARGETS, WordClasses
+from .classes import CLASS_ORDER, TARGETS, PackedText, WordClasses
 from .casing import (CASE_CLASSES, NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class,
                      group_by_lowercase)
 from .compounds import SEPARATORS, compound_form, count_parts, parts_from_data
@@ -437,19 +437,22 @@ class Truecaser(BaseEstimator):
         return self
 
     def fit_counts(self, vocab: "LMVocabulary", count_ngrams, n_sentences: int, progress=None, arpa_copy=None,
-                   sentence_ids=None, phrases: "PhraseTable | None" = None):
+                   sentence_ids=None, phrases: "PhraseTable | None" = None, class_text=None):
         """``fit`` from counts: the cased-word counts in ``vocab`` and ``count_ngrams(say)``, which
         returns the n-gram counts over the LM ids of ``vocab`` (``textqa train truecaser --scheduler``
         counts them as a Dask map-reduce; ``fit`` in this process): :class:`.lm.NGramCounts` (trigrams) or
         :class:`.lm.OrderCounts` of order ``order``.  Deleted interpolation needs the
         sentences themselves (``sentence_ids``, LM ids) for its held-out split.  ``phrases``: the
-        cased-phrase table (:mod:`.phrases`; None: none, whatever ``phrase_weight`` says)."""
+        cased-phrase table (:mod:`.phrases`; None: none, whatever ``phrase_weight`` says).
+        ``class_text``: what the class LM reads the training text through (:class:`.classes.PackedText`
+        or the Dask cluster's stand-in; None: ``sentence_ids``, packed)."""
         self._check_params()
         say = progress or (lambda msg: log.info(msg))
-        if sentence_ids is None and (self.smoothing == "deleted_interpolation" or self.discriminative != "none"
-                                     or self.class_lm):
-            raise ValueError("deleted interpolation, the discriminative pass and the class LM need the training "
-                             "sentences, not only their counts")
+        if sentence_ids is None and (self.smoothing == "deleted_interpolation" or self.discriminative != "none"):
+            raise ValueError("deleted interpolation and the discriminative pass need the training sentences, not "
+                             "only their counts")
+        if self.class_lm and sentence_ids is None and class_text is None:
+            raise ValueError("the class LM needs the training sentences (sentence_ids) or class_text")
         self.n_train_tokens_ = vocab.n_tokens
         self.n_train_sentences_ = n_sentences
         self.phrases_ = phrases
@@ -502,12 +505,13 @@ class Truecaser(BaseEstimator):
         self.classes_ = self.class_lm_ = None
         if self.class_lm:
             say(f"clustering the LM's words into {self.class_lm} classes")
-            packed = lmmod.pack_sentences(sentence_ids, bos, eos)
-            self.classes_ = WordClasses.build(packed, lm_words, len(LM_SPECIALS), self.class_lm, bos, eos,
+            if class_text is None:
+                class_text = PackedText(lmmod.pack_sentences(sentence_ids, bos, eos))
+            self.classes_ = WordClasses.build(class_text, lm_words, len(LM_SPECIALS), self.class_lm, bos, eos,
                                               targets=self.class_lm_words)
             say(f"estimating the class LM (order {self.class_lm_order})")
-            class_model = self.classes_.estimate(packed, bos, eos, unk, self.class_lm_order)
-            del packed
+            class_model = self.classes_.estimate(class_text, bos, eos, unk, self.class_lm_order)
+            del class_text
             class_arpa, class_binary = work / "class_lm.arpa", work / "class_lm.binary"
             lmmod.write_arpa(class_model, self.classes_.names, class_arpa)
             del class_model
