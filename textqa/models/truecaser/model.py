@@ -595,113 +595,70 @@ class Truecaser(BaseEstimator):
         O(S * M^3) for S tokens and M candidates per token (paper: O(S M^(H+1))).
         ``phrase``: {position: added score of each candidate}: the weighted phrase scores and the
         discriminative pass's, beyond the paper (None: none; not given: computed for this sentence).
+
+        With the class LM (:mod:`.classes`) each candidate also scores ``class_lm_weight *
+        (log10 P_class(c | class history) + log10 P(w | c))``, and a state is a pair of states (word
+        LM, class LM), which keeps the search exact.  Scores are summed in the C++ search's order
+        (``native/viterbi.cc``), whose output the tests require to be this one's.
         """
-        if self._class_lm_on():
-            return self._viterbi_classes(tokens, oov_scores, phrase)
-        lm = self.lm_
+        lm, w = self.lm_, self.oov_weight
         base_score = lm.BaseScore
         State = kenlm.State
-        start = State()
-        if self.first_word.startswith("mask"):
-            lm.NullContextWrite(start)
-        else:
-            lm.BeginSentenceWrite(start)
-        w = self.oov_weight
+        clm = self.class_lm_ if self._class_lm_on() else None
+        mu = self.class_lm_weight
+        models = [lm] if clm is None else [lm, clm]
+        states = [State() for _ in models]
+        for model, st in zip(models, states):
+            if self.first_word.startswith("mask"):
+                model.NullContextWrite(st)
+            else:
+                model.BeginSentenceWrite(st)
+        start = states[0] if clm is None else tuple(states)
         if phrase is _OWN_PHRASES:
             phrase = self._extra_scores([t.lower() for t in tokens], [0, len(tokens)])
-        layer = [(0.0, start, -1, -1)]
-        history = []
-        cand_lists = []
+        layers, cand_lists = [{start: (0.0, None, -1)}], []
         for pos, tok in enumerate(tokens):
             cands = self._candidates(tok)
             cand_lists.append(cands)
-            if len(cands) == 1 and len(layer) == 1:
+            layer = layers[-1]
+            if clm is None and len(cands) == 1 and len(layer) == 1:
                 # Fast path (most tokens once paths have merged): one state, one candidate.
-                sc, st, _, _ = layer[0]
+                [(st, (sc, _, _))] = layer.items()
                 out = State()
                 s = sc + base_score(st, cands[0][1], out)
                 if cands[0][2] is not None and oov_scores:
                     s += w * oov_scores[tok.lower()][cands[0][2]]
-                layer = [(s, out, 0, 0)]
-                history.append(layer)
+                layers.append({out: (s, st, 0)})
                 continue
-            scored = [(lmw, (w * oov_scores[tok.lower()][cls]) if cls is not None and oov_scores else 0.0)
-                      for _, lmw, cls in cands]
-            if phrase and pos in phrase:
-                scored = [(lmw, em + ph) for (lmw, em), ph in zip(scored, phrase[pos])]
-            best = {}
-            out = State()
-            for bi, (sc, st, _, _) in enumerate(layer):
-                for ci, (lmw, em) in enumerate(scored):
-                    s = sc + base_score(st, lmw, out) + em
-                    cur = best.get(out)
-                    if cur is None:
-                        best[out] = (s, out, ci, bi)
-                        out = State()           # the key object now belongs to the dict
-                    elif s > cur[0]:
-                        best[cur[1]] = (s, cur[1], ci, bi)
-            layer = list(best.values())
-            history.append(layer)
-        # sentence end
-        final_best, final_i = -math.inf, 0
-        out = State()
-        for i, (sc, st, _, _) in enumerate(layer):
-            s = sc + base_score(st, lmmod.EOS, out)
-            if s > final_best:
-                final_best, final_i = s, i
-        result = [None] * len(tokens)
-        idx = final_i
-        for pos in range(len(tokens) - 1, -1, -1):
-            _, _, ci, bi = history[pos][idx]
-            form = cand_lists[pos][ci][0]
-            tok = tokens[pos]
-            result[pos] = form if len(form) == len(tok) else tok
-            idx = bi
-        return result
-
-    def _class_lm_on(self) -> bool:
-        return getattr(self, "class_lm_", None) is not None and self.class_lm_weight > 0
-
-    def _viterbi_classes(self, tokens: list[str], oov_scores: dict, phrase) -> list[str]:
-        """:meth:`_viterbi` with the class LM (:mod:`.classes`): each candidate also scores
-        ``class_lm_weight * (log10 P_class(c | class history) + log10 P(w | c))``, and paths merge
-        on equal pairs of states (word LM, class LM), which keeps the search exact."""
-        lm, clm, mu, w = self.lm_, self.class_lm_, self.class_lm_weight, self.oov_weight
-        lookup = self.classes_.lookup
-        State = kenlm.State
-        start, cstart = State(), State()
-        if self.first_word.startswith("mask"):
-            lm.NullContextWrite(start)
-            clm.NullContextWrite(cstart)
-        else:
-            lm.BeginSentenceWrite(start)
-            clm.BeginSentenceWrite(cstart)
-        if phrase is _OWN_PHRASES:
-            phrase = self._extra_scores([t.lower() for t in tokens], [0, len(tokens)])
-        layers, cand_lists = [{(start, cstart): (0.0, None, -1)}], []
-        for pos, tok in enumerate(tokens):
-            cands = self._candidates(tok)
-            cand_lists.append(cands)
-            classes = [lookup(lmw) for _, lmw, _ in cands]
             em = [w * oov_scores[tok.lower()][cls] if cls is not None and oov_scores else 0.0 for _, _, cls in cands]
             if phrase and pos in phrase:
                 em = [a + b for a, b in zip(em, phrase[pos])]
-            em = [a + mu * e for a, (_, e) in zip(em, classes)]       # the C++ search's inputs add it last too
+            if clm is not None:
+                classes = [self.classes_.lookup(lmw) for _, lmw, _ in cands]
+                em = [a + mu * e for a, (_, e) in zip(em, classes)]     # the C++ search's inputs add it last too
             nxt = {}
-            for key, (sc, _, _) in layers[-1].items():
-                st, ct = key
+            for key, (sc, _, _) in layer.items():
+                st = key if clm is None else key[0]
                 for ci, (_, lmw, _) in enumerate(cands):
-                    out, cout = State(), State()
-                    s = sc + lm.BaseScore(st, lmw, out) + mu * clm.BaseScore(ct, classes[ci][0], cout) + em[ci]
-                    cur = nxt.get((out, cout))
-                    if cur is None or s > cur[0]:
-                        nxt[(out, cout)] = (s, key, ci)
+                    out = State()
+                    s = sc + base_score(st, lmw, out)
+                    if clm is not None:
+                        cout = State()
+                        s += mu * clm.BaseScore(key[1], classes[ci][0], cout)
+                        out = (out, cout)
+                    s += em[ci]
+                    cur = nxt.get(out)
+                    if cur is None or s > cur[0]:       # ties: the first path (state order, then candidates)
+                        nxt[out] = (s, key, ci)
             layers.append(nxt)
         best, best_key = -math.inf, None
-        for (st, ct), (sc, _, _) in layers[-1].items():
-            s = sc + lm.BaseScore(st, lmmod.EOS, State()) + mu * clm.BaseScore(ct, lmmod.EOS, State())
+        for key, (sc, _, _) in layers[-1].items():
+            if clm is None:
+                s = sc + base_score(key, lmmod.EOS, State())
+            else:
+                s = sc + base_score(key[0], lmmod.EOS, State()) + mu * clm.BaseScore(key[1], lmmod.EOS, State())
             if s > best:
-                best, best_key = s, (st, ct)
+                best, best_key = s, key
         result, key = [None] * len(tokens), best_key
         for pos in range(len(tokens), 0, -1):
             _, back, ci = layers[pos][key]
@@ -709,6 +666,9 @@ class Truecaser(BaseEstimator):
             result[pos - 1] = form if len(form) == len(tok) else tok
             key = back
         return result
+
+    def _class_lm_on(self) -> bool:
+        return getattr(self, "class_lm_", None) is not None and self.class_lm_weight > 0
 
     def _phrase_scores(self, tokens: list[str], lowered: bool = False, sent_off=None) -> dict | None:
         """{token index: ``phrase_weight`` times the phrase score of each of its candidates} over

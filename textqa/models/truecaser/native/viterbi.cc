@@ -4,7 +4,7 @@
 // higher), scores are summed in double from KenLM's float log10 probabilities, the best final
 // state (sentence end included) is the first of the strictly best.  With a class LM beside the word
 // LM (textqa/models/truecaser/classes.py) the states are pairs (word-LM state, class-LM state), as
-// in Truecaser._viterbi_classes.  Built by the Makefile with KenLM's query-only sources; loaded by
+// in Truecaser._viterbi.  Built by the Makefile with KenLM's query-only sources; loaded by
 // textqa/models/truecaser/native.py through ctypes.
 #include "lm/model.hh"
 #include "lm/state.hh"
