@@ -110,8 +110,8 @@ def _add(a, b):
 class ClusterText:
     """The training text as the class LM reads it (:class:`.classes.PackedText`'s three methods),
     kept on the cluster as each partition's packed LM ids: each method maps over the partitions and
-    sums their results in a tree of merges.  The sums are of whole numbers (the neighbour counts are
-    float32 whole numbers far below 2**24), so the classes and the class LM are one process's."""
+    sums their results in a tree of merges.  The sums are of integers, so the classes and the class
+    LM are one process's."""
 
     def __init__(self, client, packed: list, say):
         self.client, self.packed, self.say = client, packed, say

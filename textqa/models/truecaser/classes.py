@@ -44,9 +44,9 @@ def ranks(counts: np.ndarray) -> np.ndarray:
 
 def neighbour_counts(packed: np.ndarray, rank: np.ndarray, targets: int, contexts: int, bos: int = 0,
                      eos: int = 1):
-    """The counts under :func:`neighbour_matrix`'s logarithm, over one stretch of text (a CSR matrix
-    of float32 whole numbers, canonical: the stretches' matrices add up to the whole text's, since
-    no neighbour crosses a sentence's ``<s>`` or ``</s>``).  ``rank``: :func:`ranks` of the whole
+    """The counts under :func:`neighbour_matrix`'s logarithm, over one stretch of text (a canonical
+    CSR matrix of int32: the stretches' matrices add up to the whole text's, exactly, since no
+    neighbour crosses a sentence's ``<s>`` or ``</s>``).  ``rank``: :func:`ranks` of the whole
     text's counts; ``targets`` and ``contexts`` at most the number of ids."""
     import scipy.sparse as sp
     r = rank[packed]                              # int32 and one side at a time: the whole training
@@ -62,7 +62,7 @@ def neighbour_counts(packed: np.ndarray, rank: np.ndarray, targets: int, context
     for side, first_col in ((-1, 0), (1, contexts + 1)):    # left neighbours, then right ones
         cols = np.minimum(r[mid + side], contexts)            # every rarer id shares column ``contexts``
         cols += first_col
-        half = sp.coo_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=shape).tocsr()
+        half = sp.coo_matrix((np.ones(len(rows), dtype=np.int32), (rows, cols)), shape=shape).tocsr()
         del cols
         m = half if m is None else m + half
     m.sum_duplicates()
@@ -80,7 +80,7 @@ def neighbour_matrix(text, counts: np.ndarray, targets: int, contexts: int, bos:
         text = PackedText(text)
     targets, contexts = min(targets, len(counts)), min(contexts, len(counts))
     rank = ranks(counts)
-    m = text.neighbours(rank, targets, contexts, bos, eos)
+    m = text.neighbours(rank, targets, contexts, bos, eos).astype(np.float32)   # exact below 2**24
     m.data = np.log1p(m.data)
     return np.argsort(rank)[:targets], m
 
