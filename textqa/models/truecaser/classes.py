@@ -76,8 +76,7 @@ def neighbour_matrix(text, counts: np.ndarray, targets: int, contexts: int, bos:
     log(1 + count).  ``text``: sentences as :func:`.lm.pack_sentences` packs them, between ``bos``
     and ``eos``, which are neighbours but never counted as words (a packed id array, a
     :class:`PackedText` or what stands for one).  Returns (the row ids, the matrix)."""
-    if isinstance(text, np.ndarray):
-        text = PackedText(text)
+    text = as_text(text)
     targets, contexts = min(targets, len(counts)), min(contexts, len(counts))
     rank = ranks(counts)
     m = text.neighbours(rank, targets, contexts, bos, eos).astype(np.float32)   # exact below 2**24
@@ -89,7 +88,7 @@ class PackedText:
     """The training text as the class LM reads it: one packed id array (:func:`.lm.pack_sentences`).
     ``textqa train truecaser --scheduler`` has another with the same three methods, which sums its
     partitions' results on a Dask cluster (:class:`textqa.training.truecaser_dask.ClusterText`);
-    every result is a sum of whole numbers, so both give the same classes and class LM."""
+    every result is a sum of integers, so both give the same classes and class LM."""
 
     def __init__(self, packed: np.ndarray):
         self.packed = packed
@@ -104,6 +103,11 @@ class PackedText:
     def class_counts(self, of: np.ndarray, n_classes: int, bos: int, eos: int, order: int) -> "lmmod.OrderCounts":
         """The n-gram counts of the class sequence (``of``: each id's class)."""
         return lmmod.OrderCounts.from_packed(of[self.packed], n_classes, bos, eos, order)
+
+
+def as_text(text):
+    """``text`` as a :class:`PackedText` if it is a packed id array, else as it is."""
+    return PackedText(text) if isinstance(text, np.ndarray) else text
 
 
 def cluster(text, counts: np.ndarray, n_classes: int, bos: int, eos: int, seed: int = 0,
@@ -144,8 +148,7 @@ class WordClasses:
         and the ``UNKNOWN_*`` tokens) from the training text (a :class:`PackedText` or what stands
         for one, or a packed id array; sentences between ``bos`` and ``eos``): the ``targets`` most
         frequent are clustered."""
-        if isinstance(text, np.ndarray):
-            text = PackedText(text)
+        text = as_text(text)
         total = text.totals(len(words))            # each word's count, read once
         ranked = total.astype(np.int64)
         ranked[:n_specials] = 0                    # specials are their own classes, never clustered
@@ -169,9 +172,7 @@ class WordClasses:
     def estimate(self, text, bos: int, eos: int, unk: int, order: int = CLASS_ORDER) -> "lmmod.ArpaModel":
         """The class LM (module docstring) of ``order`` over the class sequence of the training text
         (as :meth:`build` takes it)."""
-        if isinstance(text, np.ndarray):
-            text = PackedText(text)
-        counts = text.class_counts(self.of, len(self.names), bos, eos, order)
+        counts = as_text(text).class_counts(self.of, len(self.names), bos, eos, order)
         return lmmod.estimate_kneser_ney(counts, bos, eos, unk, prune=None)
 
     def to_data(self) -> tuple[dict, dict]:
