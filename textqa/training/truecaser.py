@@ -109,7 +109,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--arpa", type=Path, default=None, metavar="FILE",
                    help="also write the LM as an ARPA file here (the artifact keeps KenLM's binary)")
     from textqa import cluster
-    cluster.add_arguments(p, None, "tokenize and count n-grams and the class LM's counts (map-reduces; the artifact is the same)")
+    cluster.add_arguments(p, None, "tokenize and count n-grams and the class LM's counts (map-reduces; the "
+                                   "artifact is the same)")
     p.add_argument("--partition-size", type=int, default=20000,
                    help="paragraphs per Dask task with --scheduler (default 20,000)")
 

@@ -116,18 +116,17 @@ class ClusterText:
     def __init__(self, client, packed: list, say):
         self.client, self.packed, self.say = client, packed, say
 
-    def _sum(self, fn, merge, table, *args):
-        """``merge`` over the partitions of ``fn(partition's ids, table, *args)``; ``table`` (an
-        array or None) is sent once to each worker."""
+    def _sum(self, fn, merge, *args):
+        """``merge`` over the partitions of ``fn(partition's ids, *args)``; an array among ``args`` is
+        sent once to each worker."""
         if not self.packed:
             raise RuntimeError("the partitions' LM ids are gone: count the n-grams with the class LM asked for")
-        if table is not None:
-            [table] = self.client.scatter([table], broadcast=True)
-        return _tree_reduce(self.client, merge, [self.client.submit(fn, p, table, *args, pure=False)
+        args = [self.client.scatter([a], broadcast=True)[0] if isinstance(a, np.ndarray) else a for a in args]
+        return _tree_reduce(self.client, merge, [self.client.submit(fn, p, *args, pure=False)
                                                  for p in self.packed]).result()
 
     def totals(self, V: int) -> np.ndarray:
-        return self._sum(_totals, _add, None, V)
+        return self._sum(_totals, _add, V)
 
     def neighbours(self, rank, targets: int, contexts: int, bos: int, eos: int):
         self.say(f"counting the {targets:,} commonest words' neighbours on the cluster ({len(self.packed)} partitions)")
@@ -141,7 +140,7 @@ class ClusterText:
         return self._sum(_class_counts, lmmod.OrderCounts.merge, of, n_classes, bos, eos, order)
 
 
-def _totals(packed, _, V):
+def _totals(packed, V):
     return np.bincount(packed, minlength=V)
 
 

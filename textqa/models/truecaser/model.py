@@ -294,8 +294,8 @@ class Truecaser(BaseEstimator):
     class_lm : number of word classes of a class-based LM beside the word LM (:mod:`.classes`,
         Brown et al. 1992 eq. 3; beyond the paper); 0 (the estimator's default): none;
         ``textqa train truecaser`` trains the default model with :data:`.classes.DEFAULT_CLASSES`
-        (600).  Needs the training sentences (not the Dask counting path); the C++ and the Python
-        search both handle it.
+        (600).  Counted from the training sentences, or on a Dask cluster (``fit_counts``'s
+        ``class_text``); the C++ and the Python search both handle it.
     class_lm_weight : weight of the class LM's score against the word LM's (0 on a fitted model:
         decode without it).
     class_lm_order : order of the class LM (default :data:`.classes.CLASS_ORDER`, 3).
