@@ -161,3 +161,18 @@ def test_bad_pruning_thresholds_are_refused(prune, error):
     with pytest.raises(ValueError, match=error):
         lmmod.prune_thresholds(prune, 3)
     assert lmmod.prune_thresholds([0, 1], 4) == [0, 1, 1, 1] and lmmod.prune_thresholds(None, 3) == [0, 0, 0]
+
+
+def test_discounts_out_of_range_fall_back_as_lmplz_does(tmp_path):
+    """Counts-of-counts from little or odd text can give a discount outside [0, k] (here D2 < 0: ten
+    trigrams seen three times against one seen twice), which would put a probability above one (KenLM
+    refuses such a file).  As ``lmplz --discount_fallback``, that order takes the discounts 0.5, 1, 1.5.
+    Synthetic sentences of unique words, each repeated 1, 2, 3 or 4 times."""
+    repeats = [1] * 10 + [2] + [3] * 10 + [4]
+    sentences = [f"s{i}a s{i}b s{i}c" for i, r in enumerate(repeats) for _ in range(r)]
+    m, counts = arpa_of_order(sentences, 3, tmp_path / "lm.arpa")
+    model = lmmod.estimate_kneser_ney(counts, 0, 1, 2)
+    assert model.info["discounts"]["trigram"] == [0.5, 1.0, 1.5]
+    assert all((lp <= 0).all() for lp in model.logp)
+    assert_normalised(m, sorted({w for s in sentences for w in s.split()}) + [lmmod.EOS, lmmod.UNK],
+                      [[], ["s0a"], ["s0a", "s0b"], ["s11a", "s11b"]])

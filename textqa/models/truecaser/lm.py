@@ -325,7 +325,9 @@ def estimate_kneser_ney(counts: "OrderCounts | NGramCounts", bos: int, eos: int,
 
     The highest order uses real counts; lower orders continuation counts (the number of distinct
     words seen to the left; an n-gram starting with ``<s>`` has none and keeps its real count).
-    Discounts D1, D2, D3+ come from counts-of-counts: Y = n1/(n1 + 2 n2), Dk = k - (k+1) Y n_{k+1}/n_k.
+    Discounts D1, D2, D3+ come from counts-of-counts: Y = n1/(n1 + 2 n2), Dk = k - (k+1) Y n_{k+1}/n_k;
+    an order where some n_k is 0 or some Dk falls outside [0, k] takes 0.5, 1, 1.5 instead, as
+    ``lmplz --discount_fallback`` does (lmplz without it refuses such counts).
     The unigrams interpolate with the uniform distribution.  In ARPA form a seen n-gram stores its
     interpolated probability and a history its interpolation weight as back-off, which is exact.
 
@@ -344,11 +346,14 @@ def estimate_kneser_ney(counts: "OrderCounts | NGramCounts", bos: int, eos: int,
     suffix, from_bos = counts.structure(bos)
 
     def discounts(c):
+        fallback = np.array([0.0, 0.5, 1.0, 1.5])       # lmplz --discount_fallback's
         n = [np.count_nonzero(c == k) for k in (1, 2, 3, 4)]
         if min(n) == 0:
-            return np.array([0.0, 0.5, 1.0, 1.5])
+            return fallback
         Y = n[0] / (n[0] + 2 * n[1])
-        return np.array([0.0, 1 - 2 * Y * n[1] / n[0], 2 - 3 * Y * n[2] / n[1], 3 - 4 * Y * n[3] / n[2]])
+        d = np.array([0.0, 1 - 2 * Y * n[1] / n[0], 2 - 3 * Y * n[2] / n[1], 3 - 4 * Y * n[3] / n[2]])
+        # Dk outside [0, k] (odd counts-of-counts of little text) would put a probability above one
+        return d if ((d >= 0) & (d <= np.arange(4))).all() else fallback
 
     adjusted = [None] * N
     adjusted[N - 1] = counts.counts[N - 1]
