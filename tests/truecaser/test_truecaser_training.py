@@ -220,3 +220,23 @@ def test_the_default_model_has_a_class_lm_which_the_discriminative_pass_turns_of
     with pytest.raises(SystemExit, match="cannot be combined"):
         run(p.parse_args(base + ["--discriminative", "local", "--class-lm", "50", "--out", str(tmp_path / "both")]))
     assert not (tmp_path / "both").exists()
+
+
+@pytest.mark.parametrize("name, cut", [("reut2-000.sgm.gz", 150_000), ("enwiki_part2.txt.xz", 3_000_000), ("noise.txt.gz", 0)])
+def test_a_truncated_or_corrupt_compressed_corpus_is_a_one_line_error(name, cut, tmp_path, capsys):
+    """A real training file cut short (a .gz Reuters file, the .xz Wikipedia part), or bytes that are
+    no gzip stream, give ``textqa train truecaser`` a one-line error naming the file (exit status 2),
+    not a traceback, and no artifact."""
+    from textqa.cli import main
+    from textqa.paths import DATA_DIR
+    bad = tmp_path / name
+    if cut:
+        src = DATA_DIR / "truecase" / ("reuters21578/" + name if name.startswith("reut") else name)
+        with open(src, "rb") as f:
+            bad.write_bytes(f.read(cut))
+    else:
+        bad.write_bytes(b"not a gzip stream " * 100)     # synthetic: arbitrary bytes
+    assert main(["train", "truecaser", "--data", str(bad), "--no-cache", "--out", str(tmp_path / "tc")]) == 2
+    err = capsys.readouterr().err
+    assert f"textqa: error: {bad}: truncated or corrupt compressed file" in err and "Traceback" not in err
+    assert not (tmp_path / "tc").exists()

@@ -7,6 +7,7 @@ import lzma
 import os
 import re
 import unicodedata
+import zlib
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -17,13 +18,46 @@ CORPUS_VERSION = "reuters-lewis-train"   # bump when the text taken from a file 
 
 
 def open_text(path: str | os.PathLike, encoding: str = "utf-8"):
-    """Open a plain, .gz or .xz text file for reading, replacing undecodable bytes."""
+    """Open a plain, .gz or .xz text file for reading, replacing undecodable bytes; a truncated or
+    corrupt compressed file is an ``EvalInputError`` naming it (the CLI's one-line error)."""
     path = Path(path)
     if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding=encoding, errors="replace")
+        return _Decompressed(gzip.open(path, "rt", encoding=encoding, errors="replace"), path)
     if path.suffix == ".xz":
-        return lzma.open(path, "rt", encoding=encoding, errors="replace")
+        return _Decompressed(lzma.open(path, "rt", encoding=encoding, errors="replace"), path)
     return open(path, encoding=encoding, errors="replace")
+
+
+class _Decompressed:
+    """A compressed text file read line by line or whole (``open_text``'s callers do both), whose
+    decompression errors name the file."""
+
+    ERRORS = (EOFError, gzip.BadGzipFile, lzma.LZMAError, zlib.error)
+
+    def __init__(self, f, path: Path):
+        self.f, self.path = f, path
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.f.close()
+
+    def _corrupt(self, e: Exception):
+        from textqa.evaluation.io import EvalInputError
+        return EvalInputError(f"{self.path}: truncated or corrupt compressed file ({e})")
+
+    def __iter__(self):
+        try:
+            yield from self.f
+        except self.ERRORS as e:
+            raise self._corrupt(e) from e
+
+    def read(self, size: int = -1) -> str:
+        try:
+            return self.f.read(size)
+        except self.ERRORS as e:
+            raise self._corrupt(e) from e
 
 
 def read_lines(path: str | os.PathLike) -> list[str]:
