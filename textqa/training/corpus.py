@@ -143,6 +143,15 @@ def _init_worker(punkt_dir):
     _tokenizer = PTBTokenizer(punkt_dir)
 
 
+def _init_pool_worker(punkt_dir):
+    """:func:`_init_worker` in a forked pool process, which first takes back SIGTERM's default: the
+    pool's teardown terminates its idle workers with it, and the CLI's handler inherited by the fork
+    (``textqa.cli``: SIGTERM unwinds training as an interrupt) printed a traceback from each."""
+    import signal
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _init_worker(punkt_dir)
+
+
 def _tokenize_chunk(lines):
     return [" ".join(toks) for line in lines for toks in _tokenizer.tokenize(line) if toks]
 
@@ -160,7 +169,7 @@ def tokenize_lines(lines: list[str], punkt_dir, n_jobs: int = 2, chunk: int = 20
                 out.extend(_tokenize_chunk(c))
                 bar.update(len(c))
         else:
-            with get_context("fork").Pool(n_jobs, initializer=_init_worker, initargs=(str(punkt_dir),)) as pool:
+            with get_context("fork").Pool(n_jobs, initializer=_init_pool_worker, initargs=(str(punkt_dir),)) as pool:
                 for c, res in zip(chunks, pool.imap(_tokenize_chunk, chunks)):
                     out.extend(res)
                     bar.update(len(c))
