@@ -84,6 +84,7 @@ def test_truecaser_counts_as_a_map_reduce_give_the_same_lm(order, tmp_path):
     err = train(*common, "--out", tmp_path / "dask", "--arpa", tmp_path / "dask.arpa", "--scheduler", "local",
                 "--workers", "2", "--partition-size", "100")
     assert "partitions: tokenizing and counting words on the cluster" in err
+    assert "Scheduler at" not in err and "Register worker" not in err     # not the scheduler's INFO log
     arpa = (tmp_path / "local.arpa").read_bytes()
     assert arpa == (tmp_path / "dask.arpa").read_bytes() and arpa.count(b"\n") > 60_000   # trigrams seen once pruned
     same_files(tmp_path / "local", tmp_path / "dask", timing=("second",))

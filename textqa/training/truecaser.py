@@ -180,8 +180,21 @@ def write_plots(model: Truecaser, dev, pred, base_pred, scores, folder: Path) ->
                      title="Truecaser on dev: F1 by how often the word was seen in training")
 
 
+def _log_to_stderr() -> None:
+    """textqa's own log records (INFO and up) on stderr, timestamped.  Only the ``textqa`` loggers:
+    the root logger at INFO would also print the INFO log of the Dask scheduler that ``--scheduler
+    local`` runs in this process (about 30 lines a run, and a CommClosedError traceback when a run
+    stops on an error while the cluster shuts down)."""
+    logger = logging.getLogger("textqa")
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
+        logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+
+
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    _log_to_stderr()
     data = list(args.data)
     check_inputs(data + ([args.dev] if args.dev else []))
     out = args.out or artifacts_dir(args.artifacts) / "truecaser"
