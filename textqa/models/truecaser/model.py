@@ -597,23 +597,22 @@ class Truecaser(BaseEstimator):
         discriminative pass's, beyond the paper (None: none; not given: computed for this sentence).
 
         With the class LM (:mod:`.classes`) each candidate also scores ``class_lm_weight *
-        (log10 P_class(c | class history) + log10 P(w | c))``, and a state is a pair of states (word
-        LM, class LM), which keeps the search exact.  Scores are summed in the C++ search's order
+        (log10 P_class(c | class history) + log10 P(w | c))``, and a state is a tuple of states (word
+        LM, then each class LM of :meth:`_class_lms`), which keeps the search exact.  Scores are summed in the C++ search's order
         (``native/viterbi.cc``), whose output the tests require to be this one's.
         """
         lm, w = self.lm_, self.oov_weight
         base_score = lm.BaseScore
         State = kenlm.State
-        clm = self.class_lm_ if self._class_lm_on() else None
-        mu = self.class_lm_weight
-        models = [lm] if clm is None else [lm, clm]
+        cls_lms = self._class_lms()
+        models = [lm] + [clm for clm, _, _ in cls_lms]
         states = [State() for _ in models]
         for model, st in zip(models, states):
             if self.first_word.startswith("mask"):
                 model.NullContextWrite(st)
             else:
                 model.BeginSentenceWrite(st)
-        start = states[0] if clm is None else tuple(states)
+        start = tuple(states) if cls_lms else states[0]
         if phrase is _OWN_PHRASES:
             phrase = self._extra_scores([t.lower() for t in tokens], [0, len(tokens)])
         layers, cand_lists = [{start: (0.0, None, -1)}], []
@@ -621,7 +620,7 @@ class Truecaser(BaseEstimator):
             cands = self._candidates(tok)
             cand_lists.append(cands)
             layer = layers[-1]
-            if clm is None and len(cands) == 1 and len(layer) == 1:
+            if not cls_lms and len(cands) == 1 and len(layer) == 1:
                 # Fast path (most tokens once paths have merged): one state, one candidate.
                 [(st, (sc, _, _))] = layer.items()
                 out = State()
@@ -633,19 +632,22 @@ class Truecaser(BaseEstimator):
             em = [w * oov_scores[tok.lower()][cls] if cls is not None and oov_scores else 0.0 for _, _, cls in cands]
             if phrase and pos in phrase:
                 em = [a + b for a, b in zip(em, phrase[pos])]
-            if clm is not None:
-                classes = [self.classes_.lookup(lmw) for _, lmw, _ in cands]
-                em = [a + mu * e for a, (_, e) in zip(em, classes)]     # the C++ search's inputs add it last too
+            classes = []                        # per class LM: (class id, log10 P(w | c)) of each candidate
+            for _, table, mu in cls_lms:
+                classes.append([table.lookup(lmw) for _, lmw, _ in cands])
+                em = [a + mu * e for a, (_, e) in zip(em, classes[-1])]   # the C++ search's inputs add it last too
             nxt = {}
             for key, (sc, _, _) in layer.items():
-                st = key if clm is None else key[0]
+                st = key[0] if cls_lms else key
                 for ci, (_, lmw, _) in enumerate(cands):
                     out = State()
                     s = sc + base_score(st, lmw, out)
-                    if clm is not None:
-                        cout = State()
-                        s += mu * clm.BaseScore(key[1], classes[ci][0], cout)
-                        out = (out, cout)
+                    if cls_lms:
+                        outs = [out]
+                        for j, (clm, _, mu) in enumerate(cls_lms):
+                            outs.append(State())
+                            s += mu * clm.BaseScore(key[j + 1], classes[j][ci][0], outs[-1])
+                        out = tuple(outs)
                     s += em[ci]
                     cur = nxt.get(out)
                     if cur is None or s > cur[0]:       # ties: the first path (state order, then candidates)
@@ -653,10 +655,12 @@ class Truecaser(BaseEstimator):
             layers.append(nxt)
         best, best_key = -math.inf, None
         for key, (sc, _, _) in layers[-1].items():
-            if clm is None:
+            if not cls_lms:
                 s = sc + base_score(key, lmmod.EOS, State())
             else:
-                s = sc + base_score(key[0], lmmod.EOS, State()) + mu * clm.BaseScore(key[1], lmmod.EOS, State())
+                s = sc + base_score(key[0], lmmod.EOS, State())
+                for j, (clm, _, mu) in enumerate(cls_lms):
+                    s += mu * clm.BaseScore(key[j + 1], lmmod.EOS, State())
             if s > best:
                 best, best_key = s, key
         result, key = [None] * len(tokens), best_key
@@ -669,6 +673,11 @@ class Truecaser(BaseEstimator):
 
     def _class_lm_on(self) -> bool:
         return getattr(self, "class_lm_", None) is not None and self.class_lm_weight > 0
+
+    def _class_lms(self) -> list:
+        """[(class LM, its word classes, weight)] that the Python search adds to the word LM: the
+        class LM when it is on, else none.  (``dev/truecaser_two_class_lms.py`` adds a second one.)"""
+        return [(self.class_lm_, self.classes_, self.class_lm_weight)] if self._class_lm_on() else []
 
     def _phrase_scores(self, tokens: list[str], lowered: bool = False, sent_off=None) -> dict | None:
         """{token index: ``phrase_weight`` times the phrase score of each of its candidates} over
