@@ -1,6 +1,6 @@
 """The class-based LM beside the word LM (``Truecaser(class_lm=K)``, :mod:`textqa.models.truecaser.classes`):
 the neighbour matrix by hand, P(w | c) sums to one over each class, the search over pairs of states
-is exact (brute force), the C++ search gives the Python search's output, weight 0 is the model
+(and over triples, with a second LM) is exact (brute force), the C++ search gives the Python search's output, weight 0 is the model
 without it, and the artifact round trip."""
 import itertools
 import json
@@ -72,14 +72,15 @@ def test_the_classes_of_the_specials_and_the_class_emissions(class_model):
 
 
 def brute_force(model, tokens, oov):
-    """Every combination of candidates scored with both LMs' full-sentence scores and the emissions."""
+    """Every combination of candidates scored with every LM's full-sentence scores and the emissions."""
     cands = [model._candidates(t) for t in tokens]
-    mu, best, best_forms = model.class_lm_weight, -1e9, None
+    best, best_forms = -1e9, None
     for combo in itertools.product(*cands):
         lm_tokens = [lmw for _, lmw, _ in combo]
-        classes = [model.classes_.lookup(t) for t in lm_tokens]
         s = model.lm_.score(" ".join(lm_tokens), bos=True, eos=True)
-        s += mu * (model.class_lm_.score(" ".join(c for c, _ in classes), bos=True, eos=True) + sum(e for _, e in classes))
+        for clm, table, mu in model._class_lms():
+            classes = [table.lookup(t) for t in lm_tokens]
+            s += mu * (clm.score(" ".join(c for c, _ in classes), bos=True, eos=True) + sum(e for _, e in classes))
         s += sum(model.oov_weight * oov[t.lower()][cls] for t, (_, _, cls) in zip(tokens, combo) if cls)
         if s > best:
             best, best_forms = s, [f for f, _, _ in combo]
@@ -105,6 +106,31 @@ def test_the_search_over_pairs_of_states_is_exact(class_model, dev_sentences, we
             assert model._viterbi(tokens, oov, None) == brute_force(model, tokens, oov), sentence
     finally:
         model.set_params(class_lm_weight=0.5)
+
+
+class _Identity:
+    """A class table that puts each LM token in a class of its own, with P(w | c) = 1."""
+    @staticmethod
+    def lookup(token):
+        return token, 0.0
+
+
+def test_the_search_over_several_class_lms_is_exact(class_model, dev_sentences, monkeypatch):
+    """``_class_lms`` with a second LM (``dev/truecaser_two_class_lms.py``'s seam; here the word LM
+    itself behind an identity class table, weight 0.3): the search over triples of states is exact."""
+    model, _ = class_model
+    monkeypatch.setattr(model, "_class_lms", lambda: [(model.class_lm_, model.classes_, 0.5),
+                                                       (model.lm_, _Identity(), 0.3)])
+    sentences = ["in 1991 the district of mastung was separated from kalat ."]
+    sentences += [" ".join(s.lower().split()) for s in dev_sentences
+                  if len(s.split()) <= 10 and np.prod([len(model._candidates(t)) for t in s.lower().split()]) <= 500][:15]
+    assert len(sentences) == 16
+    for sentence in sentences:
+        tokens = sentence.split()
+        oov = model._oov_scores([tokens])
+        assert model._viterbi(tokens, oov, None) == brute_force(model, tokens, oov), sentence
+    monkeypatch.undo()
+    assert model._class_lms() == [(model.class_lm_, model.classes_, 0.5)]
 
 
 def test_weight_zero_is_the_model_without_it_and_the_weight_changes_decisions(class_model, dev_sentences, monkeypatch):
