@@ -598,8 +598,9 @@ class Truecaser(BaseEstimator):
 
         With the class LM (:mod:`.classes`) each candidate also scores ``class_lm_weight *
         (log10 P_class(c | class history) + log10 P(w | c))``, and a state is a tuple of states (word
-        LM, then each class LM of :meth:`_class_lms`), which keeps the search exact.  Scores are summed in the C++ search's order
-        (``native/viterbi.cc``), whose output the tests require to be this one's.
+        LM, then each class LM of :meth:`_class_lms`), which keeps the search exact.  Scores are
+        summed in the C++ search's order (``native/viterbi.cc``), whose output the tests require to
+        be this one's.
         """
         lm, w = self.lm_, self.oov_weight
         base_score = lm.BaseScore
