@@ -1,7 +1,7 @@
 """The class-based LM beside the word LM (``Truecaser(class_lm=K)``, :mod:`textqa.models.truecaser.classes`):
 the neighbour matrix by hand, P(w | c) sums to one over each class, the search over pairs of states
-(and over triples, with a second LM) is exact (brute force), the C++ search gives the Python search's output, weight 0 is the model
-without it, and the artifact round trip."""
+(and over triples, with a second LM) is exact (brute force), the C++ search gives the Python
+search's output, weight 0 is the model without it, and the artifact round trip."""
 import itertools
 import json
 import shutil
