@@ -32,6 +32,10 @@ def main() -> None:
     p.add_argument("--shared", type=Path, default=SHARED, help="the shared data folder (default: ../shared/data)")
     args = p.parse_args()
     corpora = args.shared / "nltk_data" / "corpora"
+    needed = [corpora / "brown.zip", corpora / "abc.zip", args.shared / "wikitext" / "wikitext-2-raw" / "wiki.test.raw.gz"]
+    missing = [str(f) for f in needed if not f.is_file()]
+    if missing:
+        p.error("not found: " + ", ".join(missing))
     args.out.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(corpora / "brown.zip") as z, open(args.out / "brown.txt", "w", encoding="utf-8") as out:
         for name in sorted(n for n in z.namelist() if re.fullmatch(r"brown/c[a-r]\d\d", n)):

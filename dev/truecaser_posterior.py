@@ -30,6 +30,7 @@ os.environ["TEXTQA_NATIVE_VITERBI"] = "0"        # the per-sentence search is re
 import kenlm                                                # noqa: E402
 
 from bench.truecaser import score_cells, scoring_sets      # noqa: E402
+from textqa.models.artifact import ArtifactError           # noqa: E402
 from textqa.models.truecaser import lm as lmmod             # noqa: E402
 from textqa.models.truecaser.model import load_truecaser    # noqa: E402
 from textqa.training.corpus import read_lines              # noqa: E402
@@ -109,7 +110,10 @@ def main() -> None:
     p.add_argument("--scale", type=float, nargs="+", default=[1.0], help="scales of the log10 scores")
     p.add_argument("--model", type=Path, default=ROOT / "artifacts" / "truecaser")
     args = p.parse_args()
-    model = load_truecaser(args.model)
+    try:
+        model = load_truecaser(args.model)
+    except ArtifactError as e:
+        p.error(str(e))
     if model.first_word.startswith("mask"):
         raise SystemExit("error: this script decodes from <s> (the default first-word option)")
     sets = scoring_sets([line.strip() for line in read_lines(DEFAULT_DEV) if line.strip()])

@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 os.environ["TEXTQA_NATIVE_VITERBI"] = "0"        # the C++ search takes one class LM
 
 from bench.truecaser import score_cells, scoring_sets      # noqa: E402
+from textqa.models.artifact import ArtifactError           # noqa: E402
 from textqa.models.truecaser.model import load_truecaser    # noqa: E402
 from textqa.training.corpus import read_lines              # noqa: E402
 from textqa.training.truecaser import DEFAULT_DEV          # noqa: E402
@@ -51,7 +52,10 @@ def main() -> None:
                    help="weights of the default's class LM and of the second one")
     p.add_argument("--model", type=Path, default=ROOT / "artifacts" / "truecaser", help="the default model")
     args = p.parse_args()
-    model, second = load_truecaser(args.model), load_truecaser(args.second)
+    try:
+        model, second = load_truecaser(args.model), load_truecaser(args.second)
+    except ArtifactError as e:
+        p.error(str(e))
     mu2 = [0.0]
 
     def class_lms():
