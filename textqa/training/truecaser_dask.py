@@ -22,6 +22,7 @@ table and the neighbour matrix (30,000 rows by default), not the corpus.
 """
 from __future__ import annotations
 
+import operator
 from pathlib import Path
 
 import numpy as np
@@ -103,10 +104,6 @@ def ngram_counts(packed: np.ndarray, V: int, order: int) -> lmmod.OrderCounts:
     return lmmod.OrderCounts.from_packed(packed, V, BOS_ID, EOS_ID, order)
 
 
-def _add(a, b):
-    return a + b
-
-
 class ClusterText:
     """The training text as the class LM reads it (:class:`.classes.PackedText`'s three methods),
     kept on the cluster as each partition's packed LM ids: each method maps over the partitions and
@@ -116,40 +113,33 @@ class ClusterText:
     def __init__(self, client, packed: list, say):
         self.client, self.packed, self.say = client, packed, say
 
-    def _sum(self, fn, merge, *args):
-        """``merge`` over the partitions of ``fn(partition's ids, *args)``; an array among ``args`` is
-        sent once to each worker."""
+    def _sum(self, method: str, merge, *args):
+        """``merge`` over the partitions of ``PackedText(partition's ids).method(*args)``; an array
+        among ``args`` is sent once to each worker."""
         if not self.packed:
             raise RuntimeError("the partitions' LM ids are gone: count the n-grams with the class LM asked for")
         args = [self.client.scatter([a], broadcast=True)[0] if isinstance(a, np.ndarray) else a for a in args]
-        return _tree_reduce(self.client, merge, [self.client.submit(fn, p, *args, pure=False)
+        return _tree_reduce(self.client, merge, [self.client.submit(_on_partition, p, method, *args, pure=False)
                                                  for p in self.packed]).result()
 
     def totals(self, V: int) -> np.ndarray:
-        return self._sum(_totals, _add, V)
+        return self._sum("totals", operator.add, V)
 
     def neighbours(self, rank, targets: int, contexts: int, bos: int, eos: int):
         self.say(f"counting the {targets:,} commonest words' neighbours on the cluster ({len(self.packed)} partitions)")
-        m = self._sum(_neighbours, _add, rank, targets, contexts, bos, eos)
+        m = self._sum("neighbours", operator.add, rank, targets, contexts, bos, eos)
         m.sum_duplicates()
         m.sort_indices()
         return m
 
     def class_counts(self, of, n_classes: int, bos: int, eos: int, order: int) -> lmmod.OrderCounts:
         self.say(f"counting class {order}-grams on the cluster ({len(self.packed)} partitions)")
-        return self._sum(_class_counts, lmmod.OrderCounts.merge, of, n_classes, bos, eos, order)
+        return self._sum("class_counts", lmmod.OrderCounts.merge, of, n_classes, bos, eos, order)
 
 
-def _totals(packed, V):
-    return np.bincount(packed, minlength=V)
-
-
-def _neighbours(packed, rank, targets, contexts, bos, eos):
-    return classes.neighbour_counts(packed, rank, targets, contexts, bos, eos)
-
-
-def _class_counts(packed, of, n_classes, bos, eos, order):
-    return classes.PackedText(packed).class_counts(of, n_classes, bos, eos, order)
+def _on_partition(packed: np.ndarray, method: str, *args):
+    """One partition's share of a :class:`ClusterText` method: the local text's own method."""
+    return getattr(classes.PackedText(packed), method)(*args)
 
 
 def _run_counts(part):
