@@ -31,7 +31,6 @@ import kenlm                                                # noqa: E402
 
 from bench.truecaser import score_cells, scoring_sets      # noqa: E402
 from textqa.models.artifact import ArtifactError           # noqa: E402
-from textqa.models.truecaser import lm as lmmod             # noqa: E402
 from textqa.models.truecaser.model import load_truecaser    # noqa: E402
 from textqa.training.corpus import read_lines              # noqa: E402
 from textqa.training.truecaser import DEFAULT_DEV          # noqa: E402
@@ -46,49 +45,31 @@ def logadd(a: float, b: float) -> float:
 
 
 def posterior_decode(model, tokens, oov_scores, phrase, scale):
-    """Each token's candidate of highest posterior over the lattice of ``Truecaser._viterbi``."""
-    lm, w = model.lm_, model.oov_weight
-    State = kenlm.State
+    """Each token's candidate of highest posterior over the lattice of ``Truecaser._viterbi`` (its
+    states, start, emissions and end score; the transitions below are its own, summed not maxed)."""
+    lm, State = model.lm_, kenlm.State
     cls_lms = model._class_lms()
-    starts = []
-    for m in [lm] + [c for c, _, _ in cls_lms]:
-        st = State()
-        m.BeginSentenceWrite(st)
-        starts.append(st)
-    start = tuple(starts)
     k = scale * LN10                            # log10 scores -> natural log of 10 ** (scale * score)
-    alpha = [{start: 0.0}]
+    alpha = [{model._start_key(cls_lms): 0.0}]
     edges, cand_lists = [], []                  # per layer: (previous key, candidate, key, score)
     for pos, tok in enumerate(tokens):
         cands = model._candidates(tok)
         cand_lists.append(cands)
-        em = [w * oov_scores[tok.lower()][c] if c is not None and oov_scores else 0.0 for _, _, c in cands]
-        if phrase and pos in phrase:
-            em = [a + b for a, b in zip(em, phrase[pos])]
-        classes = []
-        for _, table, mu in cls_lms:
-            classes.append([table.lookup(lmw) for _, lmw, _ in cands])
-            em = [a + mu * e for a, (_, e) in zip(em, classes[-1])]
+        em, classes = model._emissions(tok, cands, oov_scores, phrase.get(pos) if phrase else None, cls_lms)
         nxt, layer_edges = {}, []
         for key, a in alpha[-1].items():
             for ci, (_, lmw, _) in enumerate(cands):
-                outs = [State()]
-                s = lm.BaseScore(key[0], lmw, outs[0])
-                for j, (clm, _, mu) in enumerate(cls_lms):
-                    outs.append(State())
-                    s += mu * clm.BaseScore(key[j + 1], classes[j][ci][0], outs[-1])
+                out = State()
+                s = lm.BaseScore(key[0] if cls_lms else key, lmw, out)
+                if cls_lms:
+                    c, out = model._class_step(key, out, ci, classes, cls_lms)
+                    s += c
                 s = k * (s + em[ci])
-                out = tuple(outs)
                 layer_edges.append((key, ci, out, s))
                 nxt[out] = logadd(nxt.get(out, -math.inf), a + s)
         alpha.append(nxt)
         edges.append(layer_edges)
-    beta = {}
-    for key in alpha[-1]:
-        s = lm.BaseScore(key[0], lmmod.EOS, State())
-        for j, (clm, _, mu) in enumerate(cls_lms):
-            s += mu * clm.BaseScore(key[j + 1], lmmod.EOS, State())
-        beta[key] = k * s
+    beta = {key: k * model._end_score(key, cls_lms) for key in alpha[-1]}
     result = [None] * len(tokens)
     for pos in range(len(tokens) - 1, -1, -1):
         post = [-math.inf] * len(cand_lists[pos])
@@ -114,8 +95,6 @@ def main() -> None:
         model = load_truecaser(args.model)
     except ArtifactError as e:
         p.error(str(e))
-    if model.first_word.startswith("mask"):
-        raise SystemExit("error: this script decodes from <s> (the default first-word option)")
     sets = scoring_sets([line.strip() for line in read_lines(DEFAULT_DEV) if line.strip()])
     print("decoder | dev acc, F1 | WSJ acc, F1 | Reuters test acc, F1")
     t = time.perf_counter()

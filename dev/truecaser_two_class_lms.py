@@ -56,12 +56,8 @@ def main() -> None:
         model, second = load_truecaser(args.model), load_truecaser(args.second)
     except ArtifactError as e:
         p.error(str(e))
-    mu2 = [0.0]
-
-    def class_lms():
-        own = [(model.class_lm_, model.classes_, model.class_lm_weight)] if model._class_lm_on() else []
-        return own + ([(second.class_lm_, second.classes_, mu2[0])] if mu2[0] > 0 else [])
-    model._class_lms = class_lms
+    mu2, own = [0.0], model._class_lms
+    model._class_lms = lambda: own() + ([(second.class_lm_, second.classes_, mu2[0])] if mu2[0] > 0 else [])
     sets = scoring_sets([line.strip() for line in read_lines(DEFAULT_DEV) if line.strip()])
     print("mu1 mu2 | dev acc, F1 | WSJ acc, F1 | Reuters test acc, F1")
     for mu1, mu2[0] in args.weights:

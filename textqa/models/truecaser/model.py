@@ -606,14 +606,7 @@ class Truecaser(BaseEstimator):
         base_score = lm.BaseScore
         State = kenlm.State
         cls_lms = self._class_lms()
-        models = [lm] + [clm for clm, _, _ in cls_lms]
-        states = [State() for _ in models]
-        for model, st in zip(models, states):
-            if self.first_word.startswith("mask"):
-                model.NullContextWrite(st)
-            else:
-                model.BeginSentenceWrite(st)
-        start = tuple(states) if cls_lms else states[0]
+        start = self._start_key(cls_lms)
         if phrase is _OWN_PHRASES:
             phrase = self._extra_scores([t.lower() for t in tokens], [0, len(tokens)])
         layers, cand_lists = [{start: (0.0, None, -1)}], []
@@ -630,13 +623,7 @@ class Truecaser(BaseEstimator):
                     s += w * oov_scores[tok.lower()][cands[0][2]]
                 layers.append({out: (s, st, 0)})
                 continue
-            em = [w * oov_scores[tok.lower()][cls] if cls is not None and oov_scores else 0.0 for _, _, cls in cands]
-            if phrase and pos in phrase:
-                em = [a + b for a, b in zip(em, phrase[pos])]
-            classes = []                        # per class LM: (class id, log10 P(w | c)) of each candidate
-            for _, table, mu in cls_lms:
-                classes.append([table.lookup(lmw) for _, lmw, _ in cands])
-                em = [a + mu * e for a, (_, e) in zip(em, classes[-1])]   # the C++ search's inputs add it last too
+            em, classes = self._emissions(tok, cands, oov_scores, phrase.get(pos) if phrase else None, cls_lms)
             nxt = {}
             for key, (sc, _, _) in layer.items():
                 st = key[0] if cls_lms else key
@@ -644,11 +631,8 @@ class Truecaser(BaseEstimator):
                     out = State()
                     s = sc + base_score(st, lmw, out)
                     if cls_lms:
-                        outs = [out]
-                        for j, (clm, _, mu) in enumerate(cls_lms):
-                            outs.append(State())
-                            s += mu * clm.BaseScore(key[j + 1], classes[j][ci][0], outs[-1])
-                        out = tuple(outs)
+                        c, out = self._class_step(key, out, ci, classes, cls_lms)
+                        s += c
                     s += em[ci]
                     cur = nxt.get(out)
                     if cur is None or s > cur[0]:       # ties: the first path (state order, then candidates)
@@ -656,12 +640,7 @@ class Truecaser(BaseEstimator):
             layers.append(nxt)
         best, best_key = -math.inf, None
         for key, (sc, _, _) in layers[-1].items():
-            if not cls_lms:
-                s = sc + base_score(key, lmmod.EOS, State())
-            else:
-                s = sc + base_score(key[0], lmmod.EOS, State())
-                for j, (clm, _, mu) in enumerate(cls_lms):
-                    s += mu * clm.BaseScore(key[j + 1], lmmod.EOS, State())
+            s = sc + self._end_score(key, cls_lms)
             if s > best:
                 best, best_key = s, key
         result, key = [None] * len(tokens), best_key
@@ -679,6 +658,53 @@ class Truecaser(BaseEstimator):
         """[(class LM, its word classes, weight)] that the Python search adds to the word LM: the
         class LM when it is on, else none.  (``dev/truecaser_two_class_lms.py`` adds a second one.)"""
         return [(self.class_lm_, self.classes_, self.class_lm_weight)] if self._class_lm_on() else []
+
+    # The lattice of :meth:`_viterbi` (also read by ``dev/truecaser_posterior.py``): a state is the
+    # word LM's KenLM state, or with class LMs (``cls_lms``: :meth:`_class_lms`) a tuple of the word
+    # LM's and each class LM's.
+
+    def _start_key(self, cls_lms: list):
+        """The state before the first token (``<s>``, or no context with a ``mask`` first word)."""
+        states = []
+        for model in [self.lm_] + [clm for clm, _, _ in cls_lms]:
+            states.append(kenlm.State())
+            if self.first_word.startswith("mask"):
+                model.NullContextWrite(states[-1])
+            else:
+                model.BeginSentenceWrite(states[-1])
+        return tuple(states) if cls_lms else states[0]
+
+    def _emissions(self, tok: str, cands: list, oov_scores: dict, phrase: list | None, cls_lms: list):
+        """(each candidate's emission score: the weighted OOV score, the added ``phrase`` score and
+        each class LM's weighted log10 P(w | c); per class LM, each candidate's (class, log10 P(w | c)))."""
+        w = self.oov_weight
+        em = [w * oov_scores[tok.lower()][cls] if cls is not None and oov_scores else 0.0 for _, _, cls in cands]
+        if phrase:
+            em = [a + b for a, b in zip(em, phrase)]
+        classes = []
+        for _, table, mu in cls_lms:
+            classes.append([table.lookup(lmw) for _, lmw, _ in cands])
+            em = [a + mu * e for a, (_, e) in zip(em, classes[-1])]   # the C++ search's inputs add it last too
+        return em, classes
+
+    @staticmethod
+    def _class_step(key: tuple, out, ci: int, classes: list, cls_lms: list):
+        """(the class LMs' weighted log10 P(class of candidate ``ci`` | their states in ``key``), the
+        next state: the word LM's ``out`` with each class LM's)."""
+        outs, s = [out], 0.0
+        for j, (clm, _, mu) in enumerate(cls_lms):
+            outs.append(kenlm.State())
+            s += mu * clm.BaseScore(key[j + 1], classes[j][ci][0], outs[-1])
+        return s, tuple(outs)
+
+    def _end_score(self, key, cls_lms: list) -> float:
+        """The score of ``</s>`` after the state ``key``."""
+        if not cls_lms:
+            return self.lm_.BaseScore(key, lmmod.EOS, kenlm.State())
+        s = self.lm_.BaseScore(key[0], lmmod.EOS, kenlm.State())
+        for j, (clm, _, mu) in enumerate(cls_lms):
+            s += mu * clm.BaseScore(key[j + 1], lmmod.EOS, kenlm.State())
+        return s
 
     def _phrase_scores(self, tokens: list[str], lowered: bool = False, sent_off=None) -> dict | None:
         """{token index: ``phrase_weight`` times the phrase score of each of its candidates} over
