@@ -129,7 +129,7 @@ def dev_sentences():
 def small_truecaser(wiki_sentences, tmp_path_factory):
     from textqa.models.truecaser.model import Truecaser
     work = tmp_path_factory.mktemp("tc-work")
-    return Truecaser(work_dir=str(work)).fit(wiki_sentences)
+    return Truecaser(work_dir=str(work), fold_accents=True).fit(wiki_sentences)     # as `textqa train` does
 
 
 @pytest.fixture(scope="session")

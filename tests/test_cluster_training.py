@@ -109,3 +109,14 @@ def test_truecaser_on_a_cluster_refuses_what_needs_one_process(tmp_path):
                         "--discriminative", "local", "--out", tmp_path / "x"], cwd=ROOT, capture_output=True, timeout=120)
     assert r.returncode != 0 and b"the discriminative pass learns on held-out sentences in one process" in r.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_cluster_partitions_are_folded_as_fit_folds_them(wiki_sentences):
+    """``--scheduler`` counts the text each partition gives: folded as ``Truecaser.fit`` folds it
+    (``fold_accents``, the CLI's default), or as it is."""
+    from textqa.models.truecaser.casing import fold_accents
+    from textqa.training.truecaser_dask import tokenize_partition
+    lines = wiki_sentences[:3000]
+    folded, dropped = tokenize_partition(lines, None, frozenset(), True)
+    assert dropped == 0 and folded == [fold_accents(s) for s in lines] and folded != lines
+    assert tokenize_partition(lines, None, frozenset())[0] == lines

@@ -1,4 +1,8 @@
-from textqa.models.truecaser.casing import CA, LC, MC, NONE, UC, apply_class, capitalize_first, case_class, transfer_case
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from textqa.models.truecaser.casing import (CA, LC, MC, NONE, UC, apply_class, capitalize_first, case_class,
+                                            fold_accents, restore_accents, transfer_case)
 from textqa.models.truecaser.tokenize import split_at_sentence_final
 
 
@@ -38,3 +42,25 @@ def test_sentence_split_of_tokenized_lines():
     assert [t for p in parts for t in p] == toks
     assert split_at_sentence_final(["a", "."]) == [["a", "."]]
     assert split_at_sentence_final([]) == []
+
+
+def test_fold_accents_drops_marks_letter_for_letter():
+    assert fold_accents("Pyrénées-Atlantiques") == "Pyrenees-Atlantiques"
+    assert fold_accents("São Tomé , ÉCOLE") == "Sao Tome , ECOLE"
+    for kept in ("Malmø", "Straße", "\ufb01ne", "\ud55c\uad6d", "x\u00b2", "plain"):   # no single base letter
+        assert fold_accents(kept) == kept
+    assert restore_accents("são", "Sao") == "São" and restore_accents("ÉCOLE", "Ecole") == "École"
+    assert restore_accents("straße", "STRASSE") == "STRASSE"          # not its fold: the decision as is
+    assert restore_accents("straße", "STRAßE") == "STRAßE"            # "ß" has no one-letter capital
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text())
+def test_fold_then_restore_gives_the_text_back(text):
+    folded = fold_accents(text)
+    assert len(folded) == len(text) and fold_accents(folded) == folded
+    assert restore_accents(text, folded) == text
+    upper = folded.upper()
+    if len(upper) == len(text):
+        out = restore_accents(text, upper)
+        assert len(out) == len(text) and all(a == b or a.upper() == b.upper() for a, b in zip(out, text))

@@ -145,3 +145,20 @@ def test_a_loaded_baseline_is_read_when_first_used_and_checked_again(small_truec
         late.baseline_.predict(lines)
     with pytest.raises(AttributeError):
         late.baseline_.no_such_attribute
+
+
+def test_a_folded_model_decodes_either_spelling_and_keeps_the_letters(wiki_sentences, tmp_path):
+    """``fold_accents``: real text's "Erich Mühsam" and "Joseph Déjacque" are learnt as "Muhsam" and
+    "Dejacque", so the accented and the plain spelling decode alike, each keeping its own letters;
+    without folding the two spellings are different words."""
+    from textqa.models.truecaser.casing import fold_accents
+    text = wiki_sentences[:3000]
+    assert any("Mühsam" in s for s in text) and not any("Muhsam" in s for s in text)
+    tc = Truecaser(fold_accents=True, work_dir=str(tmp_path / "folded")).fit(text)
+    assert all(fold_accents(k) == k for k in tc.casing_.forms)
+    assert "muhsam" in tc.casing_.forms and "mühsam" not in tc.casing_.forms
+    out = tc.predict(["the anarchist erich mühsam and the anarchist erich muhsam , joseph déjacque ."])
+    assert out == ["The anarchist Erich Mühsam and the anarchist Erich Muhsam , Joseph Déjacque ."]
+    assert tc.baseline_.predict(["mühsam and muhsam"]) == ["Mühsam and Muhsam"]
+    plain = Truecaser(work_dir=str(tmp_path / "plain")).fit(text)
+    assert "mühsam" in plain.casing_.forms and "muhsam" not in plain.casing_.forms

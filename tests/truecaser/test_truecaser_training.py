@@ -54,6 +54,7 @@ def test_dev_report_is_reproduced_by_the_saved_model(trained):
     path, dev = trained
     metrics = json.loads((path / "manifest.json").read_text())["metrics"]
     model = load_truecaser(path)
+    assert model.fold_accents is True                    # the CLI's default, kept in the artifact
     lower = [s.lower() for s in dev]
     viterbi = score_truecase(dev, model.predict(lower))
     baseline = score_truecase(dev, model.baseline_.predict(lower))

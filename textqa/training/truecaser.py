@@ -104,6 +104,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--class-lm-binary", choices=list(BINARY_FORMATS), default="probing",
                    help="KenLM binary layout of the class LM (default probing: 45 MB at order 3 and the fastest "
                         "to ask; use trie-q8 at order 4 or more, whose hash would be over 100 MB)")
+    p.add_argument("--no-fold-accents", action="store_true",
+                   help="keep the training text's diacritics (default: learn from it folded, 'Sao' for 'São', "
+                        "as the benchmark's text is, and decode each word by its folded form)")
     p.add_argument("--no-split", action="store_true", help="decode dev lines whole, not sentence by sentence")
     p.add_argument("--no-cache", action="store_true", help="do not reuse/store the tokenized corpus in .cache/")
     p.add_argument("--arpa", type=Path, default=None, metavar="FILE",
@@ -148,12 +151,15 @@ def evaluate(model: Truecaser, dev: list[str], plots: Path | None = None) -> dic
     if plots is not None:
         write_plots(model, dev, pred, base_pred, lm_scores, plots)
     return {"dev_sentences": len(dev), "dev_tokens": n,
-            "viterbi": {k: round(v, 2) for k, v in lm_scores.as_dict().items() if k in
-                        ("accuracy", "precision", "recall", "f1")},
-            "unigram_baseline": {k: round(v, 2) for k, v in base_scores.as_dict().items() if k in
-                                 ("accuracy", "precision", "recall", "f1")},
+            "viterbi": _rounded(lm_scores), "unigram_baseline": _rounded(base_scores),
             "dev_perplexity": round(dev_perplexity(model, dev), 2),
             "decode_tokens_per_second": round(n / dt)}
+
+
+def _rounded(scores) -> dict:
+    """Accuracy, P, R and F1 to two decimals, rounded once (as_dict's three-decimal values rounded
+    again would turn 87.1646 into 87.17)."""
+    return {k: round(getattr(scores, k), 2) for k in ("accuracy", "precision", "recall", "f1")}
 
 
 PLOTS = ("confusion.png", "f1_by_frequency.png")
@@ -223,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
                       first_word=args.first_word, split_sentences=not args.no_split, oov_model=args.oov_model,
                       oov_weight=args.oov_weight, lm_binary=args.lm_binary, phrase_weight=args.phrase_weight,
                       phrase_min_count=args.phrase_min_count, order=args.order,
-                      discriminative=args.discriminative,
+                      discriminative=args.discriminative, fold_accents=not args.no_fold_accents,
                       prune=None if args.prune is None else tuple(args.prune),
                       class_lm=args.class_lm, class_lm_weight=args.class_lm_weight,
                       class_lm_order=args.class_lm_order, class_lm_binary=args.class_lm_binary,
@@ -243,7 +249,7 @@ def run(args: argparse.Namespace) -> int:
             with cluster.cluster(args.scheduler, args.workers, "textqa train truecaser") as client:
                 vocab, count_ngrams, count_phrases, n_sentences, dropped, class_text = count_on_cluster(
                     client, data, PUNKT_DIR, dev, args.pretokenized, args.partition_size, args.min_count, say,
-                    order=args.order, class_lm=model.class_lm > 0)
+                    order=args.order, class_lm=model.class_lm > 0, fold=model.fold_accents)
                 say(f"dropped {dropped} training sentences that also occur in the dev set")
                 phrases = count_phrases(model.phrase_min_count, say) if model.phrase_weight > 0 else None
                 model.fit_counts(vocab, count_ngrams, n_sentences, progress=say, arpa_copy=args.arpa,

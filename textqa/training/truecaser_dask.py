@@ -30,6 +30,7 @@ import numpy as np
 from textqa.models.truecaser import classes
 from textqa.models.truecaser import lm as lmmod
 from textqa.models.truecaser import phrases as phmod
+from textqa.models.truecaser.casing import fold_accents
 from textqa.models.truecaser.model import BOS_ID, EOS_ID, LMVocabulary, as_tokens
 
 from .corpus import normalize_for_overlap, open_text, paragraphs
@@ -37,10 +38,11 @@ from .corpus import normalize_for_overlap, open_text, paragraphs
 _TOKENIZERS: dict = {}          # per worker process: punkt folder -> PTBTokenizer
 
 
-def tokenize_partition(lines: list[str], punkt_dir: str | None, dev_keys: frozenset) -> tuple[list[str], int]:
+def tokenize_partition(lines: list[str], punkt_dir: str | None, dev_keys: frozenset,
+                       fold: bool = False) -> tuple[list[str], int]:
     """(sentences (space-separated PTB tokens) of a partition of paragraphs, without those that
     occur in the dev set; how many were dropped).  ``punkt_dir`` None: the lines are tokenized
-    sentences already."""
+    sentences already.  ``fold``: without their diacritics (``Truecaser.fold_accents``)."""
     if punkt_dir is None:
         sents = [line.strip() for line in lines if line.strip()]
     else:
@@ -49,6 +51,8 @@ def tokenize_partition(lines: list[str], punkt_dir: str | None, dev_keys: frozen
             _TOKENIZERS[punkt_dir] = PTBTokenizer(punkt_dir)
         tok = _TOKENIZERS[punkt_dir]
         sents = [" ".join(t) for line in lines for t in tok.tokenize(line) if t]
+    if fold:
+        sents = list(map(fold_accents, sents))
     n = len(sents)
     if dev_keys:
         sents = [s for s in sents if normalize_for_overlap(s) not in dev_keys]
@@ -180,19 +184,20 @@ def _partitions(paths, pretokenized: bool, size: int):
 
 
 def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], pretokenized: bool, size: int,
-                     min_count: int, say, order: int = 3, class_lm: bool = False):
+                     min_count: int, say, order: int = 3, class_lm: bool = False, fold: bool = False):
     """(vocabulary, a callable giving the n-gram counts, a callable giving the phrase table, training
     sentences, sentences dropped as dev overlap, the text for the class LM: a :class:`ClusterText`,
     or None without ``class_lm``) for ``Truecaser.fit_counts``.  The phrase table is counted before
     the n-grams (which free the tokenized corpus on the workers); the n-gram count leaves each
-    partition's LM ids on the workers for the class LM."""
+    partition's LM ids on the workers for the class LM.  ``fold``: count the text without its
+    diacritics, as ``Truecaser.fit`` does with ``fold_accents``."""
     from distributed import wait
     dev_keys = frozenset(k for k in map(normalize_for_overlap, dev) if len(k) >= 30)   # as corpus.drop_overlap
     [keys_f] = client.scatter([dev_keys], broadcast=True)
     punkt = None if pretokenized else str(punkt_dir)
     parts = []
     for i, lines in enumerate(_partitions(paths, pretokenized, size), start=1):
-        parts.append(client.submit(tokenize_partition, lines, punkt, keys_f, pure=False))
+        parts.append(client.submit(tokenize_partition, lines, punkt, keys_f, fold, pure=False))
         if i % 20 == 0:
             say(f"sent {i} partitions of {size:,} lines to the cluster")
     if not parts:

@@ -30,7 +30,7 @@ from sklearn.base import BaseEstimator
 from . import lm as lmmod
 from .classes import CLASS_ORDER, TARGETS, PackedText, WordClasses
 from .casing import (CASE_CLASSES, NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class,
-                     group_by_lowercase)
+                     fold_accents, group_by_lowercase, restore_accents)
 from .compounds import SEPARATORS, compound_form, count_parts, parts_from_data
 from .oov import CharCasingClassifier
 from .phrases import PhraseTable
@@ -148,6 +148,9 @@ class UnigramTruecaser(BaseEstimator):
         out = []
         for tok in tokens:
             best = self.best_.get(tok.lower())
+            if best is None and not tok.isascii():      # a table learned from folded text (``fold_accents``)
+                best = self.best_.get(fold_accents(tok.lower()))
+                best = best and restore_accents(tok, best)
             if best is not None and len(best) == len(tok):
                 out.append(best)
             else:                       # unseen words stay lowercase
@@ -304,6 +307,12 @@ class Truecaser(BaseEstimator):
     class_lm_binary : KenLM binary layout of the class LM (``lm.BINARY_FORMATS``): "probing"
         (default: the hash, 45 MB at order 3 with 600 classes and faster to ask than a trie; at
         order 4 the class LM has 7.4 M n-grams, so "trie-q8" keeps it at 23 MB).
+    fold_accents : learn from the training text with its diacritics removed (:func:`.casing.fold_accents`:
+        "São" counts as "Sao") and decode each input token by its folded form, giving back the
+        token's own letters in the decided casing.  The benchmark's text is folded like this, so
+        this pools the evidence of both spellings; False (the estimator's default, and every
+        artifact trained before it existed) keeps them apart.  ``textqa train truecaser`` folds
+        unless given ``--no-fold-accents``.  A property of the trained model, not a decoding option.
     """
 
     def __init__(self, min_count: int = 2, n_casings: int = 4, smoothing: str = "kneser_ney",
@@ -314,7 +323,7 @@ class Truecaser(BaseEstimator):
                  order: int = 3, discriminative: str = "none", prune: tuple | None = None,
                  class_lm: int = 0, class_lm_weight: float = 0.25,
                  class_lm_order: int = CLASS_ORDER, class_lm_binary: str = "probing",
-                 class_lm_words: int = TARGETS):
+                 class_lm_words: int = TARGETS, fold_accents: bool = False):
         self.min_count = min_count
         self.n_casings = n_casings
         self.smoothing = smoothing
@@ -337,6 +346,7 @@ class Truecaser(BaseEstimator):
         self.class_lm_order = class_lm_order
         self.class_lm_binary = class_lm_binary
         self.class_lm_words = class_lm_words
+        self.fold_accents = fold_accents
 
     # ------------------------------------------------------------------ training
     def _prune(self) -> tuple:
@@ -386,7 +396,9 @@ class Truecaser(BaseEstimator):
         """
         self._check_params()
         say = progress or (lambda msg: log.info(msg))
-        if not isinstance(sentences, list):
+        if self.fold_accents:
+            sentences = [fold_accents(s) if isinstance(s, str) else [fold_accents(t) for t in s] for s in sentences]
+        elif not isinstance(sentences, list):
             sentences = list(sentences)             # read twice (the phrase table)
         held = None
         if self.discriminative != "none":
@@ -896,9 +908,14 @@ class Truecaser(BaseEstimator):
                     cased[t] = form
 
     def predict_tokens(self, token_lists: list[list[str]]) -> list[list[str]]:
-        """Truecase a batch of token lists (with the C++ decoder when it is built: same results)."""
+        """Truecase a batch of token lists (with the C++ decoder when it is built: same results); with
+        ``fold_accents``, each token is decoded by its folded form and keeps its own letters."""
         with gc_paused():
-            return self._predict_tokens(token_lists)
+            if not self.fold_accents:
+                return self._predict_tokens(token_lists)
+            folded = [toks if all(map(str.isascii, toks)) else list(map(fold_accents, toks)) for toks in token_lists]
+            return [cased if f is toks else list(map(restore_accents, toks, cased))
+                    for toks, f, cased in zip(token_lists, folded, self._predict_tokens(folded))]
 
     def _predict_tokens(self, token_lists: list[list[str]]) -> list[list[str]]:
         dec = self._native_decoder()
@@ -942,7 +959,7 @@ class Truecaser(BaseEstimator):
 
 
 # ---------------------------------------------------------------------- persistence
-FORMAT_VERSION = 5            # 5: + discriminative.json (when trained with one); 4: + the compound part table in casing.json; 3: + phrases.json; 2: the OOV model as JSON + .npz (1 pickled it with joblib)
+FORMAT_VERSION = 6            # 6: + the fold_accents hyper-parameter; 5: + discriminative.json (when trained with one); 4: + the compound part table in casing.json; 3: + phrases.json; 2: the OOV model as JSON + .npz (1 pickled it with joblib)
 MIN_FORMAT_VERSION = 2
 ARTIFACT_NAME = "truecaser"
 
