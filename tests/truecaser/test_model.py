@@ -160,5 +160,10 @@ def test_a_folded_model_decodes_either_spelling_and_keeps_the_letters(wiki_sente
     out = tc.predict(["the anarchist erich mühsam and the anarchist erich muhsam , joseph déjacque ."])
     assert out == ["The anarchist Erich Mühsam and the anarchist Erich Muhsam , Joseph Déjacque ."]
     assert tc.baseline_.predict(["mühsam and muhsam"]) == ["Mühsam and Muhsam"]
+    accented = [s.lower() for s in text if not s.isascii()]
+    assert len(accented) > 100
+    out, out_folded = tc.predict(accented), tc.predict([fold_accents(s) for s in accented])
+    assert [fold_accents(o) for o in out] == out_folded         # decoded as its fold, sentence for sentence
+    assert all(o.lower() == s for o, s in zip(out, accented))   # its own letters
     plain = Truecaser(work_dir=str(tmp_path / "plain")).fit(text)
     assert "mühsam" in plain.casing_.forms and "muhsam" not in plain.casing_.forms

@@ -25,7 +25,7 @@ from textqa.paths import DATA_DIR, PUNKT_DIR, artifacts_dir, cache_dir
 
 from textqa.evaluation.truecase import score_truecase
 from textqa.models.truecaser import lm as lmmod
-from textqa.models.truecaser.casing import NONE, UNKNOWN_TOKENS, case_class
+from textqa.models.truecaser.casing import NONE, UNKNOWN_TOKENS, case_class, fold_accents
 from textqa.models.truecaser.classes import CLASS_ORDER, DEFAULT_CLASSES, TARGETS
 from textqa.models.truecaser.model import ORDERS, UNKNOWN_NONE, Truecaser, save_truecaser
 from textqa.models.truecaser.rerank import FEATURE_SETS
@@ -125,10 +125,13 @@ def check_inputs(paths: list[Path]) -> None:
 
 
 def dev_perplexity(model: Truecaser, dev: list[str]) -> float:
-    """Perplexity of the dev sentences (true case) with rare/unseen words as UNKNOWN_* tokens."""
+    """Perplexity of the dev sentences (true case) with rare/unseen words as UNKNOWN_* tokens (and
+    folded as the model's training text was, with ``fold_accents``)."""
     known = {f for forms in model.casing_.forms.values() for f, _ in forms}
 
     def lm_token(t):
+        if model.fold_accents:
+            t = fold_accents(t)
         if t in known:
             return t
         c = case_class(t)

@@ -123,7 +123,7 @@ def cluster(text, counts: np.ndarray, n_classes: int, bos: int, eos: int, seed: 
     x = normalize(TruncatedSVD(dims, random_state=seed).fit_transform(m)) if dims >= 1 else np.ones((len(ids), 1))
     # Lloyd's k-means run to convergence, the best of three starts by inertia: on the default model it
     # scores dev F1 0.06-0.09 above the mini-batch k-means used before, and two seeds differ by 0.03
-    # against 0.08 (README, "A class-based LM"); 15 s more training.
+    # against 0.08 (README, "Accent folding and converged clusters"); 15 s more training.
     labels = KMeans(k, random_state=seed, n_init=3).fit(x).labels_
     return ids, labels
 
