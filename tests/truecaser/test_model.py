@@ -149,12 +149,13 @@ def test_a_loaded_baseline_is_read_when_first_used_and_checked_again(small_truec
 
 def test_a_folded_model_decodes_either_spelling_and_keeps_the_letters(wiki_sentences, tmp_path):
     """``fold_accents``: real text's "Erich Mühsam" and "Joseph Déjacque" are learnt as "Muhsam" and
-    "Dejacque", so the accented and the plain spelling decode alike, each keeping its own letters;
-    without folding the two spellings are different words."""
+    "Dejacque", so the accented and the plain spelling decode alike, each keeping its own letters
+    (the session's ``small_truecaser`` folds too; the estimator's default keeps "mühsam" apart)."""
     from textqa.models.truecaser.casing import fold_accents
     text = wiki_sentences[:3000]
     assert any("Mühsam" in s for s in text) and not any("Muhsam" in s for s in text)
-    tc = Truecaser(fold_accents=True, work_dir=str(tmp_path / "folded")).fit(text)
+    assert Truecaser().fold_accents is False
+    tc = Truecaser(fold_accents=True, work_dir=str(tmp_path)).fit(text)
     assert all(fold_accents(k) == k for k in tc.casing_.forms)
     assert "muhsam" in tc.casing_.forms and "mühsam" not in tc.casing_.forms
     out = tc.predict(["the anarchist erich mühsam and the anarchist erich muhsam , joseph déjacque ."])
@@ -165,5 +166,3 @@ def test_a_folded_model_decodes_either_spelling_and_keeps_the_letters(wiki_sente
     out, out_folded = tc.predict(accented), tc.predict([fold_accents(s) for s in accented])
     assert [fold_accents(o) for o in out] == out_folded         # decoded as its fold, sentence for sentence
     assert all(o.lower() == s for o, s in zip(out, accented))   # its own letters
-    plain = Truecaser(work_dir=str(tmp_path / "plain")).fit(text)
-    assert "mühsam" in plain.casing_.forms and "muhsam" not in plain.casing_.forms
