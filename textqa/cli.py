@@ -38,6 +38,15 @@ def _trainer(name):
     return importlib.import_module(TRAINERS[name])
 
 
+def _trainer_doc(name) -> str:
+    """A training module's docstring, read from its source without importing it (importing one
+    loads scikit-learn and the model: over a second that ``textqa --help`` has no use for)."""
+    import ast
+    import importlib.util
+    spec = importlib.util.find_spec(TRAINERS[name])
+    return ast.get_docstring(ast.parse(Path(spec.origin).read_text(encoding="utf-8"))) or ""
+
+
 def _stop_workers_on_exit():
     """Training in joblib/loky worker processes: SIGTERM (like Ctrl-C) unwinds the trainer as an
     exception, so the artifact's temporary folder is removed and the workers are shut down now,
@@ -183,7 +192,11 @@ def cmd_serve(args) -> int:
 
 
 # ---------------------------------------------------------------- parser
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv=None) -> argparse.ArgumentParser:
+    """The command line's parser.  Only ``textqa train MODEL`` gets MODEL's own arguments (the
+    command line ``argv``, default ``sys.argv[1:]``, says which): the other commands and every
+    ``--help`` but that one's build without importing the training modules."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     p = argparse.ArgumentParser(prog="textqa", description="Train, run, evaluate and serve textqa models.")
     p.add_argument("--version", action="version", version=f"textqa {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -197,10 +210,11 @@ def build_parser() -> argparse.ArgumentParser:
                                                                  "or ./artifacts)")
     ta.add_argument("--force", action="store_true", help="retrain models whose artifact exists")
     for name in TRAINERS:
-        mod = _trainer(name)
-        tp = trs.add_parser(name, help=(mod.__doc__ or "").strip().splitlines()[0],
-                            description=mod.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-        mod.add_arguments(tp)
+        doc = _trainer_doc(name)
+        tp = trs.add_parser(name, help=doc.strip().splitlines()[0], description=doc,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+        if argv[:2] == ["train", name]:
+            _trainer(name).add_arguments(tp)
     tr.set_defaults(func=cmd_train)
 
     tc = sub.add_parser("truecase", help="truecase stdin to stdout, one sentence/line at a time",
@@ -277,7 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     from textqa.evaluation.io import EvalInputError
     try:

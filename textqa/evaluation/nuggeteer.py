@@ -25,8 +25,6 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
 from .io import EvalInputError, read_lines, tsv_rows
 from .nugget import non_whitespace_length, official_f, pyramid_f
 from .stats import bootstrap_ci
@@ -36,6 +34,13 @@ _WORD = re.compile(r"\w+")
 
 def normalize_response(text: str) -> str:
     return " ".join(text.lower().split())
+
+
+def _stop_words() -> frozenset:
+    """scikit-learn's English stop words, imported on first use: importing scikit-learn takes a
+    second, which every ``textqa`` command would otherwise pay for building its parser."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+    return ENGLISH_STOP_WORDS
 
 
 @dataclass
@@ -68,7 +73,8 @@ class NuggetJudge:
     def words(self, text: str) -> list[str]:
         ws = _WORD.findall(text.lower())
         if self.remove_stopwords:
-            ws = [w for w in ws if w not in ENGLISH_STOP_WORDS]
+            stop = _stop_words()
+            ws = [w for w in ws if w not in stop]
         if self._stemmer is not None:
             ws = [self._stemmer.stem(w) for w in ws]
         return ws

@@ -10,7 +10,14 @@ import math
 from typing import Callable, Sequence
 
 import numpy as np
-from scipy import stats
+
+
+
+def _stats():
+    """scipy.stats, imported on first use (0.6 s, which would otherwise slow every ``textqa``
+    command's start)."""
+    from scipy import stats
+    return stats
 
 
 def _pair(x, y):
@@ -24,18 +31,18 @@ def _pair(x, y):
 
 def pearson(x: Sequence[float], y: Sequence[float]) -> float:
     x, y = _pair(x, y)
-    return float(stats.pearsonr(x, y).statistic)
+    return float(_stats().pearsonr(x, y).statistic)
 
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     x, y = _pair(x, y)
-    return float(stats.spearmanr(x, y).statistic)
+    return float(_stats().spearmanr(x, y).statistic)
 
 
 def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
     """Kendall's tau-b: (C - D) / sqrt((n0 - n1)(n0 - n2)), ties in either variable corrected."""
     x, y = _pair(x, y)
-    return float(stats.kendalltau(x, y, variant="b").statistic)
+    return float(_stats().kendalltau(x, y, variant="b").statistic)
 
 
 def rmse(x: Sequence[float], y: Sequence[float]) -> float:
