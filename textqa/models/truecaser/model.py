@@ -655,7 +655,13 @@ class Truecaser(BaseEstimator):
             s = sc + self._end_score(key, cls_lms)
             if s > best:
                 best, best_key = s, key
-        result, key = [None] * len(tokens), best_key
+        return self._backtrack(tokens, layers, cand_lists, best_key)
+
+    @staticmethod
+    def _backtrack(tokens: list[str], layers: list, cand_lists: list, key) -> list[str]:
+        """The casings along the back-pointers of :meth:`_viterbi`'s ``layers`` ({state: (score, previous
+        state, candidate)}) from the final state ``key``; a form of another length keeps the token."""
+        result = [None] * len(tokens)
         for pos in range(len(tokens), 0, -1):
             _, back, ci = layers[pos][key]
             form, tok = cand_lists[pos - 1][ci][0], tokens[pos - 1]
