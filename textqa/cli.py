@@ -44,6 +44,8 @@ def _trainer_doc(name) -> str:
     import ast
     import importlib.util
     spec = importlib.util.find_spec(TRAINERS[name])
+    if spec is None or not (spec.origin or "").endswith(".py"):     # no source to read (a frozen install)
+        return _trainer(name).__doc__ or ""
     return ast.get_docstring(ast.parse(Path(spec.origin).read_text(encoding="utf-8"))) or ""
 
 
@@ -211,7 +213,7 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     ta.add_argument("--force", action="store_true", help="retrain models whose artifact exists")
     for name in TRAINERS:
         doc = _trainer_doc(name)
-        tp = trs.add_parser(name, help=doc.strip().splitlines()[0], description=doc,
+        tp = trs.add_parser(name, help=(doc.strip().splitlines() or [name])[0], description=doc,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
         if argv[:2] == ["train", name]:
             _trainer(name).add_arguments(tp)

@@ -12,7 +12,6 @@ from typing import Callable, Sequence
 import numpy as np
 
 
-
 def _stats():
     """scipy.stats, imported on first use (0.6 s, which would otherwise slow every ``textqa``
     command's start)."""
