@@ -117,3 +117,35 @@ def test_threads_sharing_a_model_decode_as_one_thread_does(truecaser_copy, dev_s
             together = list(pool.map(run, slices))
         assert all(together[i] == alone[i::4] for i in range(4))
     assert gc.isenabled()
+
+
+def test_loading_pauses_the_collector_and_gives_it_back_as_it_was(truecaser_artifact, copy_root, monkeypatch):
+    """``load_truecaser`` reads its JSON tables with the cyclic collector paused (a third of the
+    default model's load time went to collections), and leaves it as it found it: enabled, disabled,
+    or after a load that fails."""
+    import gc
+
+    from textqa.models.artifact import ArtifactError
+    from textqa.models.truecaser import model as model_mod
+    seen, init = [], model_mod.CasingTable.__init__
+
+    def spy(self, forms):
+        seen.append(gc.isenabled())
+        init(self, forms)
+    monkeypatch.setattr(model_mod.CasingTable, "__init__", spy)
+    path = truecaser_artifact / "truecaser"
+    assert gc.isenabled()
+    model_mod.load_truecaser(path)
+    assert seen == [False] and gc.isenabled()
+    broken = copy_root(truecaser_artifact) / "truecaser"
+    with open(broken / "casing.json", "a", encoding="utf-8") as f:
+        f.write(" ")
+    with pytest.raises(ArtifactError):
+        model_mod.load_truecaser(broken)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        model_mod.load_truecaser(path)
+        assert seen == [False, False] and not gc.isenabled()
+    finally:
+        gc.enable()
