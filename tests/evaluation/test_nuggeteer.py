@@ -54,6 +54,14 @@ def test_options(judge):
     stemmed = NuggetJudge(judge.nuggets, stem=True, remove_stopwords=True)
     assert stemmed.recall(4, "designing and building the first nuclear reactors") > \
         judge.recall(4, "designing and building the first nuclear reactors")
+    # the stop words (scikit-learn's English list, which has "first") go before the n-grams are
+    # formed: none of "and", "the", "first", "in" is left, and "built reactor" becomes a bigram
+    plain = NuggetJudge(judge.nuggets, remove_stopwords=True)
+    assert plain.words("Fermi designed and built the first reactor in Chicago") == \
+        ["fermi", "designed", "built", "reactor", "chicago"]
+    assert judge.words("built the first") == ["built", "the", "first"]
+    assert ("built", "reactor") in plain.ngrams("built the first reactor")
+    assert ("built", "reactor") not in judge.ngrams("built the first reactor")
     raw = NuggetJudge(judge.nuggets, idf=judge.idf, normalize=False)
     assert raw.recall(4, RESPONSES[0]) > 1.0
     per_nugget = {g: (1.01 if g == 4 else 0.5) for g in judge.nuggets}       # unreachable for nugget 4
