@@ -154,6 +154,8 @@ MUTANTS = [
      "    if True:\n        return cased",
      ["tests/truecaser/test_casing.py::test_fold_then_restore_gives_the_text_back",
       "tests/truecaser/test_model.py::test_a_folded_model_decodes_either_spelling_and_keeps_the_letters"]),
+    ("numba-cache-unlocked", "textqa/numba_cache.py", "    if fcntl is None:\n        return\n",
+     "    if True:\n        return\n", ["tests/test_numba_cache.py"]),
     ("truecaser-loads-with-the-collector-on", "textqa/models/truecaser/model.py",
      "    with gc_paused():\n        return _load_truecaser(path)", "    return _load_truecaser(path)",
      ["tests/truecaser/test_native.py::test_loading_pauses_the_collector_and_gives_it_back_as_it_was"]),

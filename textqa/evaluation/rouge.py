@@ -41,6 +41,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from textqa import numba_cache
 from textqa.evaluation.io import EvalInputError
 
 DATA = Path(__file__).with_name("rouge_data")
@@ -321,6 +322,9 @@ def clipped_hits(model: Counter, peer: Counter) -> int:
     if len(peer) < len(model):
         return sum(min(c, model[g]) for g, c in peer.items() if g in model)
     return sum(min(c, peer[g]) for g, c in model.items() if g in peer)
+
+
+numba_cache.install()          # processes that compile into the same cache at once: locked
 
 
 # --- LCS and WLCS ---------------------------------------------------------------------------------

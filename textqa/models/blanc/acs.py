@@ -47,6 +47,8 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+from textqa import numba_cache
+
 GAP_SIDES = ("max", "hyp", "ref")
 
 
@@ -60,6 +62,9 @@ def step_factors(alpha: float, beta: float, gap_side: str = "max") -> tuple[floa
     if gap_side == "ref":
         return a, a * b, b
     raise ValueError(f"gap_side must be one of {GAP_SIDES}, not {gap_side!r}")
+
+
+numba_cache.install()          # processes that compile into the same cache at once: locked
 
 
 @njit(cache=True)

@@ -8,8 +8,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from textqa import numba_cache
+
 from .acs import _grid, own_skip_ngram_mass, step_factors
 from .matching import match_parts
+
+
+numba_cache.install()          # processes that compile into the same cache at once: locked
 
 
 @njit(cache=True)

@@ -36,12 +36,17 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+from textqa import numba_cache
+
 
 @lru_cache(maxsize=64)
 def _bound(max_n: int, max_gap: int) -> int:
     """Occurrences one start position can begin: sum over n of C(n - 1 + max_gap, max_gap)
     (the ways to place at most max_gap skipped units among n - 1 steps), an upper bound."""
     return sum(math.comb(n - 1 + max_gap, max_gap) for n in range(1, max_n + 1))
+
+
+numba_cache.install()          # processes that compile into the same cache at once: locked
 
 
 @njit(cache=True)
