@@ -62,6 +62,3 @@ def install() -> None:
         method = getattr(IndexDataCacheFile, name)
         if not getattr(method, "__textqa_locked__", False):
             setattr(IndexDataCacheFile, name, _with_lock(method, exclusive))
-
-
-
