@@ -9,6 +9,9 @@ KENLM_SRC := .build/kenlm/kenlm-$(KENLM_VERSION)
 VITERBI_SO = $(VENV)/lib/libtextqa_viterbi.so
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# make test: two pytest-xdist workers (one per core), each taking whole test files, slowest first
+# (tests/conftest.py); TEST_PARALLEL= runs the suite in one process.
+TEST_PARALLEL ?= -n 2 --dist loadfile --no-loadscope-reorder
 WORKERS ?= 2
 ARTIFACTS ?= artifacts
 
@@ -67,7 +70,7 @@ run: train
 	$(VENV)/bin/textqa serve --host $(HOST) --port $(PORT) --workers $(WORKERS) --artifacts $(ARTIFACTS)
 
 test: venv browser
-	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -q -p no:cacheprovider
+	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -q -p no:cacheprovider $(TEST_PARALLEL)
 
 mutants: venv
 	$(PY) dev/mutants.py

@@ -5,9 +5,15 @@ pointing at temporary folders, so nothing a test runs, in process or as a subpro
 writes the repository's ``artifacts/`` or ``.cache/``.  Session fixtures are read-only: a test that
 changes a model or trains into an artifacts root works on its own copy (``copy_root``,
 ``truecaser_copy``).
+
+Parallel runs (``make test`` runs two pytest-xdist workers, one per core, each taking whole test
+files): the trained artifacts roots below are built once per run, by the first worker that needs
+one, and shared (``_shared_root``); the other worker waits for it.  Test files known to be slow are
+handed out first, so that the two workers finish together.
 """
 from __future__ import annotations
 
+import fcntl
 import itertools
 import os
 import shutil
@@ -51,6 +57,32 @@ def _test_isolation(_session_isolation, tmp_path_factory, monkeypatch):
     """Each test: an empty default artifacts root of its own; the session's temporary cache."""
     monkeypatch.setenv("TEXTQA_ARTIFACTS", str(tmp_path_factory.mktemp("artifacts-default")))
     monkeypatch.setenv("TEXTQA_CACHE", str(_session_isolation))
+
+
+def _shared_root(request, tmp_path_factory, name: str, build) -> Path:
+    """``build(folder)`` once per test run, its folder registered read-only (``read_only_root``).
+
+    In one process that is a new temporary folder.  Under pytest-xdist the workers share the run's
+    temporary folder: the first worker to get the lock builds into ``shared-NAME`` and marks it
+    done; a worker that finds it done uses it as it is.  A build that fails leaves no mark, so the
+    next worker builds again (into an emptied folder) and fails the same way, with its own error."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        root = tmp_path_factory.mktemp(name)
+        build(root)
+        return read_only_root(request, root)
+    base = tmp_path_factory.getbasetemp().parent
+    root, done = base / f"shared-{name}", base / f"shared-{name}.done"
+    with open(base / f"shared-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not done.exists():
+                shutil.rmtree(root, ignore_errors=True)
+                root.mkdir()
+                build(root)
+                done.touch()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return read_only_root(request, root)
 
 
 def _digest(root: Path) -> dict:
@@ -133,20 +165,20 @@ def small_truecaser(wiki_sentences, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def icd9_split(tmp_path_factory):
+def icd9_split(tmp_path_factory, request):
     """The real CMC 2007 records split for honest measurement: every fourth record held out (196),
     the rest (586) for training, as JSONL files with their gold codes."""
     import json
 
     from textqa.models.icd9.records import read_records
-    records = read_records(DATA_DIR / "icd9" / "cmc2007_train_dev80.xml.gz")
-    folder = tmp_path_factory.mktemp("icd9-split")
-    for name, part in (("train", [r for i, r in enumerate(records) if i % 4]),
-                       ("heldout", [r for i, r in enumerate(records) if not i % 4])):
-        with open(folder / f"{name}.jsonl", "w", encoding="utf-8") as f:
-            for r in part:
-                f.write(json.dumps({"id": r.id, "sections": r.sections, "codes": r.codes}) + "\n")
-    return folder
+    def build(folder):
+        records = read_records(DATA_DIR / "icd9" / "cmc2007_train_dev80.xml.gz")
+        for name, part in (("train", [r for i, r in enumerate(records) if i % 4]),
+                           ("heldout", [r for i, r in enumerate(records) if not i % 4])):
+            with open(folder / f"{name}.jsonl", "w", encoding="utf-8") as f:
+                for r in part:
+                    f.write(json.dumps({"id": r.id, "sections": r.sections, "codes": r.codes}) + "\n")
+    return _shared_root(request, tmp_path_factory, "icd9-split", build)
 
 
 @pytest.fixture(scope="session")
@@ -156,12 +188,12 @@ def icd9_artifact(icd9_split, tmp_path_factory, request):
     import argparse
 
     from textqa.training.icd9 import add_arguments, run
-    root = tmp_path_factory.mktemp("icd9-artifacts")
-    p = argparse.ArgumentParser()
-    add_arguments(p)
-    assert run(p.parse_args(["--data", str(icd9_split / "train.jsonl"), "--folds", "2", "--jobs", "1",
-                             "--artifacts", str(root)])) == 0
-    return read_only_root(request, root)
+    def build(root):
+        p = argparse.ArgumentParser()
+        add_arguments(p)
+        assert run(p.parse_args(["--data", str(icd9_split / "train.jsonl"), "--folds", "2", "--jobs", "1",
+                                 "--artifacts", str(root)])) == 0
+    return _shared_root(request, tmp_path_factory, "icd9-artifacts", build)
 
 
 @pytest.fixture(scope="session")
@@ -172,25 +204,25 @@ def qa_artifact(qa_heldout, tmp_path_factory, request):
     import argparse
 
     from textqa.training.qa import add_arguments, run
-    root = tmp_path_factory.mktemp("qa-artifacts")
-    p = argparse.ArgumentParser()
-    add_arguments(p)
-    assert run(p.parse_args(["--folds", "2", "--collection-limit", "1500", "--max-questions", "300",
-                             "--eval-questions", str(qa_heldout), "--artifacts", str(root)])) == 0
-    return read_only_root(request, root)
+    def build(root):
+        p = argparse.ArgumentParser()
+        add_arguments(p)
+        assert run(p.parse_args(["--folds", "2", "--collection-limit", "1500", "--max-questions", "300",
+                                 "--eval-questions", str(qa_heldout), "--artifacts", str(root)])) == 0
+    return _shared_root(request, tmp_path_factory, "qa-artifacts", build)
 
 
 @pytest.fixture(scope="session")
-def qa_heldout(tmp_path_factory):
+def qa_heldout(tmp_path_factory, request):
     """Held-out questions for the QA fixture: the first 40 TREC 2002 questions with NIST patterns (real data;
     the fixture trains on the first 300 of TREC 1999-2000)."""
     import gzip
     import json
-    with gzip.open(DATA_DIR / "qa" / "trec_qa" / "derived" / "trec11.jsonl.gz", "rt", encoding="utf-8") as f:
-        rows = [l for l in f if json.loads(l).get("patterns")][:40]
-    path = tmp_path_factory.mktemp("qa-heldout") / "trec2002-first40.jsonl"
-    path.write_text("".join(rows), encoding="utf-8")
-    return path
+    def build(folder):
+        with gzip.open(DATA_DIR / "qa" / "trec_qa" / "derived" / "trec11.jsonl.gz", "rt", encoding="utf-8") as f:
+            rows = [l for l in f if json.loads(l).get("patterns")][:40]
+        (folder / "trec2002-first40.jsonl").write_text("".join(rows), encoding="utf-8")
+    return _shared_root(request, tmp_path_factory, "qa-heldout", build) / "trec2002-first40.jsonl"
 
 
 @pytest.fixture
@@ -201,38 +233,39 @@ def truecaser_copy(truecaser_artifact):
 
 
 @pytest.fixture(scope="session")
-def truecaser_artifact(small_truecaser, tmp_path_factory, request):
-    """An artifacts root holding a saved small truecaser (and an untrained BLANC)."""
-    from textqa.models.truecaser.model import save_truecaser
-    root = tmp_path_factory.mktemp("artifacts")
-    save_truecaser(small_truecaser, root / "truecaser", punkt_dir=PUNKT_DIR, metrics={"note": "test model"})
-    from textqa.models.blanc.metric import BLANCParams
-    from textqa.models.blanc.store import save_blanc
-    save_blanc(BLANCParams(), root / "blanc", metrics={"note": "untrained test model"})
-    return read_only_root(request, root)
+def truecaser_artifact(tmp_path_factory, request):
+    """An artifacts root holding a saved ``small_truecaser`` (and an untrained BLANC)."""
+    def build(root):
+        from textqa.models.blanc.metric import BLANCParams
+        from textqa.models.blanc.store import save_blanc
+        from textqa.models.truecaser.model import save_truecaser
+        save_truecaser(request.getfixturevalue("small_truecaser"), root / "truecaser", punkt_dir=PUNKT_DIR,
+                       metrics={"note": "test model"})
+        save_blanc(BLANCParams(), root / "blanc", metrics={"note": "untrained test model"})
+    return _shared_root(request, tmp_path_factory, "artifacts", build)
 
 
 @pytest.fixture(scope="session")
 def service_artifacts(truecaser_artifact, icd9_artifact, qa_artifact, tmp_path_factory, request):
     """An artifacts root holding every model the service knows (so /readyz is 200): the small
     truecaser, an untrained BLANC, the small ICD-9 coders and the small QA model."""
-    root = tmp_path_factory.mktemp("service-artifacts")
-    for source, name in ((truecaser_artifact, "truecaser"), (truecaser_artifact, "blanc"),
-                         (icd9_artifact, "icd9"), (qa_artifact, "qa")):
-        shutil.copytree(source / name, root / name)
-    return read_only_root(request, root)
+    def build(root):
+        for source, name in ((truecaser_artifact, "truecaser"), (truecaser_artifact, "blanc"),
+                             (icd9_artifact, "icd9"), (qa_artifact, "qa")):
+            shutil.copytree(source / name, root / name)
+    return _shared_root(request, tmp_path_factory, "service-artifacts", build)
 
 
 @pytest.fixture(scope="session")
-def blanc_heldout(tmp_path_factory):
+def blanc_heldout(tmp_path_factory, request):
     """Held-out judgments for the BLANC fixture: every WMT22 liv-en DA row (real data, 2,070 segments,
     5 systems), a language pair and a year the fixture never trains on."""
     import gzip
-    path = tmp_path_factory.mktemp("blanc-heldout") / "wmt22_liv-en.tsv"
-    lines = gzip.open(DATA_DIR / "mt" / "wmt22_toen_da_seg.tsv.gz", "rt", encoding="utf-8").read().splitlines()
-    path.write_text("\n".join([lines[0]] + [l for l in lines[1:] if l.startswith("liv-en\t")]) + "\n",
-                    encoding="utf-8")
-    return path
+    def build(folder):
+        lines = gzip.open(DATA_DIR / "mt" / "wmt22_toen_da_seg.tsv.gz", "rt", encoding="utf-8").read().splitlines()
+        (folder / "wmt22_liv-en.tsv").write_text(
+            "\n".join([lines[0]] + [l for l in lines[1:] if l.startswith("liv-en\t")]) + "\n", encoding="utf-8")
+    return _shared_root(request, tmp_path_factory, "blanc-heldout", build) / "wmt22_liv-en.tsv"
 
 
 @pytest.fixture(scope="session")
@@ -241,10 +274,41 @@ def blanc_artifact(blanc_heldout, tmp_path_factory, request):
     tested (with the sentence BLEU and chrF baselines) on ``blanc_heldout``."""
     from textqa.training.blanc import add_arguments, run
     import argparse
-    root = tmp_path_factory.mktemp("blanc-artifacts")
-    p = argparse.ArgumentParser()
-    add_arguments(p)
-    args = p.parse_args(["--train", str(DATA_DIR / "mt" / "coling16_toen_da_seg.tsv.gz"), "--test", str(blanc_heldout),
-                         "--restarts", "2", "--jobs", "1", "--max-steps", "8", "--artifacts", str(root)])
-    assert run(args) == 0
-    return read_only_root(request, root)
+    def build(root):
+        p = argparse.ArgumentParser()
+        add_arguments(p)
+        args = p.parse_args(["--train", str(DATA_DIR / "mt" / "coling16_toen_da_seg.tsv.gz"), "--test",
+                             str(blanc_heldout), "--restarts", "2", "--jobs", "1", "--max-steps", "8",
+                             "--artifacts", str(root)])
+        assert run(args) == 0
+    return _shared_root(request, tmp_path_factory, "blanc-artifacts", build)
+
+
+# Test files by their time in one process, slowest first (measured with --durations=0; what is not
+# listed is fast).  pytest-xdist (``--dist loadfile --no-loadscope-reorder``) hands files out in the
+# collection's order, so the slow ones start first and the two workers finish together.
+SLOW_FILES = (
+    "tests/test_cluster_training.py",
+    "tests/service/test_contract.py",
+    "tests/test_batch_cli.py",
+    "tests/qa/test_expansion.py",
+    "tests/truecaser/test_truecaser_training.py",
+    "tests/test_hostile_input.py",
+    "tests/test_cli.py",
+    "tests/test_numba_cache.py",
+    "tests/test_training_faults.py",
+    "tests/qa/test_qa_system.py",
+    "tests/truecaser/test_rerank.py",
+    "tests/truecaser/test_classes.py",
+    "tests/service/test_playground.py",
+    "tests/icd9/test_interfaces.py",
+    "tests/evaluation/test_nugget.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    missing = [name for name in SLOW_FILES if not (ROOT / name).is_file()]
+    if missing:
+        raise pytest.UsageError(f"tests/conftest.py: SLOW_FILES names files that do not exist: {missing}")
+    rank = {name: i for i, name in enumerate(SLOW_FILES)}
+    items.sort(key=lambda item: rank.get(Path(str(item.path)).relative_to(ROOT).as_posix(), len(rank)))
