@@ -223,8 +223,9 @@ def main(argv=None) -> int:
         "the casing tables (the unigram row loads the same artifact).",
         "- The peer was trained on other text than Wikipedia, so its accuracy is not a like-for-like "
         "comparison of methods; the unigram baseline is (same data).",
-        f"- WSJ: out-of-domain check on Wall Street Journal section 20 (CoNLL-2000 test, "
-        f"{v['wsj_tokens']:,} tokens, `data/news/conll2000.zip`); never trained on (the default training data has Reuters news, no WSJ).",
+        f"- WSJ: Wall Street Journal section 20 (CoNLL-2000 test, "
+        f"{v['wsj_tokens']:,} tokens, `data/news/conll2000.zip`); never trained on (the default trains on WSJ sections "
+        "15-18, less the 20 sentences that also occur in section 20).",
         f"- Reuters test: the {v['reuters_tokens']:,} tokens of the Reuters-21578 documents in Lewis's test split "
         "(`LEWISSPLIT=\"TEST\"`, the ModApte test set), tokenized as training tokenizes, without the sentences that "
         "also occur in a training document (stories filed twice); training reads the other Reuters documents only. "

@@ -33,7 +33,8 @@ from textqa.models.truecaser.rerank import FEATURE_SETS
 from .corpus import drop_overlap, file_fingerprint, read_lines, tokenized_corpus
 
 DEFAULT_DATA = [DATA_DIR / "truecase" / "enwiki_prefix.txt.xz", DATA_DIR / "truecase" / "enwiki_part2.txt.xz",
-                *[DATA_DIR / "truecase" / "reuters21578" / f"reut2-{i:03d}.sgm.gz" for i in range(22)]]
+                *[DATA_DIR / "truecase" / "reuters21578" / f"reut2-{i:03d}.sgm.gz" for i in range(22)],
+                DATA_DIR / "truecase" / "wsj_15-18.txt.xz"]
 DEFAULT_DEV = DATA_DIR / "truecase" / "val_input.txt.gz"
 
 log = logging.getLogger("textqa.train.truecaser")
@@ -42,7 +43,8 @@ log = logging.getLogger("textqa.train.truecaser")
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", nargs="+", type=Path, default=DEFAULT_DATA, metavar="FILE",
                    help="training text: WikiExtractor dump or plain text, one paragraph a line (.gz/.xz ok), or "
-                        "Reuters-21578 .sgm files (default: the bundled Wikipedia text + Reuters-21578)")
+                        "Reuters-21578 .sgm files (default: the bundled Wikipedia text, Reuters-21578 outside its test "
+                        "split and WSJ sections 15-18)")
     p.add_argument("--pretokenized", action="store_true",
                    help="--data is already PTB-tokenized, one sentence a line")
     p.add_argument("--dev", type=Path, default=DEFAULT_DEV,
