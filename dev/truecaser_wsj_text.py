@@ -13,32 +13,20 @@ from __future__ import annotations
 
 import lzma
 import sys
-import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from textqa.training.corpus import conll_sentences  # noqa: E402 (after the path set-up)
+
 CONLL = ROOT / "data" / "news" / "conll2000.zip"
 OUT = ROOT / "data" / "truecase" / "wsj_15-18.txt.xz"
 
 
-def sentences(member: str) -> list[str]:
-    with zipfile.ZipFile(CONLL) as z:
-        text = z.read(member).decode("utf-8")
-    out, cur = [], []
-    for line in text.splitlines():
-        if line.strip():
-            cur.append(line.split()[0])
-        elif cur:
-            out.append(" ".join(cur))
-            cur = []
-    if cur:
-        out.append(" ".join(cur))
-    return out
-
-
 def main() -> int:
-    test = set(sentences("conll2000/test.txt"))
-    train = sentences("conll2000/train.txt")
+    test = set(conll_sentences(CONLL, "conll2000/test.txt"))     # as bench/truecaser.py reads the WSJ test
+    train = conll_sentences(CONLL, "conll2000/train.txt")
     kept = [s for s in train if s not in test]
     OUT.write_bytes(lzma.compress(("\n".join(kept) + "\n").encode("utf-8"), preset=9 | lzma.PRESET_EXTREME))
     print(f"{OUT}: {len(kept):,} of {len(train):,} sentences ({len(train) - len(kept)} also in section 20 left out), "
