@@ -5,7 +5,9 @@ missed (reference has a capital, output none), a capital added (the reverse), or
 capitalised form ("Mcdonald" for "McDonald"); whether the word was seen in training (in the
 casing table) and whether it is a sentence's first token; the words most often wrong, with the
 share of their occurrences that are errors; and the errors on the trellis's ambiguous tokens
-(two or more candidate casings) against the rest.
+(two or more candidate casings) against the rest; and the errors inside the reference's multi-word
+capitalised names (runs of two or more capitalised tokens), by whether the name is in the model's
+phrase table.
 
     python dev/truecaser_errors.py [--artifacts DIR] [--top 20]
 """
@@ -29,6 +31,19 @@ def kind(gold: str, pred: str) -> str:
     return "wrong capitalised form"
 
 
+def capitalised_runs(tokens: list[str]) -> list[range]:
+    """The maximal runs of two or more consecutive capitalised tokens ("Horsham District Council")."""
+    runs, start = [], None
+    for i, tok in enumerate(tokens + [""]):
+        if tok[:1].isupper():
+            start = i if start is None else start
+            continue
+        if start is not None and i - start >= 2:
+            runs.append(range(start, i))
+        start = None
+    return runs
+
+
 def main(argv=None) -> int:
     from textqa.models.truecaser.service_api import TruecaserService
     from textqa.paths import artifacts_dir
@@ -43,7 +58,12 @@ def main(argv=None) -> int:
     pred = model.predict_tokens([[t.lower() for t in s] for s in gold])
     kinds, seen, first, words, occurrences, ambiguous = Counter(), Counter(), 0, Counter(), Counter(), Counter()
     n_tokens = errors = n_unseen = n_ambiguous = 0
+    in_names = Counter()        # errors inside a reference name: a run of 2+ capitalised tokens
     for g_sent, p_sent in zip(gold, pred):
+        for name in capitalised_runs(g_sent):
+            wrong = sum(g_sent[i] != p_sent[i] for i in name)
+            known = model.phrases_ is not None and model.phrases_.entry(" ".join(g_sent[i].lower() for i in name))
+            in_names["in the phrase table" if known else "not in the phrase table"] += wrong
         for i, (g, p) in enumerate(zip(g_sent, p_sent)):
             key = g.lower()
             n_tokens += 1
@@ -71,6 +91,8 @@ def main(argv=None) -> int:
     print(f"| on a sentence's first token | {first:,} | {pct(first, errors)} |")
     for name, c in ambiguous.most_common():
         print(f"| on a token with {name} | {c:,} | {pct(c, errors)} |")
+    for name, c in sorted(in_names.items()):
+        print(f"| inside a multi-word capitalised name {name} | {c:,} | {pct(c, errors)} |")
     print(f"\nUnseen words are {pct(n_unseen, n_tokens)} of the tokens; tokens with two or more candidate casings "
           f"{pct(n_ambiguous, n_tokens)}.\n")
     print(f"| word (seen in training) | errors | occurrences | error rate |\n|---|---:|---:|---:|")

@@ -1,7 +1,7 @@
 """More cased English for the truecaser's training text (issue 14, accuracy): measured on dev, not
 kept.
 
-The learning curve (README) says the truecaser is short of text.  The only cased English text the
+The learning curve (docs/truecaser.md) says the truecaser is short of text.  The only cased English text the
 project can reach beyond its two Wikipedia parts and Reuters-21578 is in ``../shared/data``: the
 Brown corpus (1.16 M tokens, 1961 American English of 15 genres), the ABC corpus (0.66 M tokens,
 Australian Broadcasting Commission news and science stories) and the WikiText-2 raw test split

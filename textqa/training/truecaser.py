@@ -64,17 +64,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "'local' features (case class, rank and share of the casing, position), 'lexical' "
                         "(+ word, suffix) or 'context' (+ words up to three to each side), learned on one "
                         "block of training text in 40, held out of the LM; default none (it lowered dev "
-                        "F1: README)")
+                        "F1: docs/truecaser.md)")
     p.add_argument("--order", type=int, choices=ORDERS, default=3,
                    help="LM order (default 3, the paper's trigram; 2, 4 and 5 need --smoothing kneser_ney; with the "
                         "default pruning, 5 gains 0.06 dev F1 for a 1.5x larger LM, over twice the training time "
-                        "and 1.6x the memory: README)")
+                        "and 1.6x the memory: docs/truecaser.md)")
     p.add_argument("--prune", type=int, nargs="+", default=None, metavar="T",
                    help="count pruning as KenLM's lmplz --prune: one threshold per order from the unigrams "
                         "(which must be 0) up, non-decreasing, the last repeated; an n-gram seen no more than "
                         "its order's threshold times is dropped and its mass goes to the back-off. Kneser-Ney "
                         "only. Default '0 0 1' (n-grams of order 3 and up seen once: half the LM's size, same "
-                        "dev F1, better on news: README); '--prune 0' keeps every n-gram")
+                        "dev F1, better on news: docs/truecaser.md); '--prune 0' keeps every n-gram")
     p.add_argument("--first-word", choices=["lm", "lm+upper", "mask", "mask+upper"], default="lm+upper",
                    help="sentence-initial casing strategy (paper section 2.5)")
     p.add_argument("--oov-model", choices=["char", "none"], default="char",
@@ -92,17 +92,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--class-lm", type=int, default=None, metavar="K",
                    help=f"a class-based LM over K word classes beside the word LM (k-means over neighbour counts; "
                         f"Brown et al. 1992; beyond the paper): default {DEFAULT_CLASSES} (it gained 0.34 dev F1 "
-                        f"and 0.21-0.36 on news, README); 0: none. The default is 0 with "
+                        f"and 0.21-0.36 on news, docs/truecaser.md); 0: none. The default is 0 with "
                         f"--discriminative, which cannot be combined with it")
     p.add_argument("--class-lm-weight", type=float, default=0.25,
                    help="weight of the class LM's score against the word LM's (default 0.25: dev F1 within 0.08 "
-                        "from 0.15 to 0.4, README)")
+                        "from 0.15 to 0.4, docs/truecaser.md)")
     p.add_argument("--class-lm-order", type=int, choices=ORDERS, default=CLASS_ORDER,
                    help=f"order of the class LM (default {CLASS_ORDER}; 4 gained 0.03 more dev F1 but decoded "
                         f"at about 3x the peer's speed)")
     p.add_argument("--class-lm-words", type=int, default=TARGETS, metavar="N",
                    help=f"how many of the commonest LM tokens are clustered; each rarer one goes to its case "
-                        f"class's class (default {TARGETS:,}, best on dev: README)")
+                        f"class's class (default {TARGETS:,}, best on dev: docs/truecaser.md)")
     p.add_argument("--class-lm-binary", choices=list(BINARY_FORMATS), default="probing",
                    help="KenLM binary layout of the class LM (default probing: 45 MB at order 3 and the fastest "
                         "to ask; use trie-q8 at order 4 or more, whose hash would be over 100 MB)")

@@ -19,7 +19,7 @@ District", unseen, gets the evidence of every (place name, name-part noun) pair 
 
 The search adds ``class_lm_weight * (log10 P_class(c | class history) + log10 P(w | c))`` to each
 candidate's score and recombines paths on pairs of states (word LM, class LM), so it stays exact
-(README: "A class-based LM").
+(docs/truecaser.md: "A class-based LM").
 """
 from __future__ import annotations
 
@@ -123,7 +123,7 @@ def cluster(text, counts: np.ndarray, n_classes: int, bos: int, eos: int, seed: 
     x = normalize(TruncatedSVD(dims, random_state=seed).fit_transform(m)) if dims >= 1 else np.ones((len(ids), 1))
     # Lloyd's k-means run to convergence, the best of three starts by inertia: on the default model it
     # scores dev F1 0.06-0.09 above the mini-batch k-means used before, and two seeds differ by 0.03
-    # against 0.08 (README, "Accent folding and converged clusters"); 15 s more training.
+    # against 0.08 (docs/truecaser.md, "Accent folding and converged clusters"); 15 s more training.
     labels = KMeans(k, random_state=seed, n_init=3).fit(x).labels_
     return ids, labels
 

@@ -45,7 +45,7 @@ SMOOTHING_OPTIONS = ("kneser_ney", "deleted_interpolation")
 ORDERS = (2, 3, 4, 5)
 #: Count pruning of a Kneser-Ney LM by default (``lmplz --prune 0 0 1``): n-grams of order 3 and up
 #: seen once are dropped.  Measured on the default model: LM 67 MB instead of 123, dev F1 92.51
-#: against 92.52, WSJ 93.62 against 93.44, Reuters test 93.89 against 93.87 (README, "Pruning").
+#: against 92.52, WSJ 93.62 against 93.44, Reuters test 93.89 against 93.87 (docs/truecaser.md, "Pruning").
 DEFAULT_PRUNE = (0, 0, 1)
 
 _gc_lock = threading.Lock()
@@ -265,12 +265,12 @@ class Truecaser(BaseEstimator):
     smoothing : "kneser_ney" (default, best on dev) or "deleted_interpolation" (paper eq. 1).
     order : the LM's order, 3 (the paper's trigram, default) or 2, 4, 5 (Kneser-Ney only; the
         search stays exact, recombining on KenLM's state).  Order 5 gained 0.06 dev F1 with the
-        default decoder and pruning, for a 1.5x larger LM (0.11 unpruned, 4.3x; README).
+        default decoder and pruning, for a 1.5x larger LM (0.11 unpruned, 4.3x; docs/truecaser.md).
     prune : count-pruning thresholds per order, unigrams first, as KenLM's ``lmplz --prune`` (the last
         repeats for higher orders): an n-gram of order k seen no more than ``prune[k-1]`` times is
         dropped from the LM and its mass goes to the back-off (:func:`.lm.estimate_kneser_ney`).
         Kneser-Ney only.  None (default): ``DEFAULT_PRUNE`` (n-grams of order 3 and up seen once:
-        the LM halves at the same dev F1 and gains on news, README) with Kneser-Ney, none with
+        the LM halves at the same dev F1 and gains on news, docs/truecaser.md) with Kneser-Ney, none with
         deleted interpolation; ``(0,)`` or ``()``: no pruning.
     first_word : section 2.5 options: "lm" (decode from <s>), "mask" (decode from a null
         context, masking the sentence-begin effect), each optionally followed by "+upper"
@@ -293,7 +293,7 @@ class Truecaser(BaseEstimator):
     discriminative : "none" (default) or a feature set of :mod:`.rerank` ("local", "lexical",
         "context"): a discriminative pass over the lattice, its weights learned by a perceptron on
         training text held out from the LM (one block in 40); the LM is then trained without that
-        text.  Off by default: it lowered dev F1 (README).  "none" on a fitted model decodes without it.
+        text.  Off by default: it lowered dev F1 (docs/truecaser.md).  "none" on a fitted model decodes without it.
     class_lm : number of word classes of a class-based LM beside the word LM (:mod:`.classes`,
         Brown et al. 1992 eq. 3; beyond the paper); 0 (the estimator's default): none;
         ``textqa train truecaser`` trains the default model with :data:`.classes.DEFAULT_CLASSES`
