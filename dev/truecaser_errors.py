@@ -45,6 +45,7 @@ def capitalised_runs(tokens: list[str]) -> list[range]:
 
 
 def main(argv=None) -> int:
+    from textqa.models.truecaser.casing import fold_accents
     from textqa.models.truecaser.service_api import TruecaserService
     from textqa.paths import artifacts_dir
     from textqa.training.corpus import read_lines
@@ -62,7 +63,9 @@ def main(argv=None) -> int:
     for g_sent, p_sent in zip(gold, pred):
         for name in capitalised_runs(g_sent):
             wrong = sum(g_sent[i] != p_sent[i] for i in name)
-            known = model.phrases_ is not None and model.phrases_.entry(" ".join(g_sent[i].lower() for i in name))
+            key = " ".join(g_sent[i].lower() for i in name)
+            key = fold_accents(key) if model.fold_accents else key      # the table is counted folded
+            known = model.phrases_ is not None and model.phrases_.entry(key)
             in_names["in the phrase table" if known else "not in the phrase table"] += wrong
         for i, (g, p) in enumerate(zip(g_sent, p_sent)):
             key = g.lower()
