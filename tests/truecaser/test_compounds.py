@@ -4,6 +4,7 @@ import shutil
 
 import pytest
 
+from textqa.models.truecaser.casing import capitalize_first
 from textqa.models.truecaser.compounds import compound_form, count_parts
 
 # Cased forms with made-up counts (a synthetic fixture for these tests, not real data).
@@ -64,11 +65,49 @@ def test_unseen_compounds_are_cased_part_by_part_and_the_searches_agree(truecase
     off = model.predict(lower)
     model.set_params(compound_casing=True)
     changed = [(a, b) for x, y in zip(on, off) for a, b in zip(x.split(), y.split()) if a != b]
-    assert len(changed) >= 50
-    assert all(a.lower() == b.lower() and b[0].isupper() and b[1:] == b[1:].lower() for a, b in changed)
+    # mostly a capitalised compound rendered part by part; the rest are the search's own choices, as
+    # the capitalised candidate is scored by the OOV model's UC-or-MC evidence (next test)
+    rendered = [(a, b) for a, b in changed if b == capitalize_first(b.lower()) and a == compound_form(a.lower(), model.compound_parts_)]
+    assert len(rendered) >= 100 and len(rendered) >= 0.5 * len(changed)
+    assert all(a.lower() == b.lower() for a, b in changed)
     assert score_truecase(gold, on).f1 > score_truecase(gold, off).f1 + 1.0
     monkeypatch.setattr(model, "_native", False)            # the Python search: same output
     assert model.predict(lower) == on
+
+
+def test_an_unseen_compounds_capital_is_scored_as_uc_or_mc(truecaser_copy, dev_sentences):
+    """The capitalised candidate of an unseen compound with a part-by-part form is that form, with the
+    LM's UNKNOWN_UC token and the OOV model's evidence for UC or MC together; the paper's decoder
+    (``compound_casing=False``) keeps the UC candidate and UC's evidence alone."""
+    from textqa.models.truecaser.oov import CAPITALISED
+    model = truecaser_copy
+    words = sorted({t.lower() for s in _unseen_compound_lines(model, dev_sentences) for t in s.split()[1:]
+                    if t.lower() not in model.casing_.forms and t.lower() not in model.rare_mc_
+                    and compound_form(t.lower(), model.compound_parts_) is not None})
+    assert len(words) >= 50
+    for w in words[:50]:
+        lc, cap, ca = model._candidates(w)
+        assert lc == (w, "UNKNOWN_LC", "LC") and ca == (w.upper(), "UNKNOWN_CA", "CA")
+        assert cap == (compound_form(w, model.compound_parts_), "UNKNOWN_UC", CAPITALISED)
+    model.set_params(compound_casing=False)
+    assert model._candidates(words[0])[1] == (capitalize_first(words[0]), "UNKNOWN_UC", "UC")
+    model.set_params(compound_casing=True)
+
+
+def test_the_capital_evidence_is_the_union_of_uc_and_mc(truecaser_copy):
+    """log10_ratio's UC|MC entry is log10 of (P(UC|chars) + P(MC|chars)) / (P(UC) + P(MC)), between
+    the two classes' own ratios, exactly when both are known."""
+    import numpy as np
+    from textqa.models.truecaser.oov import CAPITALISED
+    oov = truecaser_copy.oov_
+    words = ["alpes-maritimes", "saint-julien-de-mailloc", "drug-sales", "o'brien", "ohio-based"]
+    P = oov.clf_.predict_proba(oov._vectorizer().transform(words))
+    idx = list(oov.clf_.classes_)
+    for w, row, ratios in zip(words, P, oov.log10_ratio(words)):
+        pr = oov.prior_
+        expect = np.log10(row[idx.index("UC")] + row[idx.index("MC")]) - np.log10(pr["UC"] + pr["MC"])
+        assert ratios[CAPITALISED] == pytest.approx(expect, abs=1e-9), w
+        assert min(ratios["UC"], ratios["MC"]) - 1e-9 <= ratios[CAPITALISED] <= max(ratios["UC"], ratios["MC"]) + 1e-9
 
 
 def test_an_artifact_without_the_part_table_renders_compounds_as_before(truecaser_artifact, tmp_path, dev_sentences):

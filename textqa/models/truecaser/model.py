@@ -32,7 +32,7 @@ from .classes import CLASS_ORDER, TARGETS, PackedText, WordClasses
 from .casing import (CASE_CLASSES, NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class,
                      fold_accents, group_by_lowercase, restore_accents)
 from .compounds import SEPARATORS, compound_form, count_parts, parts_from_data
-from .oov import CharCasingClassifier
+from .oov import CAPITALISED, CharCasingClassifier
 from .phrases import PhraseTable
 from .rerank import FEATURE_SETS, CandidateWeights, held_out, train_weights
 from .tokenize import split_at_sentence_final
@@ -288,8 +288,10 @@ class Truecaser(BaseEstimator):
         changed on a fitted model (``set_params``) as long as the table was built.
     phrase_min_count : cased phrases seen fewer times are not in the phrase table.
     compound_casing : an unseen compound the search capitalises is cased part by part
-        (:mod:`.compounds`, beyond the paper: "Saint-Laurent-des-Combes", not "Saint-laurent-des-combes");
-        False renders it as the paper's UC class.  The part table is always built.
+        (:mod:`.compounds`, beyond the paper: "Saint-Laurent-des-Combes", not "Saint-laurent-des-combes"),
+        and the search scores that form by the OOV model's evidence for UC or MC
+        (:data:`.oov.CAPITALISED`); False renders it as the paper's UC class, scored as UC.  The part
+        table is always built.
     discriminative : "none" (default) or a feature set of :mod:`.rerank` ("local", "lexical",
         "context"): a discriminative pass over the lattice, its weights learned by a perceptron on
         training text held out from the LM (one block in 40); the LM is then trained without that
@@ -593,6 +595,13 @@ class Truecaser(BaseEstimator):
             mc = self.rare_mc_.get(key)
             if mc is not None:
                 cands.append((mc, UNKNOWN_TOKENS["MC"], "MC"))
+            elif self.compound_casing and getattr(self, "compound_parts_", None) is not None:
+                # an unseen compound's capitalised candidate is what the compound casing renders
+                # ("Alpes-Maritimes", not "Alpes-maritimes"); its spelling evidence is then the OOV
+                # model's for a capital, first letter only or not (UC or MC), not UC's alone
+                form = compound_form(key, self.compound_parts_)
+                if form is not None and len(form) == len(key):
+                    cands[1] = (form, UNKNOWN_TOKENS["UC"], CAPITALISED)
         if len(self._cand_cache) < 500_000:
             self._cand_cache[key] = cands
         return cands

@@ -18,7 +18,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.linear_model import LogisticRegression
 
-from .casing import CASE_CLASSES
+from .casing import CASE_CLASSES, MC, UC
+
+#: The key of :meth:`CharCasingClassifier.log10_ratio`'s score of UC or MC together: the spelling
+#: evidence of an unseen compound's capitalised candidate, which the compound casing renders in
+#: either class ("Ohio-based", "Alpes-Maritimes").
+CAPITALISED = "UC|MC"
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -77,7 +82,9 @@ class CharCasingClassifier(BaseEstimator):
         return self
 
     def log10_ratio(self, words) -> list[dict[str, float]]:
-        """Per word, log10 P(class|chars) - log10 P(class) for each casing class."""
+        """Per word, log10 P(class|chars) - log10 P(class) for each casing class, and the same ratio
+        for the union of UC and MC (:data:`CAPITALISED`: the word capitalised, whether first letter
+        only or not)."""
         if not words:
             return []
         P = self.clf_.predict_proba(self._vectorizer().transform(words))
@@ -85,8 +92,13 @@ class CharCasingClassifier(BaseEstimator):
         out = []
         logprior = {c: np.log10(self.prior_[c]) for c in CASE_CLASSES}
         logP = np.log10(np.maximum(P, 1e-9))
-        for row in logP:
-            out.append({c: (row[idx[c]] - logprior[c]) if c in idx else -9.0 for c in CASE_CLASSES})
+        cap = [idx[c] for c in (UC, MC) if c in idx]
+        logprior_cap = np.log10(self.prior_[UC] + self.prior_[MC])
+        logP_cap = np.log10(np.maximum(P[:, cap].sum(axis=1), 1e-9))
+        for row, row_cap in zip(logP, logP_cap):
+            d = {c: (row[idx[c]] - logprior[c]) if c in idx else -9.0 for c in CASE_CLASSES}
+            d[CAPITALISED] = float(row_cap - logprior_cap)
+            out.append(d)
         return out
 
 
