@@ -30,6 +30,9 @@ def test_rendering():
     assert apply_class("now", CA) == "NOW"
     assert apply_class("it", LC) == "it"
     assert capitalize_first("''hello") == "''Hello"
+    # no one-character capital ("SS", "FI"): left as it is, the token keeps its length
+    assert capitalize_first("\u00dfx") == "\u00dfx" and capitalize_first("\ufb01sh") == "\ufb01sh"
+    assert capitalize_first("stra\u00dfe") == "Stra\u00dfe" and capitalize_first("\u03c2") == "\u03a3"
     assert transfer_case('"', "``") == '"'
     assert transfer_case("new", "New") == "New"
 

@@ -27,3 +27,23 @@ def test_tokenized_only_case_changes(small_truecaser, text):
     out = service.truecase_tokenized([text])[0]
     assert len(out) == len(text)
     assert all(a == b or a.lower() == b.lower() for a, b in zip(out, text))
+
+
+MODEL_WORDS = st.sampled_from(["the", "paris", "x-ray", "alpes-maritimes", "o'brien", "1991", ".", "\u00df",
+                               "\u00dfx", "\ufb01sh", "stra\u00dfe", "\u03c2", "\u0130", "i\u0307x", "\u01c6-\u01c6", "#a_b#"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tokens=st.lists(MODEL_WORDS, min_size=1, max_size=12))
+def test_the_models_tokens_keep_their_length(small_truecaser, tokens):
+    """The Python API (``predict_tokens``), under the service's guards: each token comes back with
+    its own length and letters, whatever its first letter uppercases to ("\u00df" -> "SS")."""
+    native = getattr(small_truecaser, "_native", None)
+    try:
+        for search in ("C++", "Python"):
+            out = small_truecaser.predict_tokens([tokens])[0]
+            assert len(out) == len(tokens), search
+            assert all(len(o) == len(t) and o.casefold() == t.casefold() for o, t in zip(out, tokens)), search
+            small_truecaser._native = False                  # the Python search next
+    finally:
+        small_truecaser._native = native

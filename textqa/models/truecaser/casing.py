@@ -57,10 +57,13 @@ def apply_class(word: str, cls: str) -> str:
 
 
 def capitalize_first(word: str) -> str:
-    """Uppercase the first cased character, leave the rest unchanged ("iPod" -> "IPod", "'s" -> "'S")."""
+    """Uppercase the first cased character, leave the rest unchanged ("iPod" -> "IPod", "'s" -> "'S").
+    A first cased character with no one-character capital ("ß", "ﬁ": "SS", "FI") is left as it is:
+    truecasing changes only the case of letters, never the length of a token."""
     for i, ch in enumerate(word):
-        if ch.lower() != ch.upper():
-            return word[:i] + ch.upper() + word[i + 1:]
+        up = ch.upper()
+        if ch.lower() != up:
+            return word[:i] + up + word[i + 1:] if len(up) == 1 else word
     return word
 
 
