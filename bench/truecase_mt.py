@@ -20,9 +20,10 @@ from __future__ import annotations
 import argparse
 import csv
 import gzip
+import re
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,8 +55,25 @@ def read_outputs(path: Path) -> dict:
     return dict(out)
 
 
+#: WMT22's anonymisation placeholders ("#PRS_ORG#", "#NAME#", "#NUMBER#"), mostly in de-en.
+PLACEHOLDER = re.compile(r"#[A-Za-z_]+#")
+
+
+def placeholders_kept(own: list[str], recased: list[str]) -> Counter:
+    """{placeholder as the system wrote it: times the recased text has it the same, letter for
+    letter} and {(placeholder, "of"): times it occurs}; recasing changes only the case of letters,
+    so the same character span is compared."""
+    out: Counter = Counter()
+    for o, r in zip(own, recased):
+        for m in PLACEHOLDER.finditer(o):
+            out[(m.group(), "of")] += 1
+            out[m.group()] += r[m.start():m.end()] == m.group()
+    return out
+
+
 def mt_table(svc, outputs: dict, progress=None) -> list[dict]:
-    """Cased BLEU of each variant, and case-insensitive BLEU, per (language pair, system)."""
+    """Cased BLEU of each variant, and case-insensitive BLEU, per (language pair, system); and the
+    anonymisation placeholders each variant writes as the system did (``placeholders_kept``)."""
     from sacrebleu.metrics import BLEU
     cased, nocase = BLEU(), BLEU(lowercase=True)
     rows = []
@@ -68,6 +86,7 @@ def mt_table(svc, outputs: dict, progress=None) -> list[dict]:
         row = {"pair": pair, "system": system, "segments": len(hyps),
                "case-insensitive": nocase.corpus_score(hyps, [refs]).score}
         row.update({k: cased.corpus_score(v, [refs]).score for k, v in variants.items()})
+        row["placeholders"] = {k: placeholders_kept(hyps, v) for k, v in variants.items() if k != "own casing"}
         rows.append(row)
         if progress:
             progress(1)
@@ -155,7 +174,21 @@ def main(argv=None) -> int:
               "`--smoothing deleted_interpolation` is the paper's eq. 1, not run here); the default adds the "
               "cased-phrase scores, the part-by-part casing of unseen compounds and the class LM (`textqa truecase "
               "--decoder trigram` turns all three off).",
-              "", "<details><summary>Per system</summary>", "",
+              ""]
+    kept = {k: sum((r["placeholders"][k] for r in rows), Counter()) for k in VARIANTS if k != "own casing"}
+    names = sorted({k[0] for c in kept.values() for k in c if isinstance(k, tuple)},   # (sums drop zeros)
+                   key=lambda p: (-kept["lowercased"][(p, "of")], p))
+    if names:
+        lines += ["Anonymisation placeholders (de-en's test set writes names and numbers as \"#PRS_ORG#\", "
+                  "\"#NAME#\", \"#NUMBER#\"; the references keep them in capitals): how often each variant "
+                  "writes one as the system did, over all systems:", "",
+                  "| placeholder | occurrences | " + " | ".join(k for k in kept) + " |",
+                  "|---|---:|" + "---:|" * len(kept)]
+        for p in names[:8]:
+            lines.append(f"| `{p}` | {kept['lowercased'][(p, 'of')]:,} | "
+                         + " | ".join(f"{c[p]:,}" for c in kept.values()) + " |")
+        lines.append("")
+    lines += ["<details><summary>Per system</summary>", "",
               "| pair | system | case-insensitive | own casing | lowercased | unigram | trigram | truecased |",
               "|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
