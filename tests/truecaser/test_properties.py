@@ -36,8 +36,9 @@ MODEL_WORDS = st.sampled_from(["the", "paris", "x-ray", "alpes-maritimes", "o'br
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(tokens=st.lists(MODEL_WORDS, min_size=1, max_size=12))
 def test_the_models_tokens_keep_their_length(small_truecaser, tokens):
-    """The Python API (``predict_tokens``), under the service's guards: each token comes back with
-    its own length and letters, whatever its first letter uppercases to ("\u00df" -> "SS")."""
+    """The Python API (``predict_tokens``, without the service's guards), in both searches: each
+    token comes back with its own length and letters, whatever its first letter uppercases to
+    ("\u00df" -> "SS")."""
     native = getattr(small_truecaser, "_native", None)
     try:
         for search in ("C++", "Python"):

@@ -21,8 +21,8 @@ from sklearn.linear_model import LogisticRegression
 from .casing import CASE_CLASSES, MC, UC
 
 #: The key of :meth:`CharCasingClassifier.log10_ratio`'s score of UC or MC together: the spelling
-#: evidence of an unseen compound's capitalised candidate, which the compound casing renders in
-#: either class ("Ohio-based", "Alpes-Maritimes").
+#: evidence of an unseen compound's capitalised candidate when the compound casing writes it part by
+#: part ("Alpes-Maritimes", MC); a spelling like that one is one the classifier puts in UC or MC.
 CAPITALISED = "UC|MC"
 
 
