@@ -60,14 +60,14 @@ PLACEHOLDER = re.compile(r"#[A-Za-z_]+#")
 
 
 def placeholders_kept(own: list[str], recased: list[str]) -> Counter:
-    """{placeholder as the system wrote it: times the recased text has it the same, letter for
-    letter} and {(placeholder, "of"): times it occurs}; recasing changes only the case of letters,
+    """{(placeholder as the system wrote it, "kept"): times the recased text has it the same, letter
+    for letter; (placeholder, "of"): times it occurs}; recasing changes only the case of letters,
     so the same character span is compared."""
     out: Counter = Counter()
     for o, r in zip(own, recased):
         for m in PLACEHOLDER.finditer(o):
             out[(m.group(), "of")] += 1
-            out[m.group()] += r[m.start():m.end()] == m.group()
+            out[(m.group(), "kept")] += r[m.start():m.end()] == m.group()
     return out
 
 
@@ -176,8 +176,7 @@ def main(argv=None) -> int:
               "--decoder trigram` turns all three off).",
               ""]
     kept = {k: sum((r["placeholders"][k] for r in rows), Counter()) for k in VARIANTS if k != "own casing"}
-    names = sorted({k[0] for c in kept.values() for k in c if isinstance(k, tuple)},   # (sums drop zeros)
-                   key=lambda p: (-kept["lowercased"][(p, "of")], p))
+    names = sorted({p for c in kept.values() for p, _ in c}, key=lambda p: (-kept["lowercased"][(p, "of")], p))
     if names:
         lines += ["Anonymisation placeholders (de-en's test set writes names and numbers as \"#PRS_ORG#\", "
                   "\"#NAME#\", \"#NUMBER#\"; the references keep them in capitals): how often each variant "
@@ -186,7 +185,7 @@ def main(argv=None) -> int:
                   "|---|---:|" + "---:|" * len(kept)]
         for p in names[:8]:
             lines.append(f"| `{p}` | {kept['lowercased'][(p, 'of')]:,} | "
-                         + " | ".join(f"{c[p]:,}" for c in kept.values()) + " |")
+                         + " | ".join(f"{c[(p, 'kept')]:,}" for c in kept.values()) + " |")
         lines.append("")
     lines += ["<details><summary>Per system</summary>", "",
               "| pair | system | case-insensitive | own casing | lowercased | unigram | trigram | truecased |",
