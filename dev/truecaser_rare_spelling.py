@@ -28,6 +28,7 @@ def add_rare_spelling(model, setting: dict) -> None:
     """Make ``model`` add the OOV model's spelling evidence, weighted ``setting["w"]``, to the
     candidates of known words seen at most ``setting["K"]`` times (read at each batch)."""
     from textqa.models.truecaser.casing import case_class
+    from textqa.models.truecaser.model import add_emissions
     own, forms, ratios = model._extra_scores, model.casing_.forms, {}
 
     def extra(self, low, sent_off):
@@ -44,8 +45,7 @@ def add_rare_spelling(model, setting: dict) -> None:
                 continue
             if word not in ratios:
                 ratios[word] = self.oov_.log10_ratio([word])[0]
-            add = [w * ratios[word].get(case_class(c), 0.0) for c in cands]
-            out[i] = [a + b for a, b in zip(out[i], add)] if i in out else add
+            add_emissions(out, i, [w * ratios[word].get(case_class(c), 0.0) for c in cands])
         return out
     model._extra_scores = types.MethodType(extra, model)
 

@@ -77,7 +77,7 @@ def samples(corpus: Path, targets: dict, cap: int, max_lines: int = 0):
         for n, line in enumerate(fh, 1):
             if max_lines and n > max_lines:
                 break
-            toks = [t if t.isascii() else fold_accents(t) for t in line.split()]
+            toks = list(map(fold_accents, line.split()))
             low = [t.lower() for t in toks]
             hits = []
             for i in range(1, len(low)):
@@ -141,6 +141,7 @@ def log10_ratio(entry, bag: list[int]) -> np.ndarray:
 def add_topic_scores(model, models: dict, vocab: dict, keep: np.ndarray, setting: dict) -> None:
     """Make ``model`` add ``setting["w"]`` times :func:`log10_ratio` to the candidates of the
     modelled words, given the other words of their sentence part."""
+    from textqa.models.truecaser.model import add_emissions
     own, cache = model._extra_scores, {}
 
     def extra(self, low, sent_off):
@@ -159,8 +160,7 @@ def add_topic_scores(model, models: dict, vocab: dict, keep: np.ndarray, setting
                 key = (word, tuple(bag))
                 if key not in cache:
                     cache[key] = log10_ratio(models[word], bag)
-                add = (w * cache[key]).tolist()
-                out[i] = [x + y for x, y in zip(out[i], add)] if i in out else add
+                add_emissions(out, i, (w * cache[key]).tolist())
         return out
     model._extra_scores = types.MethodType(extra, model)
     setting["cache"] = cache

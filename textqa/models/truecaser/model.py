@@ -95,6 +95,12 @@ def capitalize_first_word_in(tokens: list[str], start: int, end: int) -> None:
             break
 
 
+def add_emissions(extra: dict, pos: int, scores: list) -> None:
+    """Add ``scores`` (one per candidate) to the added emission scores of token ``pos`` in ``extra``
+    ({token index: each candidate's added score}, as :meth:`Truecaser._extra_scores` returns)."""
+    extra[pos] = [a + b for a, b in zip(extra[pos], scores)] if pos in extra else scores
+
+
 class CasingTable:
     """For each lowercased word, its cased forms seen in training with their counts."""
 
@@ -757,7 +763,7 @@ class Truecaser(BaseEstimator):
         weights = getattr(self, "reranker_", None)
         if weights is not None and self.discriminative != "none":
             for k, x in weights.scores(low, sent_off, self._candidate_forms, self.casing_.forms.get).items():
-                out[k] = [a + b for a, b in zip(out[k], x)] if k in out else x
+                add_emissions(out, k, x)
         return out
 
     def _oov_scores(self, token_lists) -> dict:
