@@ -191,13 +191,15 @@ def main(argv=None) -> int:
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     hp = manifest["hyper_parameters"]
-    model_name = (f"textqa Viterbi truecaser: trigram LM + class LM ({hp['class_lm']} classes, order "
-                  f"{hp.get('class_lm_order', 4)}) (exact; C++ search, the default)" if hp.get("class_lm")
-                  else "textqa Viterbi trigram-LM truecaser (exact; C++ search, the default)")
+    model_name = ("textqa Viterbi truecaser: trigram LM"
+                  + (f" + class LM ({hp['class_lm']} classes, order {hp.get('class_lm_order', 4)})" if hp.get("class_lm")
+                     else "")
+                  + (" + sentence-context model" if hp.get("context_cap") else "")
+                  + " (exact; C++ search, the default)")
     names = {"viterbi": model_name,
              "viterbi-python": "same, the Python search (`TEXTQA_NATIVE_VITERBI=0`)",
              "viterbi-trigram": "the paper's trigram decoder (`--decoder trigram`: without the cased-phrase scores, "
-                                "the compound casing and the class LM)",
+                                "the compound casing, the class LM and the sentence-context model)",
              "unigram": "textqa unigram baseline",
              "truecase-pypi": "peer: `truecase` 0.0.14 (PyPI, greedy, own model)"}
     for k in SYSTEMS:
@@ -209,6 +211,7 @@ def main(argv=None) -> int:
         "",
         f"- Artifact size: {size:,.1f} MB (KenLM binary, `{hp.get('lm_binary', 'probing')}`, "
         + (f"+ the class LM (`{hp.get('class_lm_binary', 'trie-q8')}`) and its class table, " if hp.get("class_lm") else "")
+        + ("+ the sentence-context model's weights (int8), " if hp.get("context_cap") else "")
         + "+ casing tables + OOV model + Punkt tables).",
         f"- Training time: {train_seconds:,.0f} s ({train_note}); "
         f"{manifest.get('training_tokens', 0):,} training tokens, n-grams {manifest.get('ngram_counts')}"

@@ -2,7 +2,7 @@
 
     textqa train all | truecaser | blanc | icd9 | qa [...]
     textqa truecase [--model DIR] [--tokenized] [--baseline | --decoder trigram | --no-phrases | --no-compounds |
-                    --no-discriminative | --no-class-lm]
+                    --no-discriminative | --no-class-lm | --no-context]
     textqa blanc score [--model DIR] --refs R1 [R2 ...] [--hyps FILE] [--corpus]
     textqa eval correlate --tsv FILE [--model DIR] [--level segment|system|both] [--ci] [--plot F.png] [--json]
     textqa icd9 code [--model DIR] (--cmc-xml F | --jsonl F | stdin JSONL) [--classifier svm|brr]
@@ -135,6 +135,8 @@ def cmd_truecase(args) -> int:
         service.model.set_params(discriminative="none")
     if args.no_class_lm:
         service.model.set_params(class_lm_weight=0.0)
+    if args.no_context:
+        service.model.set_params(context_weight=0.0)
     out = sys.stdout.buffer
     batch: list[str] = []
 
@@ -230,8 +232,9 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     tc.add_argument("--decoder", choices=("default", "trigram"), default="default",
                     help="'trigram': the paper's decoder, the trigram LM (and the OOV model) alone, without "
                          "the cased-phrase scores, the part-by-part casing of unseen compounds, a "
-                         "discriminative pass and a class LM (--no-phrases --no-compounds --no-discriminative "
-                         "--no-class-lm); default: what the model was trained with")
+                         "discriminative pass, a class LM and the sentence-context model (--no-phrases "
+                         "--no-compounds --no-discriminative --no-class-lm --no-context); default: what the model "
+                         "was trained with")
     tc.add_argument("--no-phrases", action="store_true", help="without the cased-phrase scores")
     tc.add_argument("--no-compounds", action="store_true",
                     help="unseen compounds the search capitalises keep the paper's first-letter capital "
@@ -240,6 +243,9 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
                     help="without the discriminative pass of a model trained with one (train --discriminative)")
     tc.add_argument("--no-class-lm", action="store_true",
                     help="without the class LM of a model trained with one (the default model has one)")
+    tc.add_argument("--no-context", action="store_true",
+                    help="without the sentence-context model (a casing classifier per ambiguous word over the "
+                         "other words of its sentence) of a model trained with one (the default model has one)")
     tc.add_argument("--batch-size", type=int, default=256, help="lines decoded together (default 256)")
     tc.set_defaults(func=cmd_truecase)
 

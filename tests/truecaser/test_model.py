@@ -140,8 +140,10 @@ def test_a_loaded_baseline_is_read_when_first_used_and_checked_again(small_truec
     assert fine.baseline_.predict(lines) == small_truecaser.baseline_.predict(lines)
     assert "best_" in vars(fine.baseline_)
     late = load_truecaser(dest)
-    (dest / "baseline.json").write_text('{"the": "THE"}', encoding="utf-8")
-    with pytest.raises(ArtifactError, match="baseline.json"):
+    import gzip
+    with gzip.open(dest / "baseline.json.gz", "wt", encoding="utf-8") as f:
+        f.write('{"the": "THE"}')
+    with pytest.raises(ArtifactError, match="baseline.json.gz"):
         late.baseline_.predict(lines)
     with pytest.raises(AttributeError):
         late.baseline_.no_such_attribute

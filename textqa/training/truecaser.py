@@ -106,6 +106,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--class-lm-binary", choices=list(BINARY_FORMATS), default="probing",
                    help="KenLM binary layout of the class LM (default probing: 45 MB at order 3 and the fastest "
                         "to ask; use trie-q8 at order 4 or more, whose hash would be over 100 MB)")
+    from textqa.models.truecaser.context import DEFAULT_CAP, DEFAULT_WEIGHT
+    p.add_argument("--context-cap", type=int, default=DEFAULT_CAP, metavar="N",
+                   help=f"the sentence's words (beyond the paper): a logistic regression per ambiguous known word "
+                        f"over the other words of its sentence, trained on the first N training occurrences of "
+                        f"each of its casings (default {DEFAULT_CAP:,}; 0: none, the decoder without it)")
+    p.add_argument("--context-weight", type=float, default=DEFAULT_WEIGHT,
+                   help=f"weight of the sentence-context score against the LM's (default {DEFAULT_WEIGHT:g}, "
+                        f"docs/truecaser.md)")
+    p.add_argument("--context-C", type=float, default=1.0,
+                   help="inverse L2 strength of the sentence-context regressions (default 1)")
     p.add_argument("--no-fold-accents", action="store_true",
                    help="keep the training text's diacritics (default: learn from it folded, 'Sao' for 'São', "
                         "as the benchmark's text is, and decode each word by its folded form)")
@@ -238,7 +248,8 @@ def run(args: argparse.Namespace) -> int:
                       prune=None if args.prune is None else tuple(args.prune),
                       class_lm=args.class_lm, class_lm_weight=args.class_lm_weight,
                       class_lm_order=args.class_lm_order, class_lm_binary=args.class_lm_binary,
-                      class_lm_words=args.class_lm_words)
+                      class_lm_words=args.class_lm_words, context_cap=args.context_cap,
+                      context_weight=args.context_weight, context_C=args.context_C)
     try:
         model._check_params()
     except ValueError as e:
@@ -252,14 +263,17 @@ def run(args: argparse.Namespace) -> int:
             from .truecaser_dask import count_on_cluster
             say(f"reading {names} into the Dask cluster {args.scheduler}")
             with cluster.cluster(args.scheduler, args.workers, "textqa train truecaser") as client:
-                vocab, count_ngrams, count_phrases, n_sentences, dropped, class_text = count_on_cluster(
+                vocab, count_ngrams, count_phrases, n_sentences, dropped, class_text, collect = count_on_cluster(
                     client, data, PUNKT_DIR, dev, args.pretokenized, args.partition_size, args.min_count, say,
-                    order=args.order, class_lm=model.class_lm > 0, fold=model.fold_accents)
+                    order=args.order, class_lm=model.class_lm > 0, fold=model.fold_accents,
+                    context=model.context_cap > 0)
                 say(f"dropped {dropped} training sentences that also occur in the dev set")
                 phrases = count_phrases(model.phrase_min_count, say) if model.phrase_weight > 0 else None
                 model.fit_counts(vocab, count_ngrams, n_sentences, progress=say, arpa_copy=args.arpa,
                                  phrases=phrases, class_text=class_text)
                 del class_text
+                if collect is not None:
+                    model.fit_context(None, progress=say, collect=collect)
         else:
             say(f"reading {names}")
             sentences = tokenized_corpus(data, PUNKT_DIR, None if args.no_cache else cache_dir(), n_jobs=args.jobs,

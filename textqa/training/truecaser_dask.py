@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from textqa.models.truecaser import classes
+from textqa.models.truecaser import context as ctxmod
 from textqa.models.truecaser import lm as lmmod
 from textqa.models.truecaser import phrases as phmod
 from textqa.models.truecaser.casing import fold_accents
@@ -183,11 +184,19 @@ def _partitions(paths, pretokenized: bool, size: int):
         yield buf
 
 
+def _context_samples(part, targets, cap):
+    X, words, labels, vocab = ctxmod.collect(part[0], targets, cap)
+    return X, words, labels, list(vocab)
+
+
 def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], pretokenized: bool, size: int,
-                     min_count: int, say, order: int = 3, class_lm: bool = False, fold: bool = False):
+                     min_count: int, say, order: int = 3, class_lm: bool = False, fold: bool = False,
+                     context: bool = False):
     """(vocabulary, a callable giving the n-gram counts, a callable giving the phrase table, training
     sentences, sentences dropped as dev overlap, the text for the class LM: a :class:`ClusterText`,
-    or None without ``class_lm``) for ``Truecaser.fit_counts``.  The phrase table is counted before
+    or None without ``class_lm``, a callable giving the sentence-context samples or None without
+    ``context``) for ``Truecaser.fit_counts`` and ``Truecaser.fit_context``.  With ``context`` the
+    tokenized partitions stay on the workers until those samples are collected (then freed).  The phrase table is counted before
     the n-grams (which free the tokenized corpus on the workers); the n-gram count leaves each
     partition's LM ids on the workers for the class LM.  ``fold``: count the text without its
     diacritics, as ``Truecaser.fit`` does with ``fold_accents``."""
@@ -221,7 +230,8 @@ def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], preto
                              [client.submit(ngram_counts, p, vocab.V, order, pure=False) for p in packed])
         wait(total)
         result = total.result()
-        parts.clear()                       # the tokenized corpus is no longer needed on the workers
+        if not context:
+            parts.clear()                   # the tokenized corpus is no longer needed on the workers
         if not class_lm:
             packed.clear()
         return result
@@ -236,4 +246,12 @@ def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], preto
         variants = _tree_reduce(client, phmod.merge_counts,
                                 [client.submit(_variant_counts, p, keys_f, pure=False) for p in parts])
         return phmod.PhraseTable.from_variants(variants.result())
-    return vocab, count_ngrams, count_phrases, n_sentences, dropped, ClusterText(client, packed, say) if class_lm else None
+    def collect_context(targets, cap):
+        # each partition's first ``cap`` samples of each word and casing, merged in corpus order
+        say(f"collecting the sentence-context samples on the cluster ({len(parts)} partitions)")
+        [targets_f] = client.scatter([targets], broadcast=True)
+        got = client.gather([client.submit(_context_samples, p, targets_f, cap, pure=False) for p in parts])
+        parts.clear()
+        return ctxmod.merge_samples(got, cap)
+    return (vocab, count_ngrams, count_phrases, n_sentences, dropped,
+            ClusterText(client, packed, say) if class_lm else None, collect_context if context else None)

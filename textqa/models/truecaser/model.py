@@ -9,6 +9,7 @@ tokens with only their case changed.
 from __future__ import annotations
 
 import gc
+import gzip
 import logging
 import math
 import shutil
@@ -31,6 +32,7 @@ from . import lm as lmmod
 from .classes import CLASS_ORDER, TARGETS, PackedText, WordClasses
 from .casing import (CASE_CLASSES, NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class,
                      fold_accents, group_by_lowercase, restore_accents)
+from .context import DEFAULT_MIN_WEIGHT, DEFAULT_STOP, SentenceContext, fit_context, ranges, target_words
 from .compounds import SEPARATORS, compound_form, count_parts, parts_from_data
 from .oov import CAPITALISED, CharCasingClassifier
 from .phrases import PhraseTable
@@ -173,29 +175,27 @@ class UnigramTruecaser(BaseEstimator):
 
 BOS_ID, EOS_ID, UNK_ID = 0, 1, 2
 #: The settings (``set_params``) of the paper's trigram decoder: no phrase scores, unseen compounds
-#: capitalised at the first letter only, no discriminative pass, no class LM (``textqa truecase --decoder trigram``).
-TRIGRAM_DECODER = {"phrase_weight": 0.0, "compound_casing": False, "discriminative": "none", "class_lm_weight": 0.0}
+#: capitalised at the first letter only, no discriminative pass, no class LM, no sentence-context model
+#: (``textqa truecase --decoder trigram``).
+TRIGRAM_DECODER = {"phrase_weight": 0.0, "compound_casing": False, "discriminative": "none", "class_lm_weight": 0.0,
+                   "context_weight": 0.0}
 #: ``Truecaser._viterbi``'s default: score the sentence's own phrases (None means no phrase scores).
 _OWN_PHRASES = object()
 LM_SPECIALS = [lmmod.BOS, lmmod.EOS, lmmod.UNK, UNKNOWN_NONE] + [UNKNOWN_TOKENS[c] for c in CASE_CLASSES]
 
 
-def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The concatenated ranges ``[starts[i], starts[i] + lengths[i])`` as one index array."""
-    total = int(lengths.sum())
-    return np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(total)
-
-
 class CandidateRows:
     """The C++ search's per-candidate inputs of every token in a decoder's cache (``cache``), one
     row of consecutive entries per token: KenLM ids, class-LM ids and log10 P(w | c), in growing
-    flat arrays, so that a batch's inputs are numpy gathers, not per-token Python lists.  A row is
+    flat arrays, and the token's code in the sentence-context model (``code``, -1: none), so that a
+    batch's inputs are numpy gathers, not per-token Python lists.  A row is
     seen only once :meth:`add` has returned (its index is then put in the cache), and the lock keeps
     two threads of a server from taking the same row."""
 
     def __init__(self, cache: dict):
         self.cache, self.n_rows, self.size, self.lock = cache, 0, 0, threading.Lock()
         self.start, self.count = np.zeros(1024, dtype=np.int64), np.zeros(1024, dtype=np.int64)
+        self.code = np.full(1024, -1, dtype=np.int64)
         self.ids, self.cids = np.zeros(4096, dtype=np.uint32), np.zeros(4096, dtype=np.uint32)
         self.cem = np.zeros(4096)
 
@@ -205,19 +205,19 @@ class CandidateRows:
     def __setstate__(self, state):
         self.__dict__.update(state, lock=threading.Lock())
 
-    def add(self, ids: list, cids: list, cem: list) -> int:
+    def add(self, ids: list, cids: list, cem: list, code: int = -1) -> int:
         """Append one token's row; its index."""
         with self.lock:
-            return self._add(ids, cids, cem)
+            return self._add(ids, cids, cem, code)
 
-    def _add(self, ids: list, cids: list, cem: list) -> int:
+    def _add(self, ids: list, cids: list, cem: list, code: int = -1) -> int:
         k, r = len(ids), self.n_rows
         if r == len(self.start):
-            self.start, self.count = (np.resize(a, 2 * len(a)) for a in (self.start, self.count))
+            self.start, self.count, self.code = (np.resize(a, 2 * len(a)) for a in (self.start, self.count, self.code))
         if self.size + k > len(self.ids):
             cap = 2 * (self.size + k)
             self.ids, self.cids, self.cem = (np.resize(a, cap) for a in (self.ids, self.cids, self.cem))
-        self.start[r], self.count[r] = self.size, k
+        self.start[r], self.count[r], self.code[r] = self.size, k, code
         self.ids[self.size:self.size + k], self.cids[self.size:self.size + k] = ids, cids
         self.cem[self.size:self.size + k] = cem
         self.n_rows, self.size = r + 1, self.size + k
@@ -321,6 +321,14 @@ class Truecaser(BaseEstimator):
         this pools the evidence of both spellings; False (the estimator's default, and every
         artifact trained before it existed) keeps them apart.  ``textqa train truecaser`` folds
         unless given ``--no-fold-accents``.  A property of the trained model, not a decoding option.
+    context_cap : the sentence's words (:mod:`.context`, beyond the paper): one logistic regression per
+        ambiguous known word over the other words of its sentence, trained on the first ``context_cap``
+        training occurrences of each of its casings; 0 (the estimator's default): none.
+        ``textqa train truecaser`` trains the default model with :data:`.context.DEFAULT_CAP`.
+    context_weight : weight W of its score, W * (log10 P(casing | sentence words) - log10 P(casing)),
+        against the LM's (0 on a fitted model: decode without it).
+    context_C : the logistic regressions' inverse L2 strength.
+    context_min_weight : weights smaller than this in absolute value are not stored (the artifact's size).
     """
 
     def __init__(self, min_count: int = 2, n_casings: int = 4, smoothing: str = "kneser_ney",
@@ -331,7 +339,9 @@ class Truecaser(BaseEstimator):
                  order: int = 3, discriminative: str = "none", prune: tuple | None = None,
                  class_lm: int = 0, class_lm_weight: float = 0.25,
                  class_lm_order: int = CLASS_ORDER, class_lm_binary: str = "probing",
-                 class_lm_words: int = TARGETS, fold_accents: bool = False):
+                 class_lm_words: int = TARGETS, fold_accents: bool = False, context_cap: int = 0,
+                 context_weight: float = 0.5, context_C: float = 1.0,
+                 context_min_weight: float = DEFAULT_MIN_WEIGHT):
         self.min_count = min_count
         self.n_casings = n_casings
         self.smoothing = smoothing
@@ -355,6 +365,10 @@ class Truecaser(BaseEstimator):
         self.class_lm_binary = class_lm_binary
         self.class_lm_words = class_lm_words
         self.fold_accents = fold_accents
+        self.context_cap = context_cap
+        self.context_weight = context_weight
+        self.context_C = context_C
+        self.context_min_weight = context_min_weight
 
     # ------------------------------------------------------------------ training
     def _prune(self) -> tuple:
@@ -393,6 +407,13 @@ class Truecaser(BaseEstimator):
             raise ValueError(f"class_lm_order must be one of {ORDERS}, got {self.class_lm_order!r}")
         if self.class_lm and self.discriminative != "none":
             raise ValueError("the class LM and the discriminative pass cannot be combined")
+        if not isinstance(self.context_cap, int) or self.context_cap < 0:
+            raise ValueError(f"context_cap must be a whole number >= 0, got {self.context_cap!r}")
+        for name in ("context_weight", "context_min_weight"):
+            if not (getattr(self, name) >= 0 and math.isfinite(getattr(self, name))):
+                raise ValueError(f"{name} must be a finite number >= 0")
+        if not (self.context_C > 0 and math.isfinite(self.context_C)):
+            raise ValueError("context_C must be a finite number > 0")
         if not (self.phrase_weight >= 0 and math.isfinite(self.phrase_weight)) or self.phrase_min_count < 1:
             raise ValueError("phrase_weight must be a finite number >= 0 and phrase_min_count >= 1")
 
@@ -454,6 +475,25 @@ class Truecaser(BaseEstimator):
                 raise RuntimeError("the discriminative pass trains with the C++ decoder, which is not built (run make)")
             say(f"training the discriminative pass ({self.discriminative} features) on the held-out sentences")
             self.reranker_ = train_weights(self, dec, held, self.discriminative, progress=say)
+        if self.context_cap:
+            self.fit_context(sentences, progress=say)
+        return self
+
+    def fit_context(self, sentences, progress=None, collect=None):
+        """Fit the sentence-context model (:mod:`.context`; ``context_cap`` and ``context_C``) on
+        ``sentences`` (token lists or whitespace-tokenized strings, folded as the model's training
+        text) for the ambiguous words of the fitted casing table; or on the samples that
+        ``collect(targets, cap)`` gives (:func:`.context.collect`'s tuple: ``textqa train truecaser
+        --scheduler`` collects them on the cluster)."""
+        say = progress or (lambda msg: log.info(msg))
+        forms = self.casing_.forms
+        stop = set(sorted(forms, key=lambda w: -sum(c for _, c in forms[w]))[:DEFAULT_STOP])
+        targets = {w: c for w, c in target_words(forms, self._candidate_forms).items() if w not in stop}
+        say(f"training the sentence-context model: {len(targets):,} ambiguous words, {self.context_cap:,} "
+            f"samples a casing at most")
+        samples = collect(targets, self.context_cap) if collect is not None else None
+        self.context_ = fit_context(sentences, targets, cap=self.context_cap, C=self.context_C, stop=stop,
+                                    min_weight=self.context_min_weight, progress=say, samples=samples)
         return self
 
     def fit_counts(self, vocab: "LMVocabulary", count_ngrams, n_sentences: int, progress=None, arpa_copy=None,
@@ -476,7 +516,7 @@ class Truecaser(BaseEstimator):
         self.n_train_tokens_ = vocab.n_tokens
         self.n_train_sentences_ = n_sentences
         self.phrases_ = phrases
-        self.reranker_ = None
+        self.reranker_ = self.context_ = None
         if phrases is not None:
             say(f"{len(phrases):,} cased phrases seen >= {self.phrase_min_count} times")
         V, bos, eos, unk = vocab.V, BOS_ID, EOS_ID, UNK_ID
@@ -580,7 +620,7 @@ class Truecaser(BaseEstimator):
     def set_params(self, **params):
         """As scikit-learn's, and forget cached candidate lists (they depend on the parameters)."""
         super().set_params(**params)
-        self._cand_cache, self._native_cache, self._phrase_cache = {}, {}, {}
+        self._cand_cache, self._native_cache, self._phrase_cache, self._context_map = {}, {}, {}, None
         return self
 
     # ------------------------------------------------------------------ decoding
@@ -755,16 +795,36 @@ class Truecaser(BaseEstimator):
         """The output forms of a token's candidates (:meth:`_candidates`), in their order."""
         return [f for f, _, _ in self._candidates(word)]
 
-    def _extra_scores(self, low: list[str], sent_off) -> dict:
+    def _extra_scores(self, low: list[str], sent_off, context: bool = True) -> dict:
         """{token index: the added emission score of each candidate}: the phrase scores plus the
-        discriminative pass's (:mod:`.rerank`; ``discriminative``), over the lowercased sentences
-        ``low`` at the offsets ``sent_off``."""
+        discriminative pass's (:mod:`.rerank`; ``discriminative``) and, with ``context``, the
+        sentence-context model's (:meth:`_context_scores`), over the lowercased sentences ``low`` at
+        the offsets ``sent_off``."""
         out = self._phrase_scores(low, lowered=True, sent_off=sent_off) or {}
         weights = getattr(self, "reranker_", None)
         if weights is not None and self.discriminative != "none":
             for k, x in weights.scores(low, sent_off, self._candidate_forms, self.casing_.forms.get).items():
                 add_emissions(out, k, x)
+        scored = self._context_scores(low, sent_off) if context else None
+        if scored is not None:
+            pos, n, vals = scored
+            for k, a, b in zip(pos.tolist(), accumulate(n.tolist(), initial=0), accumulate(n.tolist())):
+                add_emissions(out, k, vals[a:b].tolist())
         return out
+
+    def _context_scores(self, low: list[str], sent_off, codes=None):
+        """(positions, their number of candidates, ``context_weight`` times each candidate's
+        sentence-context score, flat: :meth:`.context.SentenceContext.candidate_scores`) over the
+        lowercased sentences ``low`` at the offsets ``sent_off`` (``codes``: their codes in that
+        model, if known); None without that model or weight."""
+        ctx = getattr(self, "context_", None)
+        if ctx is None or not self.context_weight:
+            return None
+        cmap = getattr(self, "_context_map", None)
+        if cmap is None or cmap[0] is not ctx:
+            cmap = self._context_map = (ctx, ctx.candidate_map(self._candidate_forms))
+        pos, n, vals = ctx.candidate_scores(low, sent_off, cmap[1], codes)
+        return pos, n, self.context_weight * vals
 
     def _oov_scores(self, token_lists) -> dict:
         if self.oov_ is None:
@@ -823,8 +883,9 @@ class Truecaser(BaseEstimator):
             cids, cem = [cdec.index(c) for c, _ in looked], [e for _, e in looked]
         else:
             cids, cem = [0] * len(cands), [0.0] * len(cands)
+        ctx = getattr(self, "context_", None)
         entry = (cands, ids, classes if any(c is not None for c in classes) else None,
-                 rows.add(ids, cids, cem), [f for f, _, _ in cands])
+                 rows.add(ids, cids, cem, ctx.code(key) if ctx is not None else -1), [f for f, _, _ in cands])
         cache[key] = entry
         return entry
 
@@ -842,8 +903,10 @@ class Truecaser(BaseEstimator):
         loop but the sentence split's, the discriminative features' and the unseen words')."""
         cdec = self._native_class_decoder() if self._class_lm_on() else None    # opened before the cache is read
         with _rows_lock:             # threads that find a new cache must share one set of rows for it
-            if len(self._native_cache) >= 500_000:       # a bound on a long-running service's cache
-                self._native_cache = {}
+            ctx = getattr(self, "context_", None)
+            if len(self._native_cache) >= 500_000 or getattr(self, "_native_cache_context", None) is not ctx:
+                self._native_cache = {}     # a bound on a long-running service's cache; or a new context model
+                self._native_cache_context = ctx
             cache = self._native_cache
             rows = getattr(self, "_native_rows", None)
             if rows is None or rows.cache is not cache:
@@ -867,11 +930,17 @@ class Truecaser(BaseEstimator):
         at = ranges(rows.start[row], n_cands)              # each candidate's place in the rows
         ids = rows.ids[at]
         em = np.zeros(n)
-        extra = self._extra_scores(low, sent_off)
+        extra = self._extra_scores(low, sent_off, context=False)
         if extra:                    # the phrase and discriminative scores of the tokens that have some
             tok = np.fromiter(extra, dtype=np.int64, count=len(extra))
             em[ranges(cand_off[tok].astype(np.int64), n_cands[tok])] = np.fromiter(
                 chain.from_iterable(extra.values()), dtype=np.float64, count=int(n_cands[tok].sum()))
+        scored = self._context_scores(low, sent_off, codes=rows.code[row])
+        if scored is not None:       # the sentence-context scores, added as arrays
+            pos, n, vals = scored
+            if not np.array_equal(n, n_cands[pos]):
+                raise RuntimeError("the sentence-context model's candidates differ from the decoder's")
+            em[ranges(cand_off[pos].astype(np.int64), n)] += vals
         unseen_at = [t for t, e in enumerate(ents) if e[2] is not None]      # unseen words (OOV classes)
         if unseen_at and self.oov_ is not None:
             keys = sorted({low[t] for t in unseen_at})
@@ -980,8 +1049,9 @@ class Truecaser(BaseEstimator):
 
 
 # ---------------------------------------------------------------------- persistence
-FORMAT_VERSION = 6            # 6: + the fold_accents hyper-parameter; 5: + discriminative.json (when trained with one); 4: + the compound part table in casing.json; 3: + phrases.json; 2: the OOV model as JSON + .npz (1 pickled it with joblib)
+FORMAT_VERSION = 7            # 7: + context.json/.npz (the sentence-context model, when trained with one), baseline.json.gz for baseline.json; 6: + the fold_accents hyper-parameter; 5: + discriminative.json (when trained with one); 4: + the compound part table in casing.json; 3: + phrases.json; 2: the OOV model as JSON + .npz (1 pickled it with joblib)
 MIN_FORMAT_VERSION = 2
+BASELINE_FILE = "baseline.json.gz"
 ARTIFACT_NAME = "truecaser"
 
 
@@ -1005,7 +1075,7 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
         with open(tmp / "casing.json", "w", encoding="utf-8") as f:
             json.dump({"forms": model.casing_.forms, "rare_mc": model.rare_mc_,
                        "compound_parts": model.compound_parts_}, f, ensure_ascii=False)
-        with open(tmp / "baseline.json", "w", encoding="utf-8") as f:
+        with gzip.open(tmp / BASELINE_FILE, "wt", encoding="utf-8", compresslevel=6) as f:   # 14 MB as JSON
             json.dump(model.baseline_.best_, f, ensure_ascii=False)
         if model.oov_ is not None:
             meta, arrays = oov_to_data(model.oov_)
@@ -1014,6 +1084,10 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
         if getattr(model, "reranker_", None) is not None:
             (tmp / "discriminative.json").write_text(json.dumps(model.reranker_.to_data(), ensure_ascii=False),
                                                      encoding="utf-8")
+        if getattr(model, "context_", None) is not None:
+            meta, arrays = model.context_.to_data()
+            (tmp / "context.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+            save_arrays(tmp / "context.npz", arrays)
         if getattr(model, "classes_", None) is not None:
             shutil.copyfile(model.class_lm_path_,
                             tmp / ("class_lm.binary" if model.class_lm_path_.endswith(".binary") else "class_lm.arpa"))
@@ -1033,10 +1107,11 @@ def _read_baseline(path: Path, manifest: dict) -> dict[str, str]:
 
     from ..artifact import ArtifactError, verify_payload
 
-    verify_payload(path, manifest, "baseline.json")
-    p = path / "baseline.json"
+    name = BASELINE_FILE if BASELINE_FILE in manifest.get("files", {}) else "baseline.json"   # format <= 6
+    verify_payload(path, manifest, name)
+    p = path / name
     try:
-        with open(p, encoding="utf-8") as f:
+        with (gzip.open(p, "rt", encoding="utf-8") if name.endswith(".gz") else open(p, encoding="utf-8")) as f:
             best = json.load(f)
     except (OSError, ValueError) as e:
         raise ArtifactError(f"{p}: cannot read the baseline table ({e})") from e
@@ -1112,6 +1187,13 @@ def _load_truecaser(path) -> Truecaser:
                 json.loads((path / "discriminative.json").read_text(encoding="utf-8")))
         except (OSError, ValueError) as e:
             raise ArtifactError(f"{path / 'discriminative.json'}: cannot read the discriminative weights ({e})") from e
+    model.context_ = None
+    if (path / "context.json").exists():
+        try:
+            model.context_ = SentenceContext.from_data(json.loads((path / "context.json").read_text(encoding="utf-8")),
+                                                       load_arrays(path / "context.npz"))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise ArtifactError(f"{path}: cannot read the sentence-context model ({e})") from e
     model._cand_cache, model._native_cache, model._phrase_cache, model._native = {}, {}, {}, None
     model.manifest_ = manifest
     return model

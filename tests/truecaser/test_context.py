@@ -1,0 +1,187 @@
+"""The sentence-context model (issue 14; :mod:`textqa.models.truecaser.context`): the hash index, samples
+collected in parts (``--scheduler``) as in one pass, the scores against a by-hand reference over the
+stored weights, the int8 storage, and the model in the search: off at weight 0 and in the paper's
+trigram decoder, the same from the C++ and the Python search, saved and loaded.  Trained on real
+Wikipedia text (the ``wiki_sentences`` fixture)."""
+import copy
+import json
+import math
+import shutil
+
+import numpy as np
+import pytest
+
+from textqa.models.artifact import ArtifactError, save_arrays, sha256_file
+from textqa.models.truecaser.casing import fold_accents
+from textqa.models.truecaser.context import (KeyIndex, SentenceContext, collect, merge_samples, ranges,
+                                             target_words)
+from textqa.models.truecaser.model import TRIGRAM_DECODER, load_truecaser, save_truecaser
+from textqa.paths import PUNKT_DIR
+
+
+def test_key_index_finds_each_key_and_nothing_else():
+    rng = np.random.default_rng(7)                  # synthetic keys: a property of the index, not of data
+    keys = rng.choice(10**12, size=50_000, replace=False).astype(np.int64)
+    index = KeyIndex(keys)
+    probe = np.concatenate([keys[::3], rng.integers(0, 10**12, 20_000), [0, 10**12 + 1]])
+    expect = {k: i for i, k in enumerate(keys.tolist())}
+    assert index.find(probe).tolist() == [expect.get(k, -1) for k in probe.tolist()]
+    assert KeyIndex(np.zeros(0, np.int64)).find(np.array([5])).tolist() == [-1]
+
+
+def test_ranges():
+    assert ranges(np.array([5, 0, 9]), np.array([2, 0, 3])).tolist() == [5, 6, 9, 10, 11]
+
+
+@pytest.fixture(scope="module")
+def folded(wiki_sentences):
+    return [fold_accents(s) for s in wiki_sentences]
+
+
+@pytest.fixture(scope="module")
+def with_context(small_truecaser, folded, tmp_path_factory):
+    """A copy of the session's small truecaser with a sentence-context model (the copy's own)."""
+    model = copy.copy(small_truecaser).set_params(context_cap=300, context_weight=1.0)
+    model.fit_context(folded)
+    folder = tmp_path_factory.mktemp("tc-context") / "truecaser"
+    save_truecaser(model, folder, punkt_dir=PUNKT_DIR)
+    return model, folder
+
+
+def bags(X, vocab):
+    names = list(vocab)
+    return [frozenset(names[c] for c in X.indices[X.indptr[i]:X.indptr[i + 1]]) for i in range(X.shape[0])]
+
+
+def test_samples_collected_in_parts_are_the_whole_texts(small_truecaser, folded):
+    """What ``--scheduler`` relies on: each partition's first ``cap`` samples, merged in order, are
+    the first ``cap`` of the whole text, with the same words around them."""
+    targets = target_words(small_truecaser.casing_.forms, small_truecaser._candidate_forms)
+    assert len(targets) > 100
+    whole = collect(folded, targets, 4)
+    cut = [0, 1000, 1001, 2500, len(folded)]
+    merged = merge_samples([collect(folded[a:b], targets, 4) for a, b in zip(cut, cut[1:])], 4)
+    assert merged[1].tolist() == whole[1].tolist() and merged[2].tolist() == whole[2].tolist()
+    assert bags(merged[0], merged[3]) == bags(whole[0], whole[3])
+    assert np.bincount(whole[1] * 4 + whole[2]).max() == 4        # the cap holds, and binds
+    the = list(targets).index("district") if "district" in targets else 0
+    assert (whole[1] == the).sum() >= 2
+
+
+def reference(ctx, low, i):
+    """log10 P(casing | the other words of the sentence) - log10 P(casing) of token ``i``, by hand."""
+    j = ctx.targets.index(low[i])
+    feats = {ctx.features.index(w) for w in set(low) - {low[i]} if w in ctx.features}
+    logits = [0.0]
+    for r in range(ctx.row_off[j], ctx.row_off[j + 1]):
+        row = dict(zip(ctx.indices[ctx.indptr[r]:ctx.indptr[r + 1]].tolist(),
+                       ctx.data[ctx.indptr[r]:ctx.indptr[r + 1]].tolist()))
+        logits.append(ctx.intercept[r] + sum(row.get(f, 0.0) for f in feats))
+    z = math.log(sum(math.exp(x) for x in logits))
+    prior = ctx.prior[ctx.class_off[j]:ctx.class_off[j + 1]]
+    return [(x - z - math.log(p)) / math.log(10) for x, p in zip(logits, prior)]
+
+
+def test_scores_are_the_logistic_regressions_by_hand(with_context, dev_sentences):
+    model, _ = with_context
+    ctx = model.context_
+    assert len(ctx) > 100 and ctx.info["samples"] > 1000 and len(ctx.data) > 1000
+    sents = [fold_accents(s).lower().split() for s in dev_sentences[:200]]
+    low = [t for s in sents for t in s]
+    off = np.cumsum([0] + [len(s) for s in sents]).tolist()
+    pos, tj, ratio = ctx.log10_ratios(low, off)
+    assert len(pos) > 200 and all(ctx.targets[j] == low[p] for p, j in zip(pos.tolist(), tj.tolist()))
+    checked = 0
+    for t, p in enumerate(pos.tolist()[:400]):
+        s = int(np.searchsorted(off, p, side="right")) - 1
+        ref = reference(ctx, low[off[s]:off[s + 1]], p - off[s])
+        assert ratio[t, :len(ref)] == pytest.approx(ref, abs=1e-9) and not ratio[t, len(ref):].any()
+        checked += abs(ref[0]) > 0.01
+    assert checked > 50                  # the words around it move the scores
+    # the prior-weighted probabilities of a word's casings sum to one
+    for t, j in enumerate(tj.tolist()[:50]):
+        n = ctx.class_off[j + 1] - ctx.class_off[j]
+        assert sum(10 ** ratio[t, :n] * ctx.prior[ctx.class_off[j]:ctx.class_off[j + 1]]) == pytest.approx(1)
+
+
+def test_int8_storage_keeps_each_weight_within_half_a_step(with_context):
+    ctx = with_context[0].context_
+    meta, arrays = ctx.to_data()
+    assert arrays["data"].dtype == np.int8 and not any(a.dtype.hasobject for a in arrays.values())
+    back = SentenceContext.from_data(json.loads(json.dumps(meta)), arrays)
+    step = np.repeat(arrays["scale"], np.diff(arrays["indptr"]))
+    assert (np.abs(back.data - ctx.data) <= step / 2 + 1e-6).all() and back.targets == ctx.targets
+    for bad in ({**arrays, "data": arrays["data"].astype(np.float32)}, {**arrays, "scale": -arrays["scale"]},
+                {**arrays, "indices": arrays["indices"] + len(ctx.features)}, {**arrays, "prior": arrays["prior"][1:]}):
+        with pytest.raises(ValueError):
+            SentenceContext.from_data(meta, bad)
+    with pytest.raises(ValueError):
+        SentenceContext.from_data({**meta, "targets": meta["targets"][1:]}, arrays)
+
+
+def test_the_model_in_the_search(with_context, dev_sentences, monkeypatch):
+    """It changes decisions; weight 0 and the trigram decoder decode without it; the C++ and the
+    Python search agree with it; the saved artifact decodes the same."""
+    model, folder = with_context
+    lowered = [s.lower() for s in dev_sentences[:400]]
+    on = model.predict(lowered)
+    off = model.set_params(context_weight=0.0).predict(lowered)
+    model.set_params(context_weight=1.0)
+    plain = copy.copy(model)
+    plain.context_ = None
+    assert off == plain.set_params().predict(lowered)
+    changed = sum(a != b for x, y in zip(on, off) for a, b in zip(x.split(), y.split()))
+    assert changed > 5, changed
+    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "0")
+    assert model.set_params().predict(lowered) == on
+    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "1")
+    loaded = load_truecaser(folder)
+    assert loaded.context_weight == 1.0 and loaded.predict(lowered) == on
+    assert loaded.set_params(**TRIGRAM_DECODER).predict(lowered) == plain.set_params(**TRIGRAM_DECODER).predict(lowered)
+
+
+def test_a_broken_context_file_is_an_artifact_error(with_context, tmp_path):
+    _, folder = with_context
+    bad = tmp_path / "bad"
+    shutil.copytree(folder, bad)
+    arrays = dict(np.load(bad / "context.npz"))
+    arrays["scale"] = arrays["scale"] * 0
+    save_arrays(bad / "context.npz", arrays)
+    with pytest.raises(ArtifactError, match="context.npz"):                 # the checksum
+        load_truecaser(bad)
+    manifest = json.loads((bad / "manifest.json").read_text())
+    manifest["files"]["context.npz"].update(sha256=sha256_file(bad / "context.npz"),
+                                            bytes=(bad / "context.npz").stat().st_size)
+    (bad / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ArtifactError, match="cannot read the sentence-context model"):
+        load_truecaser(bad)
+
+
+def test_bad_parameters_are_refused(small_truecaser):
+    for bad in ({"context_cap": -1}, {"context_cap": 2.5}, {"context_weight": float("nan")}, {"context_C": 0},
+                {"context_min_weight": -1}):
+        with pytest.raises(ValueError):
+            copy.copy(small_truecaser).set_params(**bad)._check_params()
+
+
+def test_a_batch_scored_in_chunks_is_scored_as_a_whole(with_context, dev_sentences, monkeypatch):
+    ctx = with_context[0].context_
+    sents = [fold_accents(s).lower().split() for s in dev_sentences[:300]]
+    low = [t for s in sents for t in s]
+    off = np.cumsum([0] + [len(s) for s in sents]).tolist()
+    whole = ctx.log10_ratios(low, off)
+    monkeypatch.setattr(type(ctx), "CHUNK", 500)
+    chunked = ctx.log10_ratios(low, off)
+    assert len(whole[0]) > 500 and all(np.array_equal(a, b) for a, b in zip(whole, chunked))
+
+
+def test_a_pickled_model_scores_the_same(with_context, dev_sentences):
+    """The index is built in a thread: a copy (pickle, deepcopy) rebuilds its own."""
+    import pickle
+    ctx = with_context[0].context_
+    low = fold_accents(dev_sentences[5]).lower().split() + fold_accents(dev_sentences[9]).lower().split()
+    off = [0, len(dev_sentences[5].split()), len(low)]
+    again = pickle.loads(pickle.dumps(ctx))
+    assert again._built == [] or again._built[0] is not ctx._index()
+    assert all(np.array_equal(a, b) for a, b in zip(ctx.log10_ratios(low, off), again.log10_ratios(low, off)))
+    assert len(copy.deepcopy(ctx).log10_ratios(low, off)[0]) == len(ctx.log10_ratios(low, off)[0]) > 0

@@ -1,0 +1,474 @@
+"""The sentence's words: a casing model per ambiguous known word (issue 14; beyond the paper).
+
+A trigram LM sees two words to the left; the truecaser's commonest errors ("district", "church",
+"the" in titles of works, "Raw" the television show) hang on what the whole sentence is about.  As
+in word-sense disambiguation, each ambiguous word gets its own classifier of its casing given the
+other words of its sentence:
+
+- **Words** (:func:`target_words`): the known words with two or more candidate casings, seen at
+  least ``min_count`` times in training, whose second candidate has at least ``min_second`` of
+  their occurrences.
+- **Training** (:func:`collect`, :func:`fit_context`): their occurrences in the training text (not
+  the first word of a sentence), the first ``cap`` of each casing; the features are the set of the
+  other lowercased words of the sentence, less the stop words (below).  One
+  L2-regularised logistic regression a word (scikit-learn; ``liblinear`` for two casings, the
+  multinomial ``lbfgs`` for more).
+- **Decoding** (:meth:`SentenceContext.candidate_scores`, vectorised over a batch): ``W * (log10 P(casing | sentence words) - log10
+  P(casing))``, the prior being the casing's share of the word's sample, is added to each
+  candidate's emission score, as the phrase scores are, so the search stays exact (the C++ and the
+  Python search alike).  A casing the sample never had scores 0.
+
+Stored as arrays only (no pickle): the feature words, the target words and their casings, and one
+sparse row of weights per (word, casing but the first): the first casing's logit is 0, the others'
+are relative to it, so a two-casing word is one row (its binary logistic regression) and a
+multinomial one K - 1 rows (the softmax is unchanged by subtracting the first logit).  Weights below
+``min_weight`` in absolute value are dropped; the artifact keeps the rest as int8, with a scale a row.
+The ``DEFAULT_STOP`` commonest words of the training text are neither modelled nor context: their casing
+is a matter of the phrase (titles of works), not of the topic, and they are over half the tokens.
+"""
+from __future__ import annotations
+
+import math
+import threading
+import warnings
+from array import array
+
+import numpy as np
+
+LN10 = math.log(10)
+#: The defaults of ``textqa train truecaser``: samples a casing (measured 1,000 / 3,000 / 10,000 in
+#: docs/truecaser.md), the weight W (best on dev while gaining on news), the weights kept (|w| above)
+#: and how many of the commonest words are neither modelled nor context.
+DEFAULT_CAP, DEFAULT_WEIGHT, DEFAULT_MIN_WEIGHT, DEFAULT_STOP = 10_000, 0.5, 0.2, 100
+
+
+def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The concatenated ranges ``starts[i] .. starts[i] + lengths[i] - 1``."""
+    total = int(lengths.sum())
+    if not total:
+        return np.zeros(0, np.int64)
+    ends = np.cumsum(lengths)
+    return np.repeat(np.asarray(starts, np.int64) - (ends - lengths), lengths) + np.arange(total, dtype=np.int64)
+
+
+class KeyIndex:
+    """A read-only hash index of distinct int64 keys, built and searched with numpy: the keys sorted
+    by bucket (Fibonacci hashing, about one key a bucket), each bucket a range of them.
+    ``find(keys)`` gives each key's position in the keys it was built from, or -1, in a few vectorised
+    passes (one per key of the fullest bucket a look-up meets); a sorted array's ``searchsorted``
+    makes about 22 random reads a look-up at 4 M keys, this one or two."""
+    _MULT = np.uint64(0x9E3779B97F4A7C15)
+
+    def __init__(self, keys: np.ndarray):
+        keys = np.asarray(keys, dtype=np.int64)
+        self.bits = max(1, int(np.log2(len(keys) + 1)))       # about one key a bucket
+        bucket = self._hash(keys)
+        # sorted by (bucket, position) in one sort of int64s (an argsort of the buckets is 1.5x slower)
+        self.order = (np.sort((bucket << 32) | np.arange(len(keys), dtype=np.int64)) & 0xFFFFFFFF).astype(np.int32)
+        self.sorted_keys = keys[self.order]
+        self.start = np.zeros((1 << self.bits) + 1, np.int32)
+        np.cumsum(np.bincount(bucket, minlength=1 << self.bits), out=self.start[1:])
+
+    def _hash(self, keys: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            return ((keys.view(np.uint64) * self._MULT) >> np.uint64(64 - self.bits)).view(np.int64)
+
+    def find(self, keys: np.ndarray) -> np.ndarray:
+        keys = np.asarray(keys, dtype=np.int64)
+        out = np.full(len(keys), -1, np.int64)
+        b = self._hash(keys)
+        at, end = self.start[b].astype(np.int64), self.start[b + 1]
+        todo = np.flatnonzero(at < end)
+        while len(todo):
+            i = at[todo]
+            found = self.sorted_keys[i] == keys[todo]
+            out[todo[found]] = self.order[i[found]]
+            todo = todo[~found]
+            at[todo] += 1
+            todo = todo[at[todo] < end[todo]]
+        return out
+
+
+def target_words(forms: dict, candidate_forms, min_count: int = 20, min_second: float = 0.01) -> dict:
+    """{lowercased word: its candidate forms} of the ambiguous known words of a casing table
+    (``forms``: {key: [[form, count], ...]}; ``candidate_forms(key)``: the decoder's candidates)."""
+    out = {}
+    for w, f in forms.items():
+        if len(f) < 2:
+            continue
+        total = sum(c for _, c in f)
+        if total < min_count:
+            continue
+        cands = candidate_forms(w)
+        if len(cands) < 2:
+            continue
+        counts = dict(f)
+        if sorted((counts.get(c, 0) for c in cands), reverse=True)[1] >= min_second * total:
+            out[w] = list(cands)
+    return out
+
+
+def collect(sentences, targets: dict, cap: int, progress=None):
+    """(sparse 0/1 rows of the other words of the sentence, target index, casing index, {feature
+    word: column}) of each non-initial occurrence of the ``targets`` in ``sentences`` (token lists or
+    whitespace-tokenized strings, already folded as the model's), the first ``cap`` of each word and
+    casing."""
+    import scipy.sparse as sp
+    tid = {w: i for i, w in enumerate(targets)}
+    form_idx = [{f: k for k, f in enumerate(c)} for c in targets.values()]
+    taken = [[0] * len(c) for c in targets.values()]
+    vocab: dict = {}
+    indptr, indices, words, labels = array("q", [0]), array("i"), array("i"), array("i")
+    for n, s in enumerate(sentences, 1):
+        toks = s.split() if isinstance(s, str) else s
+        low = [t.lower() for t in toks]
+        hits = []
+        for i in range(1, len(low)):
+            j = tid.get(low[i])
+            if j is not None:
+                k = form_idx[j].get(toks[i])
+                if k is not None and taken[j][k] < cap:
+                    taken[j][k] += 1
+                    hits.append((i, j))
+                    labels.append(k)
+        if not hits:
+            continue
+        ids = [vocab.setdefault(x, len(vocab)) for x in low]
+        bag = set(ids)
+        for i, j in hits:
+            own = ids[i]
+            indices.extend(x for x in bag if x != own)
+            indptr.append(len(indices))
+            words.append(j)
+        if progress and n % 500_000 == 0:
+            progress(f"sentence-context model: {n:,} sentences read, {len(words):,} samples")
+    X = sp.csr_matrix((np.ones(len(indices), np.float32), np.frombuffer(indices, np.int32),
+                       np.frombuffer(indptr, np.int64)), shape=(len(words), len(vocab)))
+    return X, np.frombuffer(words, np.int32).astype(np.int64), np.frombuffer(labels, np.int32).astype(np.int64), vocab
+
+
+class SentenceContext:
+    """The fitted per-word casing classifiers, as arrays (see the module's docstring).
+
+    ``features``: feature words (column order); ``targets``: target words; ``classes``: each target's
+    casings (forms) in its classifier's order; ``prior``: their sample shares, flat, from
+    ``class_off[j]``; ``row_off[j]``: the first weight row of target j (it has len(classes[j]) - 1
+    rows); ``intercept``: each row's; ``indptr``, ``indices``, ``data``: the rows' sparse weights.
+    """
+
+    def __init__(self, features: list, targets: list, classes: list, prior, intercept, indptr, indices, data,
+                 info: dict | None = None):
+        self.features, self.targets, self.classes = list(features), list(targets), [list(c) for c in classes]
+        n_cls = np.array([len(c) for c in self.classes], dtype=np.int64)
+        if len(self.classes) != len(self.targets) or (n_cls < 2).any():
+            raise ValueError("each target word needs two or more casings")
+        self.class_off = np.zeros(len(n_cls) + 1, np.int64)
+        np.cumsum(n_cls, out=self.class_off[1:])
+        self.row_off = np.zeros(len(n_cls) + 1, np.int64)
+        np.cumsum(n_cls - 1, out=self.row_off[1:])
+        self.prior = np.asarray(prior, np.float64)
+        self.intercept = np.asarray(intercept, np.float64)
+        self.indptr = np.asarray(indptr, np.int64)
+        self.indices = np.asarray(indices, np.int32)
+        self.data = np.asarray(data, np.float32)
+        n_rows, F = int(self.row_off[-1]), len(self.features)
+        if len(self.prior) != self.class_off[-1] or len(self.intercept) != n_rows or len(self.indptr) != n_rows + 1 \
+                or self.indptr[0] != 0 or (np.diff(self.indptr) < 0).any() or self.indptr[-1] != len(self.indices) \
+                or len(self.data) != len(self.indices) or (len(self.indices) and
+                                                           (self.indices.min() < 0 or self.indices.max() >= F)):
+            raise ValueError("inconsistent sentence-context arrays")
+        if (self.prior <= 0).any() or not np.isfinite(self.prior).all() or not np.isfinite(self.intercept).all() \
+                or not np.isfinite(self.data).all():
+            raise ValueError("the sentence-context weights must be finite and the priors positive")
+        self.info = dict(info or {})
+        keys = self._keys()
+        if len(keys) > 1 and (np.diff(keys) <= 0).any():
+            raise ValueError("the sentence-context columns must be increasing within a row")
+        if len(keys) >= 1 << 31:
+            raise ValueError("too many sentence-context weights")
+        self._weights = self.data
+        self._log_prior = np.log(self.prior)
+        code = dict(zip(self.features, range(F)))          # a word's code: its feature index, or past them
+        if len(code) != F or len(set(self.targets)) != len(self.targets):
+            raise ValueError("the sentence-context words must be distinct")
+        for w in self.targets:
+            code.setdefault(w, len(code))
+        self._feat_of = np.full(len(code) + 1, -1, np.int64)   # the last entry (code -1): a word in neither list
+        self._feat_of[:F] = np.arange(F)
+        self._target_of = np.full(len(code) + 1, -1, np.int64)
+        self._target_of[[code[w] for w in self.targets]] = np.arange(len(self.targets))
+        self._code = code
+        self._start_index()
+
+    def _start_index(self) -> None:
+        """Build the look-ups' hash index in a thread, while the rest of the artifact loads (numpy's
+        sort releases the GIL); the first look-up waits for it (:meth:`_index`)."""
+        self._built: list = []
+        self._builder = threading.Thread(target=lambda: self._built.append(KeyIndex(self._keys())), daemon=True,
+                                         name="sentence-context index")
+        self._builder.start()
+
+    def __getstate__(self):                     # copied or pickled without the thread and the index
+        return {k: v for k, v in self.__dict__.items() if k not in ("_built", "_builder")}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._start_index()
+
+    def __len__(self) -> int:
+        return len(self.targets)
+
+    # --------------------------------------------------------------- scoring
+    def _keys(self) -> np.ndarray:
+        """Each weight's key, row * (number of features) + column: increasing."""
+        rows = np.repeat(np.arange(len(self.indptr) - 1, dtype=np.int64), np.diff(self.indptr))
+        return rows * max(len(self.features), 1) + self.indices.astype(np.int64)
+
+    def _index(self) -> "KeyIndex":
+        """The hash index of the weights' keys, once its thread has built it (or built here, in a
+        process forked before the thread was done, where it does not run)."""
+        if not self._built:
+            self._builder.join()
+            if not self._built:
+                self._built.append(KeyIndex(self._keys()))
+        return self._built[0]
+
+    def code(self, word: str) -> int:
+        """The word's code in :meth:`log10_ratios`'s ``codes`` (-1: neither modelled nor context)."""
+        return self._code.get(word, -1)
+
+    #: Batches are scored this many tokens at a time at most (whole sentences), which bounds the
+    #: look-ups' temporary arrays (about 80 bytes a look-up, 10 look-ups a token).
+    CHUNK = 50_000
+
+    def log10_ratios(self, low: list[str], sent_off, codes=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(positions of the target words in ``low``, their target indices, a matrix of their
+        log10 P(casing | the other words of its sentence) - log10 P(casing), a column per casing of
+        ``classes`` (0 past a word's last)), the sentences being ``low[sent_off[k]:sent_off[k + 1]]``.
+        Vectorised over the batch: the (row, word) weights are found in one hash look-up.  ``codes``:
+        each word's :meth:`code`, if the caller has them (the C++ search's inputs keep them per type)."""
+        if codes is None:
+            get = self._code.get
+            codes = np.fromiter((get(t, -1) for t in low), dtype=np.int64, count=len(low))
+        off = np.asarray(sent_off, dtype=np.int64)
+        if off[-1] - off[0] <= self.CHUNK:
+            return self._log10_ratios(codes, off)
+        parts, first = [], 0
+        while first < len(off) - 1:
+            last = max(first + 1, int(np.searchsorted(off, off[first] + self.CHUNK, side="right")) - 1)
+            pos, tj, ratio = self._log10_ratios(codes, off[first:last + 1])
+            parts.append((pos, tj, ratio))
+            first = last
+        width = max(r.shape[1] for _, _, r in parts)
+        return (np.concatenate([p for p, _, _ in parts]), np.concatenate([t for _, t, _ in parts]),
+                np.concatenate([np.pad(r, ((0, 0), (0, width - r.shape[1]))) for _, _, r in parts]))
+
+    def _log10_ratios(self, codes: np.ndarray, off: np.ndarray):
+        """:meth:`log10_ratios` of the sentences ``codes[off[k]:off[k + 1]]``."""
+        codes = codes[off[0]:off[-1]]
+        base, off = off[0], off - off[0]
+        tgt = self._target_of[codes]
+        pos = np.flatnonzero(tgt >= 0)
+        if not len(pos):
+            return pos, pos, np.zeros((0, 1))
+        sent = np.repeat(np.arange(len(off) - 1, dtype=np.int64), np.diff(off))
+        feat = self._feat_of[codes]
+        F = max(len(self.features), 1)
+        has = feat >= 0
+        pairs = np.unique(sent[has] * F + feat[has])          # each sentence's distinct feature words
+        p_sent, p_feat = pairs // F, pairs % F
+        bounds = np.searchsorted(p_sent, np.arange(len(off), dtype=np.int64))
+        ts, tj = sent[pos], tgt[pos]
+        first = bounds[ts]
+        cnt = bounds[ts + 1] - first
+        q_t = np.repeat(np.arange(len(pos), dtype=np.int64), cnt)
+        q_f = p_feat[ranges(first, cnt)]      # the word itself too: its own row never has a weight for it
+        row0 = self.row_off[tj]
+        n_rows = self.row_off[tj + 1] - row0
+        max_rows = int(n_rows.max())
+        logits = np.zeros((len(pos), max_rows + 1))
+        logits[:, 1:] = -np.inf
+        q_rows = n_rows[q_t]
+        index = self._index()
+        for r in range(max_rows):
+            ok_t = n_rows > r
+            logits[ok_t, r + 1] = self.intercept[row0[ok_t] + r]
+            sel = q_rows > r
+            qt = q_t[sel]
+            at = index.find((row0[qt] + r) * F + q_f[sel])
+            hit = at >= 0
+            logits[:, r + 1] += np.bincount(qt[hit], weights=self._weights[at[hit]], minlength=len(pos))
+        logits -= logits.max(axis=1, keepdims=True)
+        logp = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+        n_cls = n_rows + 1
+        col = ranges(np.zeros(len(pos), np.int64), n_cls)
+        at = np.repeat(np.arange(len(pos)), n_cls)
+        out = np.zeros_like(logp)
+        out[at, col] = (logp[at, col] - self._log_prior[ranges(self.class_off[tj], n_cls)]) / LN10
+        return pos + base, tj, out
+
+    def candidate_map(self, candidate_forms) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(each target's number of candidates, where its candidates start in the third, each
+        candidate's column in :meth:`log10_ratios`'s matrix or -1 for a casing the word's sample
+        never had), for the decoder's ``candidate_forms(word)``."""
+        count, cols = [], []
+        for w, classes in zip(self.targets, self.classes):
+            idx = {f: k for k, f in enumerate(classes)}
+            cands = candidate_forms(w)
+            count.append(len(cands))
+            cols.extend(idx.get(f, -1) for f in cands)
+        count = np.array(count, dtype=np.int64)
+        start = np.zeros(len(count), np.int64)
+        np.cumsum(count[:-1], out=start[1:])
+        return count, start, np.array(cols, dtype=np.int64)
+
+    def candidate_scores(self, low: list[str], sent_off, cmap, codes=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(positions of the target words in ``low``, their number of candidates, each candidate's
+        log10 ratio, flat, in candidate order: 0 for a casing the sample never had); ``cmap``:
+        :meth:`candidate_map` of the decoder's candidates."""
+        pos, tj, ratio = self.log10_ratios(low, sent_off, codes)
+        count, start, cols = cmap
+        n = count[tj]
+        c = cols[ranges(start[tj], n)]
+        t = np.repeat(np.arange(len(pos)), n)
+        return pos, n, np.where(c >= 0, ratio[t, np.maximum(c, 0)], 0.0)
+
+    # --------------------------------------------------------------- storage
+    def to_data(self) -> tuple[dict, dict]:
+        """(JSON-able metadata, numpy arrays) for :func:`.artifact.save_arrays`; no pickle.  The
+        weights are stored as int8 with a scale a row (the row's largest weight / 127)."""
+        rows = np.repeat(np.arange(len(self.indptr) - 1), np.diff(self.indptr))
+        big = np.zeros(len(self.indptr) - 1, np.float32)
+        np.maximum.at(big, rows, np.abs(self.data))
+        scale = np.where(big > 0, big / 127, 1).astype(np.float32)
+        return ({"features": self.features, "targets": self.targets, "classes": self.classes, "info": self.info},
+                {"prior": self.prior, "intercept": self.intercept, "indptr": self.indptr,
+                 "indices": self.indices.astype(np.int32), "scale": scale,
+                 "data": np.rint(self.data / scale[rows]).astype(np.int8)})
+
+    @classmethod
+    def from_data(cls, meta: dict, arrays: dict) -> "SentenceContext":
+        """The inverse of :meth:`to_data`; ValueError on malformed input."""
+        try:
+            features, targets, classes = meta["features"], meta["targets"], meta["classes"]
+            if not (isinstance(features, list) and isinstance(targets, list) and isinstance(classes, list)) or \
+                    not all(isinstance(w, str) for w in features + targets) or \
+                    not all(isinstance(c, list) and all(isinstance(f, str) for f in c) for c in classes):
+                raise ValueError("features, targets and classes must be lists of strings")
+            indptr, scale, q = (np.asarray(arrays[k]) for k in ("indptr", "scale", "data"))
+            if q.dtype != np.int8 or scale.shape != (len(indptr) - 1,) or len(indptr) < 1 or \
+                    not np.isfinite(scale).all() or (scale <= 0).any() or indptr[-1] != len(q) or \
+                    (np.diff(indptr) < 0).any():
+                raise ValueError("malformed quantised weights")
+            data = q.astype(np.float32) * np.repeat(scale.astype(np.float32), np.diff(indptr))
+            return cls(features, targets, classes, arrays["prior"], arrays["intercept"], indptr,
+                       arrays["indices"], data, info=meta.get("info"))
+        except (KeyError, TypeError) as e:
+            raise ValueError(f"malformed sentence-context model ({e!r})") from e
+
+
+def merge_samples(parts: list, cap: int):
+    """:func:`collect`'s samples of consecutive stretches of a corpus (``parts``, in corpus order, each
+    collected with the same targets and ``cap``) as :func:`collect` gives them for the whole: the first
+    ``cap`` of each word and casing, their columns renumbered over one vocabulary (in the order the
+    parts met the words)."""
+    import scipy.sparse as sp
+    vocab: dict = {}
+    indices, indptr, words, labels, nnz = [], [np.zeros(1, np.int64)], [], [], 0
+    for X, w, y, v in parts:
+        cols = np.fromiter((vocab.setdefault(x, len(vocab)) for x in v), dtype=np.int64, count=len(v))
+        indices.append(cols[X.indices])
+        indptr.append(np.asarray(X.indptr[1:], np.int64) + nnz)
+        nnz += len(X.indices)
+        words.append(np.asarray(w, np.int64))
+        labels.append(np.asarray(y, np.int64))
+    words, labels = np.concatenate(words or [np.zeros(0, np.int64)]), np.concatenate(labels or [np.zeros(0, np.int64)])
+    X = sp.csr_matrix((np.ones(nnz, np.float32), np.concatenate(indices or [np.zeros(0, np.int64)]).astype(np.int32),
+                       np.concatenate(indptr)), shape=(len(words), len(vocab)))
+    key = words * (int(labels.max()) + 1 if len(labels) else 1) + labels
+    order = np.argsort(key, kind="stable")                  # each (word, casing)'s samples, in corpus order
+    sorted_key = key[order]
+    first = np.searchsorted(sorted_key, sorted_key)         # where each one's group starts
+    rank = np.empty(len(key), np.int64)
+    rank[order] = np.arange(len(key)) - first
+    keep = np.flatnonzero(rank < cap)
+    return X[keep], words[keep], labels[keep], vocab
+
+
+def fit_context(sentences, targets: dict, cap: int = DEFAULT_CAP, C: float = 1.0, stop=(),
+                min_weight: float = DEFAULT_MIN_WEIGHT, progress=None, samples=None) -> SentenceContext:
+    """Collect the samples of ``targets`` ({word: candidate forms}) in ``sentences`` (or take them as
+    ``samples``, :func:`collect`'s tuple) and fit one logistic regression per word (see the module's
+    docstring); words whose sample has one casing are left out, and so are the ``stop`` words as
+    context.  The columns are numbered in the order of their words, so the model does not depend on
+    the order the words were met in."""
+    from sklearn.linear_model import LogisticRegression
+    say = progress or (lambda msg: None)
+    X, words, labels, vocab = samples if samples is not None else collect(sentences, targets, cap, progress)
+    say(f"sentence-context model: {X.shape[0]:,} samples of {len(targets):,} words, {len(vocab):,} context words")
+    names = np.array(list(vocab), dtype=object)
+    by_name = np.argsort(names)
+    rank = np.empty(len(names), np.int64)
+    rank[by_name] = np.arange(len(names))
+    names = names[by_name]
+    stop = set(stop)
+    keep = np.fromiter((w not in stop for w in names), dtype=bool, count=len(names))
+    X = sp_reindex(X, rank, keep)
+    X.sort_indices()            # a row's columns in order: the fits' sums do not depend on the word order met
+    names = names[keep]
+    order = np.argsort(words, kind="stable")
+    bounds = np.searchsorted(words[order], np.arange(len(targets) + 1))
+    kept_targets, kept_classes, prior, intercept, rows = [], [], [], [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for j, (w, cands) in enumerate(targets.items()):
+            idx = order[bounds[j]:bounds[j + 1]]
+            y = labels[idx]
+            present = np.unique(y)
+            if len(present) < 2:
+                continue
+            Xw = X[idx]
+            cols = np.unique(Xw.indices)
+            clf = LogisticRegression(C=C, solver="liblinear" if len(present) == 2 else "lbfgs", max_iter=200)
+            clf.fit(Xw[:, cols], y)
+            coef = np.atleast_2d(clf.coef_)
+            b = np.atleast_1d(clf.intercept_)
+            if len(present) > 2:          # multinomial: relative to the first casing's logit
+                coef, b = coef[1:] - coef[0], b[1:] - b[0]
+            kept_targets.append(w)
+            kept_classes.append([cands[k] for k in present])
+            prior.extend(np.bincount(y, minlength=len(cands))[present] / len(y))
+            intercept.extend(b.tolist())
+            for r in range(len(coef)):
+                nz = np.abs(coef[r]) > min_weight
+                rows.append((cols[nz], coef[r][nz]))
+            if progress and len(kept_targets) % 5000 == 0:
+                say(f"sentence-context model: {len(kept_targets):,} classifiers fitted")
+    used = np.unique(np.concatenate([c for c, _ in rows])) if rows else np.zeros(0, np.int64)
+    remap = np.full(X.shape[1], -1, np.int64)
+    remap[used] = np.arange(len(used))
+    indptr = np.zeros(len(rows) + 1, np.int64)
+    np.cumsum([len(c) for c, _ in rows], out=indptr[1:])
+    indices = np.concatenate([remap[c] for c, _ in rows]) if rows else np.zeros(0, np.int64)
+    data = np.concatenate([v for _, v in rows]) if rows else np.zeros(0)
+    info = {"samples": int(X.shape[0]), "cap": cap, "C": C, "stop_words": len(stop), "min_weight": min_weight}
+    model = SentenceContext(names[used].tolist(), kept_targets, kept_classes, prior, intercept, indptr, indices,
+                            data, info=info)
+    say(f"sentence-context model: {len(model):,} words, {len(data):,} weights over {len(used):,} context words")
+    return model
+
+
+def sp_reindex(X, new_column, keep):
+    """``X`` (CSR) with column c renumbered ``new_column[c]`` and the new columns not in ``keep``
+    dropped (then numbered in order)."""
+    import scipy.sparse as sp
+    col = new_column[X.indices]
+    ok = keep[col]
+    shift = np.cumsum(~keep)
+    row = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    row_len = np.bincount(row[ok], minlength=X.shape[0])
+    indptr = np.zeros(X.shape[0] + 1, np.int64)
+    np.cumsum(row_len, out=indptr[1:])
+    col = col[ok]
+    return sp.csr_matrix((np.ones(len(col), np.float32), (col - shift[col]).astype(np.int32), indptr),
+                         shape=(X.shape[0], int(keep.sum())))
