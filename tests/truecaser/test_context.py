@@ -185,3 +185,25 @@ def test_a_pickled_model_scores_the_same(with_context, dev_sentences):
     assert again._built == [] or again._built[0] is not ctx._index()
     assert all(np.array_equal(a, b) for a, b in zip(ctx.log10_ratios(low, off), again.log10_ratios(low, off)))
     assert len(copy.deepcopy(ctx).log10_ratios(low, off)[0]) == len(ctx.log10_ratios(low, off)[0]) > 0
+
+
+def test_any_corrupted_array_or_field_is_a_value_error(with_context):
+    """Each array truncated, reshaped, made float or NaN (or negative where it must not be), and fields of the metadata
+    of the wrong type: reading it raises ValueError (the artifact loader's ArtifactError), nothing else."""
+    meta, arrays = with_context[0].context_.to_data()
+    bad_arrays = []
+    for k, a in arrays.items():
+        bad_arrays += [{**arrays, k: a[:-1]}, {**arrays, k: a.reshape(-1, 1)}]
+        if k in ("prior", "indptr", "indices", "scale"):          # the others may be negative
+            bad_arrays.append({**arrays, k: -np.abs(a) - 1})
+        if a.dtype.kind == "f":
+            bad_arrays.append({**arrays, k: np.where(np.arange(len(a)) == 0, np.nan, a)})
+        else:
+            bad_arrays.append({**arrays, k: a.astype(np.float64) + 0.5})
+    bad_arrays.append({k: v for k, v in arrays.items() if k != "prior"})
+    bad_meta = [{**meta, "features": meta["features"][:-1]}, {**meta, "features": [1] + meta["features"][1:]},
+                {**meta, "classes": [["x"]] + meta["classes"][1:]}, {**meta, "targets": "x"}, [], {**meta, "info": 3},
+                {**meta, "features": meta["features"][:1] + meta["features"][:-1]}]
+    for m, a in [(meta, b) for b in bad_arrays] + [(b, arrays) for b in bad_meta]:
+        with pytest.raises(ValueError):
+            SentenceContext.from_data(m, a)

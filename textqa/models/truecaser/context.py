@@ -60,7 +60,7 @@ class KeyIndex:
     _MULT = np.uint64(0x9E3779B97F4A7C15)
 
     def __init__(self, keys: np.ndarray):
-        keys = np.asarray(keys, dtype=np.int64)
+        keys = np.ascontiguousarray(keys, dtype=np.int64)
         self.bits = max(1, int(np.log2(len(keys) + 1)))       # about one key a bucket
         bucket = self._hash(keys)
         # sorted by (bucket, position) in one sort of int64s (an argsort of the buckets is 1.5x slower)
@@ -74,7 +74,7 @@ class KeyIndex:
             return ((keys.view(np.uint64) * self._MULT) >> np.uint64(64 - self.bits)).view(np.int64)
 
     def find(self, keys: np.ndarray) -> np.ndarray:
-        keys = np.asarray(keys, dtype=np.int64)
+        keys = np.ascontiguousarray(keys, dtype=np.int64)
         out = np.full(len(keys), -1, np.int64)
         b = self._hash(keys)
         at, end = self.start[b].astype(np.int64), self.start[b + 1]
@@ -172,6 +172,8 @@ class SentenceContext:
         self.indices = np.asarray(indices, np.int32)
         self.data = np.asarray(data, np.float32)
         n_rows, F = int(self.row_off[-1]), len(self.features)
+        if any(a.ndim != 1 for a in (self.prior, self.intercept, self.indptr, self.indices, self.data)):
+            raise ValueError("the sentence-context arrays must be one-dimensional")
         if len(self.prior) != self.class_off[-1] or len(self.intercept) != n_rows or len(self.indptr) != n_rows + 1 \
                 or self.indptr[0] != 0 or (np.diff(self.indptr) < 0).any() or self.indptr[-1] != len(self.indices) \
                 or len(self.data) != len(self.indices) or (len(self.indices) and
@@ -356,7 +358,9 @@ class SentenceContext:
                     not all(isinstance(c, list) and all(isinstance(f, str) for f in c) for c in classes):
                 raise ValueError("features, targets and classes must be lists of strings")
             indptr, scale, q = (np.asarray(arrays[k]) for k in ("indptr", "scale", "data"))
-            if q.dtype != np.int8 or scale.shape != (len(indptr) - 1,) or len(indptr) < 1 or \
+            if q.dtype != np.int8 or indptr.ndim != 1 or q.ndim != 1 or len(indptr) < 1 or \
+                    scale.shape != (len(indptr) - 1,) or not np.issubdtype(indptr.dtype, np.integer) or \
+                    not np.issubdtype(np.asarray(arrays["indices"]).dtype, np.integer) or \
                     not np.isfinite(scale).all() or (scale <= 0).any() or indptr[-1] != len(q) or \
                     (np.diff(indptr) < 0).any():
                 raise ValueError("malformed quantised weights")
