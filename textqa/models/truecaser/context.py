@@ -29,7 +29,9 @@ is a matter of the phrase (titles of works), not of the topic, and they are over
 from __future__ import annotations
 
 import math
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 import warnings
 from array import array
 
@@ -400,12 +402,13 @@ def merge_samples(parts: list, cap: int):
 
 
 def fit_context(sentences, targets: dict, cap: int = DEFAULT_CAP, C: float = 1.0, stop=(),
-                min_weight: float = DEFAULT_MIN_WEIGHT, progress=None, samples=None) -> SentenceContext:
+                min_weight: float = DEFAULT_MIN_WEIGHT, progress=None, samples=None,
+                n_jobs: int = min(2, os.cpu_count() or 1)) -> SentenceContext:
     """Collect the samples of ``targets`` ({word: candidate forms}) in ``sentences`` (or take them as
     ``samples``, :func:`collect`'s tuple) and fit one logistic regression per word (see the module's
     docstring); words whose sample has one casing are left out, and so are the ``stop`` words as
     context.  The columns are numbered in the order of their words, so the model does not depend on
-    the order the words were met in."""
+    the order the words were met in, nor on ``n_jobs``, the threads that fit them."""
     from sklearn.linear_model import LogisticRegression
     say = progress or (lambda msg: None)
     X, words, labels, vocab = samples if samples is not None else collect(sentences, targets, cap, progress)
@@ -422,30 +425,40 @@ def fit_context(sentences, targets: dict, cap: int = DEFAULT_CAP, C: float = 1.0
     names = names[keep]
     order = np.argsort(words, kind="stable")
     bounds = np.searchsorted(words[order], np.arange(len(targets) + 1))
+    items = list(targets.items())
+
+    def fit_one(j: int):
+        idx = order[bounds[j]:bounds[j + 1]]
+        y = labels[idx]
+        present = np.unique(y)
+        if len(present) < 2:
+            return None
+        Xw = X[idx]
+        cols = np.unique(Xw.indices)
+        clf = LogisticRegression(C=C, solver="liblinear" if len(present) == 2 else "lbfgs", max_iter=200,
+                                 random_state=0)
+        clf.fit(Xw[:, cols], y)
+        coef = np.atleast_2d(clf.coef_)
+        b = np.atleast_1d(clf.intercept_)
+        if len(present) > 2:          # multinomial: relative to the first casing's logit
+            coef, b = coef[1:] - coef[0], b[1:] - b[0]
+        return present, np.bincount(y, minlength=len(items[j][1]))[present] / len(y), b, \
+            [(cols[np.abs(c) > min_weight], c[np.abs(c) > min_weight]) for c in coef]
+
     kept_targets, kept_classes, prior, intercept, rows = [], [], [], [], []
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), ThreadPoolExecutor(max(1, n_jobs)) as pool:
         warnings.simplefilter("ignore")
-        for j, (w, cands) in enumerate(targets.items()):
-            idx = order[bounds[j]:bounds[j + 1]]
-            y = labels[idx]
-            present = np.unique(y)
-            if len(present) < 2:
+        # liblinear and lbfgs release the GIL: the words are fitted n_jobs at a time, the results
+        # taken in order (each fit is deterministic, so the model does not depend on n_jobs)
+        for (w, cands), fitted in zip(items, pool.map(fit_one, range(len(items)))):
+            if fitted is None:
                 continue
-            Xw = X[idx]
-            cols = np.unique(Xw.indices)
-            clf = LogisticRegression(C=C, solver="liblinear" if len(present) == 2 else "lbfgs", max_iter=200)
-            clf.fit(Xw[:, cols], y)
-            coef = np.atleast_2d(clf.coef_)
-            b = np.atleast_1d(clf.intercept_)
-            if len(present) > 2:          # multinomial: relative to the first casing's logit
-                coef, b = coef[1:] - coef[0], b[1:] - b[0]
+            present, shares, b, word_rows = fitted
             kept_targets.append(w)
             kept_classes.append([cands[k] for k in present])
-            prior.extend(np.bincount(y, minlength=len(cands))[present] / len(y))
+            prior.extend(shares)
             intercept.extend(b.tolist())
-            for r in range(len(coef)):
-                nz = np.abs(coef[r]) > min_weight
-                rows.append((cols[nz], coef[r][nz]))
+            rows.extend(word_rows)
             if progress and len(kept_targets) % 5000 == 0:
                 say(f"sentence-context model: {len(kept_targets):,} classifiers fitted")
     used = np.unique(np.concatenate([c for c, _ in rows])) if rows else np.zeros(0, np.int64)
