@@ -172,8 +172,8 @@ def main(argv=None) -> int:
               f"unigram {uni:.2f}, ceiling {ceil:.2f}).",
               "- The trigram decoder is the paper's trigram-LM Viterbi (Kneser-Ney smoothing and the OOV model added; "
               "`--smoothing deleted_interpolation` is the paper's eq. 1, not run here); the default adds the "
-              "cased-phrase scores, the part-by-part casing of unseen compounds and the class LM (`textqa truecase "
-              "--decoder trigram` turns all three off).",
+              "cased-phrase scores, the part-by-part casing of unseen compounds, the class LM and the sentence-context "
+              "model (`textqa truecase --decoder trigram` turns all four off).",
               ""]
     kept = {k: sum((r["placeholders"][k] for r in rows), Counter()) for k in VARIANTS if k != "own casing"}
     names = sorted({p for c in kept.values() for p, _ in c}, key=lambda p: (-kept["lowercased"][(p, "of")], p))

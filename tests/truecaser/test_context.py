@@ -208,10 +208,3 @@ def test_any_corrupted_array_or_field_is_a_value_error(with_context):
         with pytest.raises(ValueError):
             SentenceContext.from_data(m, a)
 
-
-def test_the_fit_does_not_depend_on_its_threads(small_truecaser, folded):
-    from textqa.models.truecaser.context import fit_context
-    targets = dict(list(target_words(small_truecaser.casing_.forms, small_truecaser._candidate_forms).items())[:300])
-    one, two = (fit_context(folded, targets, cap=100, n_jobs=n).to_data() for n in (1, 2))
-    assert one[0] == two[0] and len(one[0]["targets"]) > 50
-    assert all(np.array_equal(one[1][k], two[1][k]) for k in one[1])

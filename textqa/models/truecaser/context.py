@@ -29,9 +29,7 @@ is a matter of the phrase (titles of works), not of the topic, and they are over
 from __future__ import annotations
 
 import math
-import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 import warnings
 from array import array
 
@@ -402,13 +400,12 @@ def merge_samples(parts: list, cap: int):
 
 
 def fit_context(sentences, targets: dict, cap: int = DEFAULT_CAP, C: float = 1.0, stop=(),
-                min_weight: float = DEFAULT_MIN_WEIGHT, progress=None, samples=None,
-                n_jobs: int = min(2, os.cpu_count() or 1)) -> SentenceContext:
+                min_weight: float = DEFAULT_MIN_WEIGHT, progress=None, samples=None) -> SentenceContext:
     """Collect the samples of ``targets`` ({word: candidate forms}) in ``sentences`` (or take them as
     ``samples``, :func:`collect`'s tuple) and fit one logistic regression per word (see the module's
     docstring); words whose sample has one casing are left out, and so are the ``stop`` words as
     context.  The columns are numbered in the order of their words, so the model does not depend on
-    the order the words were met in, nor on ``n_jobs``, the threads that fit them."""
+    the order the words were met in."""
     from sklearn.linear_model import LogisticRegression
     say = progress or (lambda msg: None)
     X, words, labels, vocab = samples if samples is not None else collect(sentences, targets, cap, progress)
@@ -446,11 +443,11 @@ def fit_context(sentences, targets: dict, cap: int = DEFAULT_CAP, C: float = 1.0
             [(cols[np.abs(c) > min_weight], c[np.abs(c) > min_weight]) for c in coef]
 
     kept_targets, kept_classes, prior, intercept, rows = [], [], [], [], []
-    with warnings.catch_warnings(), ThreadPoolExecutor(max(1, n_jobs)) as pool:
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        # liblinear and lbfgs release the GIL: the words are fitted n_jobs at a time, the results
-        # taken in order (each fit is deterministic, so the model does not depend on n_jobs)
-        for (w, cands), fitted in zip(items, pool.map(fit_one, range(len(items)))):
+        # one word at a time: fitting two at a time in threads (liblinear releases the GIL) was no
+        # faster on the default model (146 s against 129-132 s), the Python around each fit dominating
+        for (w, cands), fitted in zip(items, map(fit_one, range(len(items)))):
             if fitted is None:
                 continue
             present, shares, b, word_rows = fitted
