@@ -31,8 +31,8 @@ def add_rare_spelling(model, setting: dict) -> None:
     from textqa.models.truecaser.model import add_emissions
     own, forms, ratios = model._extra_scores, model.casing_.forms, {}
 
-    def extra(self, low, sent_off):
-        out = own(low, sent_off)
+    def extra(self, low, sent_off, **kw):
+        out = own(low, sent_off, **kw)
         k, w = setting["K"], setting["w"]
         if not w:
             return out
