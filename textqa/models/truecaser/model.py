@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import gzip
+import io
 import logging
 import math
 import shutil
@@ -1075,7 +1076,10 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
         with open(tmp / "casing.json", "w", encoding="utf-8") as f:
             json.dump({"forms": model.casing_.forms, "rare_mc": model.rare_mc_,
                        "compound_parts": model.compound_parts_}, f, ensure_ascii=False)
-        with gzip.open(tmp / BASELINE_FILE, "wt", encoding="utf-8", compresslevel=6) as f:   # 14 MB as JSON
+        # 14 MB as JSON; no name or time in the gzip header, so that the same model gives the same bytes
+        with open(tmp / BASELINE_FILE, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0,
+                                                                   compresslevel=6) as z, \
+                io.TextIOWrapper(z, encoding="utf-8") as f:
             json.dump(model.baseline_.best_, f, ensure_ascii=False)
         if model.oov_ is not None:
             meta, arrays = oov_to_data(model.oov_)
