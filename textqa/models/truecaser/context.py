@@ -188,7 +188,6 @@ class SentenceContext:
             raise ValueError("the sentence-context columns must be increasing within a row")
         if len(keys) >= 1 << 31:
             raise ValueError("too many sentence-context weights")
-        self._weights = self.data
         self._log_prior = np.log(self.prior)
         code = dict(zip(self.features, range(F)))          # a word's code: its feature index, or past them
         if len(code) != F or len(set(self.targets)) != len(self.targets):
@@ -200,13 +199,14 @@ class SentenceContext:
         self._target_of = np.full(len(code) + 1, -1, np.int64)
         self._target_of[[code[w] for w in self.targets]] = np.arange(len(self.targets))
         self._code = code
-        self._start_index()
+        self._start_index(keys)
 
-    def _start_index(self) -> None:
+    def _start_index(self, keys=None) -> None:
         """Build the look-ups' hash index in a thread, while the rest of the artifact loads (numpy's
         sort releases the GIL); the first look-up waits for it (:meth:`_index`)."""
         self._built: list = []
-        self._builder = threading.Thread(target=lambda: self._built.append(KeyIndex(self._keys())), daemon=True,
+        keys = self._keys() if keys is None else keys          # the validated keys, when they are at hand
+        self._builder = threading.Thread(target=lambda: self._built.append(KeyIndex(keys)), daemon=True,
                                          name="sentence-context index")
         self._builder.start()
 
@@ -299,7 +299,7 @@ class SentenceContext:
             qt = q_t[sel]
             at = index.find((row0[qt] + r) * F + q_f[sel])
             hit = at >= 0
-            logits[:, r + 1] += np.bincount(qt[hit], weights=self._weights[at[hit]], minlength=len(pos))
+            logits[:, r + 1] += np.bincount(qt[hit], weights=self.data[at[hit]], minlength=len(pos))
         logits -= logits.max(axis=1, keepdims=True)
         logp = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
         n_cls = n_rows + 1
