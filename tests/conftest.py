@@ -132,6 +132,22 @@ def assert_plots():
 
 
 @pytest.fixture
+def resign():
+    """``resign(folder, name)``: record payload ``name``'s new checksum and size in the artifact's
+    manifest, as a writer that tampered with it knowingly would, so that the loader's own checks of the
+    payload are what a test meets."""
+    import json
+
+    from textqa.models.artifact import sha256_file
+
+    def sign(folder: Path, name: str) -> None:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        manifest["files"][name].update(sha256=sha256_file(folder / name), bytes=(folder / name).stat().st_size)
+        (folder / "manifest.json").write_text(json.dumps(manifest))
+    return sign
+
+
+@pytest.fixture
 def copy_root(tmp_path):
     """``copy_root(root)``: a private copy of an artifacts root, for tests that write into it."""
     def copy(root: Path) -> Path:

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from textqa.models.artifact import ArtifactError, sha256_file
+from textqa.models.artifact import ArtifactError
 from textqa.models.truecaser.model import TRIGRAM_DECODER, Truecaser, load_truecaser, save_truecaser
 from textqa.models.truecaser.rerank import FEATURE_SETS, CandidateWeights, candidate_features, held_out
 from textqa.paths import PUNKT_DIR
@@ -69,7 +69,8 @@ def test_native_and_python_search_agree_with_the_pass(discriminative, dev_senten
     assert model._native_decoder() is not None and model.predict(lowered) == python
 
 
-def test_the_weights_are_saved_loaded_and_switched_off_by_the_trigram_decoder(discriminative, dev_sentences, tmp_path):
+def test_the_weights_are_saved_loaded_and_switched_off_by_the_trigram_decoder(discriminative, dev_sentences, tmp_path,
+                                                                             resign):
     model, path = discriminative
     loaded = load_truecaser(path)
     lowered = [s.lower() for s in dev_sentences[:300]]
@@ -80,10 +81,7 @@ def test_the_weights_are_saved_loaded_and_switched_off_by_the_trigram_decoder(di
     (bad / "discriminative.json").write_text('{"feature_set": "local", "weights": {"b||UC": "lots"}}')
     with pytest.raises(ArtifactError, match="discriminative.json"):         # the checksum
         load_truecaser(bad)
-    manifest = json.loads((bad / "manifest.json").read_text())
-    manifest["files"]["discriminative.json"].update(sha256=sha256_file(bad / "discriminative.json"),
-                                                    bytes=(bad / "discriminative.json").stat().st_size)
-    (bad / "manifest.json").write_text(json.dumps(manifest))
+    resign(bad, "discriminative.json")
     with pytest.raises(ArtifactError, match="discriminative.json: cannot read the discriminative weights"):
         load_truecaser(bad)
 
