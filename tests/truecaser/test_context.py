@@ -13,8 +13,8 @@ import pytest
 
 from textqa.models.artifact import ArtifactError, save_arrays
 from textqa.models.truecaser.casing import fold_accents
-from textqa.models.truecaser.context import (KeyIndex, SentenceContext, collect, merge_samples, ranges,
-                                             target_words)
+from textqa.models.truecaser.context import (BOS, EOS, LEFT, RIGHT, KeyIndex, SentenceContext, collect,
+                                             merge_samples, occurrences, quotas, ranges, target_words)
 from textqa.models.truecaser.model import TRIGRAM_DECODER, load_truecaser, save_truecaser
 from textqa.paths import PUNKT_DIR
 
@@ -54,13 +54,21 @@ def bags(X, vocab):
 
 
 def test_samples_collected_in_parts_are_the_whole_texts(small_truecaser, folded):
-    """What ``--scheduler`` relies on: each partition's first ``cap`` samples, merged in order, are
-    the first ``cap`` of the whole text, with the same words around them."""
+    """What ``--scheduler`` relies on: each partition's share of the first ``cap`` samples (its
+    quota, from every partition's occurrences counted first), merged in order, is the first ``cap``
+    of the whole text, with the same words around them; and no more than those are collected."""
     targets = target_words(small_truecaser.casing_.forms, small_truecaser._candidate_forms)
     assert len(targets) > 100
     whole = collect(folded, targets, 4)
     cut = [0, 1000, 1001, 2500, len(folded)]
-    merged = merge_samples([collect(folded[a:b], targets, 4) for a, b in zip(cut, cut[1:])], 4)
+    counts = [occurrences(folded[a:b], targets) for a, b in zip(cut, cut[1:])]
+    assert (sum(counts) == occurrences(folded, targets)).all()
+    uncapped = collect(folded, targets, 10**9)
+    assert np.bincount(uncapped[1] * counts[0].shape[1] + uncapped[2], minlength=counts[0].size).tolist() \
+        == sum(counts).ravel().tolist()
+    parts = [collect(folded[a:b], targets, q) for (a, b), q in zip(zip(cut, cut[1:]), quotas(counts, 4))]
+    assert sum(len(w) for _, w, _, _ in parts) == len(whole[1])
+    merged = merge_samples(parts, 4)
     assert merged[1].tolist() == whole[1].tolist() and merged[2].tolist() == whole[2].tolist()
     assert bags(merged[0], merged[3]) == bags(whole[0], whole[3])
     assert np.bincount(whole[1] * 4 + whole[2]).max() == 4        # the cap holds, and binds
@@ -69,9 +77,13 @@ def test_samples_collected_in_parts_are_the_whole_texts(small_truecaser, folded)
 
 
 def reference(ctx, low, i):
-    """log10 P(casing | the other words of the sentence) - log10 P(casing) of token ``i``, by hand."""
+    """log10 P(casing | the other words of the sentence) - log10 P(casing) of token ``i``, by hand
+    (with a model of collocations, also the words just left and right of it)."""
     j = ctx.targets.index(low[i])
-    feats = {ctx.features.index(w) for w in set(low) - {low[i]} if w in ctx.features}
+    words = set(low) - {low[i]}
+    if ctx.collocations:
+        words |= {LEFT + (low[i - 1] if i else BOS), RIGHT + (low[i + 1] if i + 1 < len(low) else EOS)}
+    feats = {ctx.features.index(w) for w in words if w in ctx.features}
     logits = [0.0]
     for r in range(ctx.row_off[j], ctx.row_off[j + 1]):
         row = dict(zip(ctx.indices[ctx.indptr[r]:ctx.indptr[r + 1]].tolist(),
@@ -82,9 +94,21 @@ def reference(ctx, low, i):
     return [(x - z - math.log(p)) / math.log(10) for x, p in zip(logits, prior)]
 
 
-def test_scores_are_the_logistic_regressions_by_hand(with_context, dev_sentences):
-    model, _ = with_context
+@pytest.fixture(scope="module")
+def with_collocations(small_truecaser, folded):
+    """As ``with_context``, its classifiers also seeing the words just left and right (not saved)."""
+    model = copy.copy(small_truecaser).set_params(context_cap=300, context_weight=1.0, context_collocations=True)
+    return model.fit_context(folded), None
+
+
+@pytest.mark.parametrize("fitted", ["with_context", "with_collocations"])
+def test_scores_are_the_logistic_regressions_by_hand(fitted, dev_sentences, request):
+    model, _ = request.getfixturevalue(fitted)
     ctx = model.context_
+    assert ctx.collocations == (fitted == "with_collocations")
+    if ctx.collocations:               # the neighbours have weights, at both sides and the edges
+        sides = {f[:2] for f in ctx.features if f[:1] == LEFT[0]}
+        assert sides == {LEFT, RIGHT} and RIGHT + EOS in ctx.features
     assert len(ctx) > 100 and ctx.info["samples"] > 1000 and len(ctx.data) > 1000
     sents = [fold_accents(s).lower().split() for s in dev_sentences[:200]]
     low = [t for s in sents for t in s]
