@@ -8,7 +8,6 @@ weight W on dev, WSJ section 20 and the Reuters-21578 test split.  Nothing but t
 training text is used to fit; choose on dev.
 
     python dev/truecaser_topic.py [--caps 3000 10000] [--C 1] [--weights 0.5 0.75 1] [--min-weight 0.2]
-                                  [--collocations]
 
 Needs the default artifact and its tokenized training text in ``.cache/`` (``textqa train
 truecaser`` writes both); about 2 minutes to read the samples, 2 (cap 3,000) to 4 (cap 10,000)
@@ -40,8 +39,6 @@ def main(argv=None) -> int:
     p.add_argument("--C", type=float, nargs="+", default=[1.0], help="inverse L2 strength(s) (default 1)")
     p.add_argument("--weights", type=float, nargs="+", default=[0.5, 0.75, 1.0])
     p.add_argument("--min-weight", type=float, default=0.2, help="weights kept: |w| above this (default 0.2)")
-    p.add_argument("--collocations", action="store_true",
-                   help="the classifiers also see the words just left and right (context_collocations)")
     p.add_argument("--max-lines", type=int, default=0, help="read only the first N training lines")
     p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: artifacts/)")
     args = p.parse_args(argv)
@@ -68,8 +65,7 @@ def main(argv=None) -> int:
     print("| | | 0 | | " + " | ".join(score_cells(model, sets)) + " |", flush=True)
     for cap in args.caps:
         for C in args.C:
-            model.set_params(context_cap=cap, context_C=C, context_min_weight=args.min_weight,
-                             context_collocations=args.collocations)
+            model.set_params(context_cap=cap, context_C=C, context_min_weight=args.min_weight)
             model.fit_context(sentences, progress=say)
             for w in args.weights:
                 model.set_params(context_weight=w)

@@ -13,8 +13,8 @@ import pytest
 
 from textqa.models.artifact import ArtifactError, save_arrays
 from textqa.models.truecaser.casing import fold_accents
-from textqa.models.truecaser.context import (BOS, EOS, LEFT, RIGHT, KeyIndex, SentenceContext, collect,
-                                             merge_samples, occurrences, quotas, ranges, target_words)
+from textqa.models.truecaser.context import (KeyIndex, SentenceContext, collect, merge_samples, occurrences,
+                                             quotas, ranges, target_words)
 from textqa.models.truecaser.model import TRIGRAM_DECODER, load_truecaser, save_truecaser
 from textqa.paths import PUNKT_DIR
 
@@ -77,13 +77,9 @@ def test_samples_collected_in_parts_are_the_whole_texts(small_truecaser, folded)
 
 
 def reference(ctx, low, i):
-    """log10 P(casing | the other words of the sentence) - log10 P(casing) of token ``i``, by hand
-    (with a model of collocations, also the words just left and right of it)."""
+    """log10 P(casing | the other words of the sentence) - log10 P(casing) of token ``i``, by hand."""
     j = ctx.targets.index(low[i])
-    words = set(low) - {low[i]}
-    if ctx.collocations:
-        words |= {LEFT + (low[i - 1] if i else BOS), RIGHT + (low[i + 1] if i + 1 < len(low) else EOS)}
-    feats = {ctx.features.index(w) for w in words if w in ctx.features}
+    feats = {ctx.features.index(w) for w in set(low) - {low[i]} if w in ctx.features}
     logits = [0.0]
     for r in range(ctx.row_off[j], ctx.row_off[j + 1]):
         row = dict(zip(ctx.indices[ctx.indptr[r]:ctx.indptr[r + 1]].tolist(),
@@ -94,21 +90,9 @@ def reference(ctx, low, i):
     return [(x - z - math.log(p)) / math.log(10) for x, p in zip(logits, prior)]
 
 
-@pytest.fixture(scope="module")
-def with_collocations(small_truecaser, folded):
-    """As ``with_context``, its classifiers also seeing the words just left and right (not saved)."""
-    model = copy.copy(small_truecaser).set_params(context_cap=300, context_weight=1.0, context_collocations=True)
-    return model.fit_context(folded), None
-
-
-@pytest.mark.parametrize("fitted", ["with_context", "with_collocations"])
-def test_scores_are_the_logistic_regressions_by_hand(fitted, dev_sentences, request):
-    model, _ = request.getfixturevalue(fitted)
+def test_scores_are_the_logistic_regressions_by_hand(with_context, dev_sentences):
+    model, _ = with_context
     ctx = model.context_
-    assert ctx.collocations == (fitted == "with_collocations")
-    if ctx.collocations:               # the neighbours have weights, at both sides and the edges
-        sides = {f[:2] for f in ctx.features if f[:1] == LEFT[0]}
-        assert sides == {LEFT, RIGHT} and RIGHT + EOS in ctx.features
     assert len(ctx) > 100 and ctx.info["samples"] > 1000 and len(ctx.data) > 1000
     sents = [fold_accents(s).lower().split() for s in dev_sentences[:200]]
     low = [t for s in sents for t in s]

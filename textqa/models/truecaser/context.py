@@ -108,11 +108,6 @@ def target_words(forms: dict, candidate_forms, min_count: int = 20, min_second: 
     return out
 
 
-#: The prefixes of the collocation features (``collocations=True``): the word just left and just
-#: right of the target ("\x1fLthe", "\x1fRcouncil"; ``<s>`` and ``</s>`` at a sentence's ends).
-LEFT, RIGHT, BOS, EOS = "\x1fL", "\x1fR", "<s>", "</s>"
-
-
 def occurrences(sentences, targets: dict) -> np.ndarray:
     """How many non-initial occurrences of each of the ``targets``' casings ``sentences`` have (what
     :func:`collect` would take with no cap): a row a target, a column a casing (0 past its last)."""
@@ -142,13 +137,11 @@ def quotas(counts: list, cap: int) -> list:
     return out
 
 
-def collect(sentences, targets: dict, cap, progress=None, collocations: bool = False):
+def collect(sentences, targets: dict, cap, progress=None):
     """(sparse 0/1 rows of the other words of the sentence, target index, casing index, {feature
     word: column}) of each non-initial occurrence of the ``targets`` in ``sentences`` (token lists or
     whitespace-tokenized strings, already folded as the model's), the first ``cap`` of each word and
-    casing (``cap``: a number, or a matrix as :func:`occurrences` gives, a cap for each).
-    ``collocations``: each row also has the words just left and right of the occurrence
-    (:data:`LEFT`, :data:`RIGHT`)."""
+    casing (``cap``: a number, or a matrix as :func:`occurrences` gives, a cap for each)."""
     import scipy.sparse as sp
     tid = {w: i for i, w in enumerate(targets)}
     form_idx = [{f: k for k, f in enumerate(c)} for c in targets.values()]
@@ -175,9 +168,6 @@ def collect(sentences, targets: dict, cap, progress=None, collocations: bool = F
         for i, j in hits:
             own = ids[i]
             indices.extend(x for x in bag if x != own)
-            if collocations:
-                indices.append(vocab.setdefault(LEFT + low[i - 1], len(vocab)))
-                indices.append(vocab.setdefault(RIGHT + (low[i + 1] if i + 1 < len(low) else EOS), len(vocab)))
             indptr.append(len(indices))
             words.append(j)
         if progress and n % 500_000 == 0:
@@ -234,20 +224,6 @@ class SentenceContext:
             raise ValueError("the sentence-context words must be distinct")
         for w in self.targets:
             code.setdefault(w, len(code))
-        colloc = {side: {f[len(side):]: k for k, f in enumerate(self.features) if f.startswith(side)}
-                  for side in (LEFT, RIGHT)}
-        for side in colloc.values():        # the collocations' words (stop words too) need codes
-            for w in side:
-                code.setdefault(w, len(code))
-        self.collocations = bool(colloc[LEFT] or colloc[RIGHT])
-        # a word's feature as the left / right neighbour (-1: none), by code; then <s>'s and </s>'s,
-        # and last that of code -1 (a word in no list): none
-        self._edge = len(code)
-        self._left_of, self._right_of = (np.full(len(code) + 3, -1, np.int64) for _ in range(2))
-        for arr, side in ((self._left_of, colloc[LEFT]), (self._right_of, colloc[RIGHT])):
-            for w, k in side.items():
-                arr[code[w]] = k
-            arr[self._edge], arr[self._edge + 1] = side.get(BOS, -1), side.get(EOS, -1)
         self._feat_of = np.full(len(code) + 1, -1, np.int64)   # the last entry (code -1): a word in neither list
         self._feat_of[:F] = np.arange(F)
         self._target_of = np.full(len(code) + 1, -1, np.int64)
@@ -339,15 +315,6 @@ class SentenceContext:
         cnt = bounds[ts + 1] - first
         q_t = np.repeat(np.arange(len(pos), dtype=np.int64), cnt)
         q_f = p_feat[ranges(first, cnt)]      # the word itself too: its own row never has a weight for it
-        if self.collocations:                 # the words just left and right of each target
-            start, end = off[ts], off[ts + 1]
-            left = np.where(pos > start, self._left_of[codes[np.maximum(pos - 1, 0)]], self._left_of[self._edge])
-            right = np.where(pos + 1 < end, self._right_of[codes[np.minimum(pos + 1, len(codes) - 1)]],
-                             self._right_of[self._edge + 1])
-            extra_t = np.concatenate([np.arange(len(pos)), np.arange(len(pos))])
-            extra_f = np.concatenate([left, right])
-            ok = extra_f >= 0
-            q_t, q_f = np.concatenate([q_t, extra_t[ok]]), np.concatenate([q_f, extra_f[ok]])
         row0 = self.row_off[tj]
         n_rows = self.row_off[tj + 1] - row0
         max_rows = int(n_rows.max())
@@ -463,8 +430,7 @@ def merge_samples(parts: list, cap: int):
 
 
 def fit_context(sentences, targets: dict, cap: int = DEFAULT_CAP, C: float = 1.0, stop=(),
-                min_weight: float = DEFAULT_MIN_WEIGHT, progress=None, samples=None,
-                collocations: bool = False) -> SentenceContext:
+                min_weight: float = DEFAULT_MIN_WEIGHT, progress=None, samples=None) -> SentenceContext:
     """Collect the samples of ``targets`` ({word: candidate forms}) in ``sentences`` (or take them as
     ``samples``, :func:`collect`'s tuple) and fit one logistic regression per word (see the module's
     docstring); words whose sample has one casing are left out, and so are the ``stop`` words as
@@ -472,8 +438,7 @@ def fit_context(sentences, targets: dict, cap: int = DEFAULT_CAP, C: float = 1.0
     the order the words were met in."""
     from sklearn.linear_model import LogisticRegression
     say = progress or (lambda msg: None)
-    X, words, labels, vocab = samples if samples is not None else collect(sentences, targets, cap, progress,
-                                                                          collocations)
+    X, words, labels, vocab = samples if samples is not None else collect(sentences, targets, cap, progress)
     say(f"sentence-context model: {X.shape[0]:,} samples of {len(targets):,} words, {len(vocab):,} context words")
     names = np.array(list(vocab), dtype=object)
     by_name = np.argsort(names)

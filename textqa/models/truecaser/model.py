@@ -330,8 +330,6 @@ class Truecaser(BaseEstimator):
         against the LM's (0 on a fitted model: decode without it).
     context_C : the logistic regressions' inverse L2 strength.
     context_min_weight : weights smaller than this in absolute value are not stored (the artifact's size).
-    context_collocations : the sentence-context classifiers also see the words just left and right of
-        the word (:data:`.context.LEFT`, :data:`.context.RIGHT`).
     """
 
     def __init__(self, min_count: int = 2, n_casings: int = 4, smoothing: str = "kneser_ney",
@@ -344,7 +342,7 @@ class Truecaser(BaseEstimator):
                  class_lm_order: int = CLASS_ORDER, class_lm_binary: str = "probing",
                  class_lm_words: int = TARGETS, fold_accents: bool = False, context_cap: int = 0,
                  context_weight: float = 0.5, context_C: float = 1.0,
-                 context_min_weight: float = DEFAULT_MIN_WEIGHT, context_collocations: bool = False):
+                 context_min_weight: float = DEFAULT_MIN_WEIGHT):
         self.min_count = min_count
         self.n_casings = n_casings
         self.smoothing = smoothing
@@ -372,7 +370,6 @@ class Truecaser(BaseEstimator):
         self.context_weight = context_weight
         self.context_C = context_C
         self.context_min_weight = context_min_weight
-        self.context_collocations = context_collocations
 
     # ------------------------------------------------------------------ training
     def _prune(self) -> tuple:
@@ -495,11 +492,9 @@ class Truecaser(BaseEstimator):
         targets = {w: c for w, c in target_words(forms, self._candidate_forms).items() if w not in stop}
         say(f"training the sentence-context model: {len(targets):,} ambiguous words, {self.context_cap:,} "
             f"samples a casing at most")
-        colloc = bool(self.context_collocations)
-        samples = collect(targets, self.context_cap, colloc) if collect is not None else None
+        samples = collect(targets, self.context_cap) if collect is not None else None
         self.context_ = fit_context(sentences, targets, cap=self.context_cap, C=self.context_C, stop=stop,
-                                    min_weight=self.context_min_weight, progress=say, samples=samples,
-                                    collocations=colloc)
+                                    min_weight=self.context_min_weight, progress=say, samples=samples)
         return self
 
     def fit_counts(self, vocab: "LMVocabulary", count_ngrams, n_sentences: int, progress=None, arpa_copy=None,
