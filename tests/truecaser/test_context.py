@@ -13,8 +13,8 @@ import pytest
 
 from textqa.models.artifact import ArtifactError, save_arrays
 from textqa.models.truecaser.casing import fold_accents
-from textqa.models.truecaser.context import (KeyIndex, SentenceContext, collect, merge_samples, occurrences,
-                                             quotas, ranges, target_words)
+from textqa.models.truecaser.context import (KeyIndex, SentenceContext, collect, fit_context, merge_samples,
+                                             occurrences, quotas, ranges, target_words)
 from textqa.models.truecaser.model import TRIGRAM_DECODER, load_truecaser, save_truecaser
 from textqa.paths import PUNKT_DIR
 
@@ -71,6 +71,12 @@ def test_samples_collected_in_parts_are_the_whole_texts(small_truecaser, folded)
     merged = merge_samples(parts, 4)
     assert merged[1].tolist() == whole[1].tolist() and merged[2].tolist() == whole[2].tolist()
     assert bags(merged[0], merged[3]) == bags(whole[0], whole[3])
+    stop = {"the", "of", "in", "and"} - set(targets)        # stop words are not collected as features
+    no_stop = collect(folded, targets, 4, stop=stop)
+    assert not stop & set(no_stop[3]) and stop <= set(whole[3]) and no_stop[1].tolist() == whole[1].tolist()
+    assert bags(no_stop[0], no_stop[3]) == [b - stop for b in bags(whole[0], whole[3])]
+    with pytest.raises(ValueError, match="stop words"):
+        fit_context(None, targets, cap=4, stop=stop, samples=whole)
     assert np.bincount(whole[1] * 4 + whole[2]).max() == 4        # the cap holds, and binds
     the = list(targets).index("district") if "district" in targets else 0
     assert (whole[1] == the).sum() >= 2

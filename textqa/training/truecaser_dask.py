@@ -188,8 +188,8 @@ def _context_counts(part, targets):
     return ctxmod.occurrences(part[0], targets)
 
 
-def _context_samples(part, targets, cap):
-    X, words, labels, vocab = ctxmod.collect(part[0], targets, cap)
+def _context_samples(part, targets, cap, stop):
+    X, words, labels, vocab = ctxmod.collect(part[0], targets, cap, stop=stop)
     return X, words, labels, list(vocab)
 
 
@@ -250,13 +250,13 @@ def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], preto
         variants = _tree_reduce(client, phmod.merge_counts,
                                 [client.submit(_variant_counts, p, keys_f, pure=False) for p in parts])
         return phmod.PhraseTable.from_variants(variants.result())
-    def collect_context(targets, cap):
+    def collect_context(targets, cap, stop):
         # the first ``cap`` samples of each word and casing: each partition's occurrences counted first,
         # then each takes its share in corpus order (so no more than ``cap`` reach the client), merged
         say(f"collecting the sentence-context samples on the cluster ({len(parts)} partitions)")
         [targets_f] = client.scatter([targets], broadcast=True)
         counts = client.gather([client.submit(_context_counts, p, targets_f, pure=False) for p in parts])
-        got = client.gather([client.submit(_context_samples, p, targets_f, q, pure=False)
+        got = client.gather([client.submit(_context_samples, p, targets_f, q, stop, pure=False)
                              for p, q in zip(parts, ctxmod.quotas(counts, cap))])
         parts.clear()
         return ctxmod.merge_samples(got, cap)

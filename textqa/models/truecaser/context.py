@@ -137,12 +137,14 @@ def quotas(counts: list, cap: int) -> list:
     return out
 
 
-def collect(sentences, targets: dict, cap, progress=None):
+def collect(sentences, targets: dict, cap, progress=None, stop=()):
     """(sparse 0/1 rows of the other words of the sentence, target index, casing index, {feature
     word: column}) of each non-initial occurrence of the ``targets`` in ``sentences`` (token lists or
     whitespace-tokenized strings, already folded as the model's), the first ``cap`` of each word and
-    casing (``cap``: a number, or a matrix as :func:`occurrences` gives, a cap for each)."""
+    casing (``cap``: a number, or a matrix as :func:`occurrences` gives, a cap for each).  The
+    ``stop`` words are not features (nor targets)."""
     import scipy.sparse as sp
+    stop = frozenset(stop)
     tid = {w: i for i, w in enumerate(targets)}
     form_idx = [{f: k for k, f in enumerate(c)} for c in targets.values()]
     taken = [[0] * len(c) for c in targets.values()]
@@ -163,8 +165,9 @@ def collect(sentences, targets: dict, cap, progress=None):
                     labels.append(k)
         if not hits:
             continue
-        ids = [vocab.setdefault(x, len(vocab)) for x in low]
+        ids = [-1 if x in stop else vocab.setdefault(x, len(vocab)) for x in low]
         bag = set(ids)
+        bag.discard(-1)
         for i, j in hits:
             own = ids[i]
             indices.extend(x for x in bag if x != own)
@@ -410,14 +413,14 @@ def merge_samples(parts: list, cap: int):
     vocab: dict = {}
     indices, indptr, words, labels, nnz = [], [np.zeros(1, np.int64)], [], [], 0
     for X, w, y, v in parts:
-        cols = np.fromiter((vocab.setdefault(x, len(vocab)) for x in v), dtype=np.int64, count=len(v))
+        cols = np.fromiter((vocab.setdefault(x, len(vocab)) for x in v), dtype=np.int32, count=len(v))
         indices.append(cols[X.indices])
         indptr.append(np.asarray(X.indptr[1:], np.int64) + nnz)
         nnz += len(X.indices)
         words.append(np.asarray(w, np.int64))
         labels.append(np.asarray(y, np.int64))
     words, labels = np.concatenate(words or [np.zeros(0, np.int64)]), np.concatenate(labels or [np.zeros(0, np.int64)])
-    X = sp.csr_matrix((np.ones(nnz, np.float32), np.concatenate(indices or [np.zeros(0, np.int64)]).astype(np.int32),
+    X = sp.csr_matrix((np.ones(nnz, np.float32), np.concatenate(indices or [np.zeros(0, np.int32)]),
                        np.concatenate(indptr)), shape=(len(words), len(vocab)))
     key = words * (int(labels.max()) + 1 if len(labels) else 1) + labels
     order = np.argsort(key, kind="stable")                  # each (word, casing)'s samples, in corpus order
@@ -425,6 +428,8 @@ def merge_samples(parts: list, cap: int):
     first = np.searchsorted(sorted_key, sorted_key)         # where each one's group starts
     rank = np.empty(len(key), np.int64)
     rank[order] = np.arange(len(key)) - first
+    if (rank < cap).all():                                  # parts collected under quotas: nothing to drop
+        return X, words, labels, vocab
     keep = np.flatnonzero(rank < cap)
     return X[keep], words[keep], labels[keep], vocab
 
@@ -436,20 +441,21 @@ def fit_context(sentences, targets: dict, cap: int = DEFAULT_CAP, C: float = 1.0
     docstring); words whose sample has one casing are left out, and so are the ``stop`` words as
     context.  The columns are numbered in the order of their words, so the model does not depend on
     the order the words were met in."""
+    import scipy.sparse as sp
     from sklearn.linear_model import LogisticRegression
     say = progress or (lambda msg: None)
-    X, words, labels, vocab = samples if samples is not None else collect(sentences, targets, cap, progress)
+    X, words, labels, vocab = samples if samples is not None else collect(sentences, targets, cap, progress, stop)
     say(f"sentence-context model: {X.shape[0]:,} samples of {len(targets):,} words, {len(vocab):,} context words")
+    if any(w in vocab for w in stop):
+        raise ValueError("the sentence-context samples must be collected without the stop words (collect's stop)")
     names = np.array(list(vocab), dtype=object)
     by_name = np.argsort(names)
-    rank = np.empty(len(names), np.int64)
-    rank[by_name] = np.arange(len(names))
+    rank = np.empty(len(names), np.int32)
+    rank[by_name] = np.arange(len(names), dtype=np.int32)
     names = names[by_name]
-    stop = set(stop)
-    keep = np.fromiter((w not in stop for w in names), dtype=bool, count=len(names))
-    X = sp_reindex(X, rank, keep)
+    # the columns renumbered in word order (int32 throughout: a whole corpus's samples are ~10^8 entries)
+    X = sp.csr_matrix((X.data, rank[X.indices], X.indptr), shape=X.shape)
     X.sort_indices()            # a row's columns in order: the fits' sums do not depend on the word order met
-    names = names[keep]
     order = np.argsort(words, kind="stable")
     bounds = np.searchsorted(words[order], np.arange(len(targets) + 1))
     items = list(targets.items())
@@ -500,19 +506,3 @@ def fit_context(sentences, targets: dict, cap: int = DEFAULT_CAP, C: float = 1.0
                             data, info=info)
     say(f"sentence-context model: {len(model):,} words, {len(data):,} weights over {len(used):,} context words")
     return model
-
-
-def sp_reindex(X, new_column, keep):
-    """``X`` (CSR) with column c renumbered ``new_column[c]`` and the new columns not in ``keep``
-    dropped (then numbered in order)."""
-    import scipy.sparse as sp
-    col = new_column[X.indices]
-    ok = keep[col]
-    shift = np.cumsum(~keep)
-    row = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-    row_len = np.bincount(row[ok], minlength=X.shape[0])
-    indptr = np.zeros(X.shape[0] + 1, np.int64)
-    np.cumsum(row_len, out=indptr[1:])
-    col = col[ok]
-    return sp.csr_matrix((np.ones(len(col), np.float32), (col - shift[col]).astype(np.int32), indptr),
-                         shape=(X.shape[0], int(keep.sum())))

@@ -484,7 +484,7 @@ class Truecaser(BaseEstimator):
         """Fit the sentence-context model (:mod:`.context`; ``context_cap`` and ``context_C``) on
         ``sentences`` (token lists or whitespace-tokenized strings, folded as the model's training
         text) for the ambiguous words of the fitted casing table; or on the samples that
-        ``collect(targets, cap)`` gives (:func:`.context.collect`'s tuple: ``textqa train truecaser
+        ``collect(targets, cap, stop)`` gives (:func:`.context.collect`'s tuple: ``textqa train truecaser
         --scheduler`` collects them on the cluster)."""
         say = progress or (lambda msg: log.info(msg))
         forms = self.casing_.forms
@@ -492,7 +492,7 @@ class Truecaser(BaseEstimator):
         targets = {w: c for w, c in target_words(forms, self._candidate_forms).items() if w not in stop}
         say(f"training the sentence-context model: {len(targets):,} ambiguous words, {self.context_cap:,} "
             f"samples a casing at most")
-        samples = collect(targets, self.context_cap) if collect is not None else None
+        samples = collect(targets, self.context_cap, stop) if collect is not None else None
         self.context_ = fit_context(sentences, targets, cap=self.context_cap, C=self.context_C, stop=stop,
                                     min_weight=self.context_min_weight, progress=say, samples=samples)
         return self
