@@ -68,7 +68,7 @@ def test_samples_collected_in_parts_are_the_whole_texts(small_truecaser, folded)
         == sum(counts).ravel().tolist()
     parts = [collect(folded[a:b], targets, q) for (a, b), q in zip(zip(cut, cut[1:]), quotas(counts, 4))]
     assert sum(len(w) for _, w, _, _ in parts) == len(whole[1])
-    merged = merge_samples(parts, 4)
+    merged = merge_samples(parts)
     assert merged[1].tolist() == whole[1].tolist() and merged[2].tolist() == whole[2].tolist()
     assert bags(merged[0], merged[3]) == bags(whole[0], whole[3])
     stop = {"the", "of", "in", "and"} - set(targets)        # stop words are not collected as features

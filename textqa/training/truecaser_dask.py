@@ -259,6 +259,6 @@ def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], preto
         got = client.gather([client.submit(_context_samples, p, targets_f, q, stop, pure=False)
                              for p, q in zip(parts, ctxmod.quotas(counts, cap))])
         parts.clear()
-        return ctxmod.merge_samples(got, cap)
+        return ctxmod.merge_samples(got)
     return (vocab, count_ngrams, count_phrases, n_sentences, dropped,
             ClusterText(client, packed, say) if class_lm else None, collect_context if context else None)

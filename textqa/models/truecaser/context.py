@@ -108,20 +108,31 @@ def target_words(forms: dict, candidate_forms, min_count: int = 20, min_second: 
     return out
 
 
+def _found(sentences, targets: dict):
+    """Each of ``sentences`` (token lists or whitespace-tokenized strings) as (its lowercased tokens,
+    its non-initial occurrences of the ``targets``' casings as (position, target index, casing index))."""
+    tid = {w: i for i, w in enumerate(targets)}
+    form_idx = [{f: k for k, f in enumerate(c)} for c in targets.values()]
+    for s in sentences:
+        toks = s.split() if isinstance(s, str) else s
+        low = [t.lower() for t in toks]
+        found = []
+        for i in range(1, len(low)):
+            j = tid.get(low[i])
+            if j is not None:
+                k = form_idx[j].get(toks[i])
+                if k is not None:
+                    found.append((i, j, k))
+        yield low, found
+
+
 def occurrences(sentences, targets: dict) -> np.ndarray:
     """How many non-initial occurrences of each of the ``targets``' casings ``sentences`` have (what
     :func:`collect` would take with no cap): a row a target, a column a casing (0 past its last)."""
-    tid = {w: i for i, w in enumerate(targets)}
-    form_idx = [{f: k for k, f in enumerate(c)} for c in targets.values()]
     out = np.zeros((len(targets), max((len(c) for c in targets.values()), default=1)), np.int64)
-    for s in sentences:
-        toks = s.split() if isinstance(s, str) else s
-        for t in toks[1:]:
-            j = tid.get(t.lower())
-            if j is not None:
-                k = form_idx[j].get(t)
-                if k is not None:
-                    out[j, k] += 1
+    for _, found in _found(sentences, targets):
+        for _, j, k in found:
+            out[j, k] += 1
     return out
 
 
@@ -145,24 +156,17 @@ def collect(sentences, targets: dict, cap, progress=None, stop=()):
     ``stop`` words are not features (nor targets)."""
     import scipy.sparse as sp
     stop = frozenset(stop)
-    tid = {w: i for i, w in enumerate(targets)}
-    form_idx = [{f: k for k, f in enumerate(c)} for c in targets.values()]
     taken = [[0] * len(c) for c in targets.values()]
     limit = np.asarray(cap).tolist() if np.ndim(cap) else [[cap] * len(c) for c in targets.values()]
     vocab: dict = {}
     indptr, indices, words, labels = array("q", [0]), array("i"), array("i"), array("i")
-    for n, s in enumerate(sentences, 1):
-        toks = s.split() if isinstance(s, str) else s
-        low = [t.lower() for t in toks]
+    for n, (low, found) in enumerate(_found(sentences, targets), 1):
         hits = []
-        for i in range(1, len(low)):
-            j = tid.get(low[i])
-            if j is not None:
-                k = form_idx[j].get(toks[i])
-                if k is not None and taken[j][k] < limit[j][k]:
-                    taken[j][k] += 1
-                    hits.append((i, j))
-                    labels.append(k)
+        for i, j, k in found:
+            if taken[j][k] < limit[j][k]:
+                taken[j][k] += 1
+                hits.append((i, j))
+                labels.append(k)
         if not hits:
             continue
         ids = [-1 if x in stop else vocab.setdefault(x, len(vocab)) for x in low]
@@ -404,11 +408,10 @@ class SentenceContext:
             raise ValueError(f"malformed sentence-context model ({e!r})") from e
 
 
-def merge_samples(parts: list, cap: int):
+def merge_samples(parts: list):
     """:func:`collect`'s samples of consecutive stretches of a corpus (``parts``, in corpus order, each
-    collected with the same targets and ``cap``) as :func:`collect` gives them for the whole: the first
-    ``cap`` of each word and casing, their columns renumbered over one vocabulary (in the order the
-    parts met the words)."""
+    collected under its :func:`quotas`) as :func:`collect` gives them for the whole: one after the
+    other, their columns renumbered over one vocabulary (in the order the parts met the words)."""
     import scipy.sparse as sp
     vocab: dict = {}
     indices, indptr, words, labels, nnz = [], [np.zeros(1, np.int64)], [], [], 0
@@ -422,16 +425,7 @@ def merge_samples(parts: list, cap: int):
     words, labels = np.concatenate(words or [np.zeros(0, np.int64)]), np.concatenate(labels or [np.zeros(0, np.int64)])
     X = sp.csr_matrix((np.ones(nnz, np.float32), np.concatenate(indices or [np.zeros(0, np.int32)]),
                        np.concatenate(indptr)), shape=(len(words), len(vocab)))
-    key = words * (int(labels.max()) + 1 if len(labels) else 1) + labels
-    order = np.argsort(key, kind="stable")                  # each (word, casing)'s samples, in corpus order
-    sorted_key = key[order]
-    first = np.searchsorted(sorted_key, sorted_key)         # where each one's group starts
-    rank = np.empty(len(key), np.int64)
-    rank[order] = np.arange(len(key)) - first
-    if (rank < cap).all():                                  # parts collected under quotas: nothing to drop
-        return X, words, labels, vocab
-    keep = np.flatnonzero(rank < cap)
-    return X[keep], words[keep], labels[keep], vocab
+    return X, words, labels, vocab
 
 
 def fit_context(sentences, targets: dict, cap: int = DEFAULT_CAP, C: float = 1.0, stop=(),
