@@ -206,13 +206,20 @@ def test_the_default_model_has_a_class_lm_which_the_discriminative_pass_turns_of
                                                                                    tmp_path, capsys):
     """``textqa train truecaser`` trains the class LM by default (600 classes, order 3, KenLM's hash);
     ``--discriminative``, which cannot be combined with it, trains without it and says so, and asking
-    for both is a one-line error."""
+    for both is a one-line error.  The sentence-context model's settings reach the artifact (the
+    defaults, C = 3 and |w| > 0.3 kept), and a bad one is a one-line error that writes nothing."""
     from textqa.models.truecaser.classes import DEFAULT_CLASSES
+    from textqa.models.truecaser.context import DEFAULT_C, DEFAULT_MIN_WEIGHT
     from textqa.training.truecaser import run
     p, base, dev = small_training_run(wiki_sentences, dev_sentences, tmp_path)
     assert run(p.parse_args(base + ["--out", str(tmp_path / "tc")])) == 0
     hp = json.loads((tmp_path / "tc" / "manifest.json").read_text())["hyper_parameters"]
     assert (hp["class_lm"], hp["class_lm_order"], hp["class_lm_binary"]) == (DEFAULT_CLASSES, 3, "probing")
+    assert (hp["context_C"], hp["context_min_weight"]) == (DEFAULT_C, DEFAULT_MIN_WEIGHT) == (3.0, 0.3)
+    for bad in (["--context-min-weight", "-1"], ["--context-C", "0"]):
+        with pytest.raises(SystemExit, match="context_"):
+            run(p.parse_args(base + bad + ["--out", str(tmp_path / "bad")]))
+        assert not (tmp_path / "bad").exists()
     model = load_truecaser(tmp_path / "tc")
     assert model.class_lm_.order == 3 and model._class_lm_on()
     assert run(p.parse_args(base + ["--discriminative", "local", "--out", str(tmp_path / "disc")])) == 0

@@ -106,7 +106,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--class-lm-binary", choices=list(BINARY_FORMATS), default="probing",
                    help="KenLM binary layout of the class LM (default probing: 45 MB at order 3 and the fastest "
                         "to ask; use trie-q8 at order 4 or more, whose hash would be over 100 MB)")
-    from textqa.models.truecaser.context import DEFAULT_CAP, DEFAULT_WEIGHT
+    from textqa.models.truecaser.context import DEFAULT_C, DEFAULT_CAP, DEFAULT_MIN_WEIGHT, DEFAULT_WEIGHT
     p.add_argument("--context-cap", type=int, default=DEFAULT_CAP, metavar="N",
                    help=f"the sentence's words (beyond the paper): a logistic regression per ambiguous known word "
                         f"over the other words of its sentence, trained on the first N training occurrences of "
@@ -114,8 +114,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--context-weight", type=float, default=DEFAULT_WEIGHT,
                    help=f"weight of the sentence-context score against the LM's (default {DEFAULT_WEIGHT:g}, "
                         f"docs/truecaser.md)")
-    p.add_argument("--context-C", type=float, default=1.0,
-                   help="inverse L2 strength of the sentence-context regressions (default 1)")
+    p.add_argument("--context-C", type=float, default=DEFAULT_C,
+                   help=f"inverse L2 strength of the sentence-context regressions (default {DEFAULT_C:g})")
+    p.add_argument("--context-min-weight", type=float, default=DEFAULT_MIN_WEIGHT, metavar="W",
+                   help=f"store only the sentence-context weights larger than this in absolute value (default "
+                        f"{DEFAULT_MIN_WEIGHT:g}: the artifact's size)")
     p.add_argument("--no-fold-accents", action="store_true",
                    help="keep the training text's diacritics (default: learn from it folded, 'Sao' for 'São', "
                         "as the benchmark's text is, and decode each word by its folded form)")
@@ -249,7 +252,8 @@ def run(args: argparse.Namespace) -> int:
                       class_lm=args.class_lm, class_lm_weight=args.class_lm_weight,
                       class_lm_order=args.class_lm_order, class_lm_binary=args.class_lm_binary,
                       class_lm_words=args.class_lm_words, context_cap=args.context_cap,
-                      context_weight=args.context_weight, context_C=args.context_C)
+                      context_weight=args.context_weight, context_C=args.context_C,
+                      context_min_weight=args.context_min_weight)
     try:
         model._check_params()
     except ValueError as e:

@@ -33,7 +33,7 @@ from . import lm as lmmod
 from .classes import CLASS_ORDER, TARGETS, PackedText, WordClasses
 from .casing import (CASE_CLASSES, NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class,
                      fold_accents, group_by_lowercase, restore_accents)
-from .context import DEFAULT_MIN_WEIGHT, DEFAULT_STOP, SentenceContext, fit_context, ranges, target_words
+from .context import DEFAULT_C, DEFAULT_MIN_WEIGHT, DEFAULT_STOP, SentenceContext, fit_context, ranges, target_words
 from .compounds import SEPARATORS, compound_form, count_parts, parts_from_data
 from .oov import CAPITALISED, CharCasingClassifier
 from .phrases import PhraseTable
@@ -341,7 +341,7 @@ class Truecaser(BaseEstimator):
                  class_lm: int = 0, class_lm_weight: float = 0.25,
                  class_lm_order: int = CLASS_ORDER, class_lm_binary: str = "probing",
                  class_lm_words: int = TARGETS, fold_accents: bool = False, context_cap: int = 0,
-                 context_weight: float = 0.5, context_C: float = 1.0,
+                 context_weight: float = 0.5, context_C: float = DEFAULT_C,
                  context_min_weight: float = DEFAULT_MIN_WEIGHT):
         self.min_count = min_count
         self.n_casings = n_casings
