@@ -141,9 +141,8 @@ def quotas(counts: list, cap: int) -> list:
     """Each stretch's share of the first ``cap`` occurrences of each word and casing over consecutive
     stretches of a corpus whose :func:`occurrences` are ``counts`` (in corpus order): the caps under which
     each stretch's :func:`collect` gives exactly its part of the whole corpus's samples."""
-    out, before = [], None
+    out, before = [], 0                 # the occurrences in the stretches before this one
     for c in counts:
-        before = np.zeros_like(c) if before is None else before
         out.append(np.clip(cap - before, 0, c))
         before = before + c
     return out
