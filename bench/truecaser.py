@@ -52,6 +52,39 @@ def scoring_sets(dev: list[str]) -> dict:
     return {"dev": dev, "WSJ": conll_sentences(WSJ, "conll2000/test.txt"), "Reuters test": reuters_test()}
 
 
+def default_model_and_sets(artifacts: Path | None = None) -> tuple:
+    """(the truecaser artifact under ``artifacts`` (default: ``artifacts/``) loaded, the dev sentences,
+    :func:`scoring_sets` of them): what a dev script that rescores the default starts from."""
+    from textqa.models.truecaser.service_api import TruecaserService
+    from textqa.paths import artifacts_dir
+    from textqa.training.corpus import read_lines
+    from textqa.training.truecaser import DEFAULT_DEV
+    model = TruecaserService.load(artifacts_dir(artifacts) / "truecaser").model
+    dev = [line.strip() for line in read_lines(DEFAULT_DEV) if line.strip()]
+    return model, dev, scoring_sets(dev)
+
+
+def training_sentences(model, dev: list[str], corpus: Path | None = None, max_lines: int = 0) -> list[str]:
+    """The sentences ``model`` was trained on, as ``textqa train truecaser`` read them: the tokenized
+    default corpus the training caches in ``.cache/`` (or ``corpus``, one tokenized sentence a line,
+    gzipped; the first ``max_lines`` lines only if given), less the sentences that also occur in
+    ``dev``, folded to unaccented letters if the model folds (the dev scripts refit parts on them)."""
+    import gzip
+
+    from textqa.models.truecaser.casing import fold_accents
+    from textqa.paths import cache_dir
+    from textqa.training.corpus import drop_overlap, tokenized_cache_path
+    from textqa.training.truecaser import DEFAULT_DATA
+    corpus = corpus or tokenized_cache_path(DEFAULT_DATA, cache_dir())
+    if not Path(corpus).is_file():
+        raise SystemExit(f"no tokenized corpus {corpus}: run `textqa train truecaser` first (it caches the default "
+                         "corpus tokenized in .cache/), or give --corpus")
+    with gzip.open(corpus, "rt", encoding="utf-8") as fh:
+        lines = [line.strip() for n, line in enumerate(fh) if not max_lines or n < max_lines]
+    sentences, _ = drop_overlap(lines, dev)
+    return list(map(fold_accents, sentences)) if model.fold_accents else sentences
+
+
 def score_cells(model, sets: dict) -> list[str]:
     """Accuracy and F1 cells (two decimals) of ``model`` on each of ``sets`` (``scoring_sets``)."""
     from textqa.evaluation.truecase import score_truecase

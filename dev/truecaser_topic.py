@@ -16,7 +16,6 @@ minutes to fit, then 20 s a weight.
 from __future__ import annotations
 
 import argparse
-import gzip
 import sys
 import time
 from pathlib import Path
@@ -26,15 +25,10 @@ sys.path.insert(0, str(ROOT))
 
 
 def main(argv=None) -> int:
-    from bench.truecaser import score_cells, scoring_sets
-    from textqa.models.truecaser.casing import fold_accents
-    from textqa.models.truecaser.service_api import TruecaserService
-    from textqa.paths import artifacts_dir
-    from textqa.training.corpus import drop_overlap, read_lines
-    from textqa.training.truecaser import DEFAULT_DEV
+    from bench.truecaser import default_model_and_sets, score_cells, training_sentences
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--corpus", type=Path, default=None,
-                   help="tokenized training text (default: the newest .cache/tokenized-*.txt.gz)")
+                   help="tokenized training text (default: the default corpus as training caches it in .cache/)")
     p.add_argument("--caps", type=int, nargs="+", default=[3000, 10000], help="samples per word and casing")
     p.add_argument("--C", type=float, nargs="+", default=[1.0], help="inverse L2 strength(s) (default 1)")
     p.add_argument("--weights", type=float, nargs="+", default=[0.5, 0.75, 1.0])
@@ -42,23 +36,11 @@ def main(argv=None) -> int:
     p.add_argument("--max-lines", type=int, default=0, help="read only the first N training lines")
     p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: artifacts/)")
     args = p.parse_args(argv)
-    corpus = args.corpus
-    if corpus is None:
-        found = sorted((ROOT / ".cache").glob("tokenized-*.txt.gz"), key=lambda f: f.stat().st_mtime)
-        if not found:
-            p.error("no tokenized corpus in .cache/: run `textqa train truecaser` first, or give --corpus")
-        corpus = found[-1]
     t0 = time.time()
     say = lambda msg: print(f"[{time.time() - t0:5.0f}s] {msg}", file=sys.stderr, flush=True)  # noqa: E731
-    model = TruecaserService.load(artifacts_dir(args.artifacts) / "truecaser").model
-    dev = [l.strip() for l in read_lines(DEFAULT_DEV) if l.strip()]
-    sets = scoring_sets(dev)
-    with gzip.open(corpus, "rt", encoding="utf-8") as fh:
-        lines = [line.strip() for n, line in enumerate(fh) if not args.max_lines or n < args.max_lines]
-    sentences, _ = drop_overlap(lines, dev)                 # as `textqa train truecaser` trains
-    if model.fold_accents:
-        sentences = list(map(fold_accents, sentences))
-    say(f"{len(sentences):,} training sentences from {corpus.name}")
+    model, dev, sets = default_model_and_sets(args.artifacts)
+    sentences = training_sentences(model, dev, args.corpus, args.max_lines)   # as `textqa train truecaser` trains
+    say(f"{len(sentences):,} training sentences")
     print("| samples a casing | C | W | weights kept | " + " | ".join(f"{n} accuracy | {n} F1" for n in sets) + " |")
     print("|---:|---:|---:|---:|" + "---:|" * (2 * len(sets)))
     model.set_params(context_weight=0.0)

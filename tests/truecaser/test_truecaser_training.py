@@ -207,17 +207,21 @@ def test_the_default_model_has_a_class_lm_which_the_discriminative_pass_turns_of
     """``textqa train truecaser`` trains the class LM by default (600 classes, order 3, KenLM's hash);
     ``--discriminative``, which cannot be combined with it, trains without it and says so, and asking
     for both is a one-line error.  The sentence-context model's settings reach the artifact (the
-    defaults, C = 3 and |w| > 0.3 kept), and a bad one is a one-line error that writes nothing."""
+    defaults, C = 3 and |w| > 0.3 kept), as does the OOV model's default weight (2), and a bad value of
+    any of them is a one-line error that writes nothing."""
     from textqa.models.truecaser.classes import DEFAULT_CLASSES
     from textqa.models.truecaser.context import DEFAULT_C, DEFAULT_MIN_WEIGHT
+    from textqa.models.truecaser.model import DEFAULT_OOV_WEIGHT
     from textqa.training.truecaser import run
     p, base, dev = small_training_run(wiki_sentences, dev_sentences, tmp_path)
     assert run(p.parse_args(base + ["--out", str(tmp_path / "tc")])) == 0
     hp = json.loads((tmp_path / "tc" / "manifest.json").read_text())["hyper_parameters"]
     assert (hp["class_lm"], hp["class_lm_order"], hp["class_lm_binary"]) == (DEFAULT_CLASSES, 3, "probing")
     assert (hp["context_C"], hp["context_min_weight"]) == (DEFAULT_C, DEFAULT_MIN_WEIGHT) == (3.0, 0.3)
-    for bad in (["--context-min-weight", "-1"], ["--context-C", "0"]):
-        with pytest.raises(SystemExit, match="context_"):
+    assert hp["oov_weight"] == DEFAULT_OOV_WEIGHT == 2.0
+    for bad, name in ((["--context-min-weight", "-1"], "context_min_weight"), (["--context-C", "0"], "context_C"),
+                      (["--oov-weight", "nan"], "oov_weight"), (["--oov-weight", "-1"], "oov_weight")):
+        with pytest.raises(SystemExit, match=f"{name} must be a finite number"):
             run(p.parse_args(base + bad + ["--out", str(tmp_path / "bad")]))
         assert not (tmp_path / "bad").exists()
     model = load_truecaser(tmp_path / "tc")

@@ -27,7 +27,7 @@ from textqa.evaluation.truecase import score_truecase
 from textqa.models.truecaser import lm as lmmod
 from textqa.models.truecaser.casing import NONE, UNKNOWN_TOKENS, case_class, fold_accents
 from textqa.models.truecaser.classes import CLASS_ORDER, DEFAULT_CLASSES, TARGETS
-from textqa.models.truecaser.model import ORDERS, UNKNOWN_NONE, Truecaser, save_truecaser
+from textqa.models.truecaser.model import DEFAULT_OOV_WEIGHT, ORDERS, UNKNOWN_NONE, Truecaser, save_truecaser
 from textqa.models.truecaser.rerank import FEATURE_SETS
 
 from .corpus import drop_overlap, file_fingerprint, read_lines, tokenized_corpus
@@ -79,7 +79,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="sentence-initial casing strategy (paper section 2.5)")
     p.add_argument("--oov-model", choices=["char", "none"], default="char",
                    help="character-level casing model for unseen words")
-    p.add_argument("--oov-weight", type=float, default=1.0, help="weight of the OOV model in the search")
+    p.add_argument("--oov-weight", type=float, default=DEFAULT_OOV_WEIGHT,
+                   help="weight of the OOV model in the search (default %(default)g: the middle of dev F1's "
+                        "plateau from 1.25 to 2.5, docs/truecaser.md)")
     from textqa.models.truecaser.lm import BINARY_FORMATS
     p.add_argument("--lm-binary", choices=list(BINARY_FORMATS), default="trie-q8",
                    help="KenLM binary layout: trie-q8 (default: trie, 8-bit quantised probabilities and "
