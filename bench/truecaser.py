@@ -52,16 +52,25 @@ def scoring_sets(dev: list[str]) -> dict:
     return {"dev": dev, "WSJ": conll_sentences(WSJ, "conll2000/test.txt"), "Reuters test": reuters_test()}
 
 
-def default_model_and_sets(artifacts: Path | None = None) -> tuple:
-    """(the truecaser artifact under ``artifacts`` (default: ``artifacts/``) loaded, the dev sentences,
-    :func:`scoring_sets` of them): what a dev script that rescores the default starts from."""
-    from textqa.models.truecaser.service_api import TruecaserService
-    from textqa.paths import artifacts_dir
+def dev_sentences() -> list[str]:
+    """The default dev set's gold sentences (one tokenized, cased sentence each, blank lines dropped)."""
     from textqa.training.corpus import read_lines
     from textqa.training.truecaser import DEFAULT_DEV
-    model = TruecaserService.load(artifacts_dir(artifacts) / "truecaser").model
-    dev = [line.strip() for line in read_lines(DEFAULT_DEV) if line.strip()]
-    return model, dev, scoring_sets(dev)
+    return [line.strip() for line in read_lines(DEFAULT_DEV) if line.strip()]
+
+
+def default_model(artifacts: Path | None = None):
+    """The truecaser artifact under ``artifacts`` (default: ``artifacts/``), loaded: its model."""
+    from textqa.models.truecaser.service_api import TruecaserService
+    from textqa.paths import artifacts_dir
+    return TruecaserService.load(artifacts_dir(artifacts) / "truecaser").model
+
+
+def default_model_and_sets(artifacts: Path | None = None) -> tuple:
+    """(:func:`default_model`, :func:`dev_sentences`, :func:`scoring_sets` of them): what a dev script
+    that rescores the default starts from."""
+    dev = dev_sentences()
+    return default_model(artifacts), dev, scoring_sets(dev)
 
 
 def training_sentences(model, dev: list[str], corpus: Path | None = None, max_lines: int = 0) -> list[str]:

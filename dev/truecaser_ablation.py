@@ -38,17 +38,12 @@ ROWS = [
 
 
 def main(argv=None) -> int:
-    from bench.truecaser import score_cells, scoring_sets
-    from textqa.models.truecaser.service_api import TruecaserService
-    from textqa.paths import artifacts_dir
-    from textqa.training.corpus import read_lines
-    from textqa.training.truecaser import DEFAULT_DEV
+    from bench.truecaser import default_model_and_sets, score_cells
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: artifacts/)")
     args = p.parse_args(argv)
-    model = TruecaserService.load(artifacts_dir(args.artifacts) / "truecaser").model
+    model, _, sets = default_model_and_sets(args.artifacts)
     defaults = model.get_params()
-    sets = scoring_sets([l.strip() for l in read_lines(DEFAULT_DEV) if l.strip()])
     print("| decoder | " + " | ".join(f"{n} accuracy | {n} F1" for n in sets) + " |")
     print("|---|" + "---:|" * (2 * len(sets)))
     rows = [(name, {"discriminative": "none", "class_lm_weight": 0.0, "context_weight": 0.0, **params})

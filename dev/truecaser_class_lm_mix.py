@@ -39,12 +39,10 @@ os.environ["TEXTQA_NATIVE_VITERBI"] = "0"        # the per-sentence search is re
 
 import kenlm                                                # noqa: E402
 
-from bench.truecaser import score_cells, scoring_sets      # noqa: E402
+from bench.truecaser import dev_sentences, score_cells, scoring_sets  # noqa: E402
 from textqa.models.artifact import ArtifactError           # noqa: E402
 from textqa.models.truecaser import lm as lmmod            # noqa: E402
 from textqa.models.truecaser.model import load_truecaser    # noqa: E402
-from textqa.training.corpus import read_lines              # noqa: E402
-from textqa.training.truecaser import DEFAULT_DEV          # noqa: E402
 
 
 def mix(lam: float, a: float, b: float) -> float:
@@ -118,7 +116,7 @@ def main() -> None:
         p.error(str(e))
     if getattr(model, "class_lm_", None) is None or model.first_word.startswith("mask"):
         p.error(f"{args.model}: needs a model with a class LM and the default first-word rule")
-    sets = scoring_sets([line.strip() for line in read_lines(DEFAULT_DEV) if line.strip()])
+    sets = scoring_sets(dev_sentences())
     if args.dev_only:
         sets = {"dev": sets["dev"]}
     print("decoder | " + " | ".join(f"{name} acc, F1" for name in sets))

@@ -45,17 +45,14 @@ def capitalised_runs(tokens: list[str]) -> list[range]:
 
 
 def main(argv=None) -> int:
+    from bench.truecaser import default_model, dev_sentences
     from textqa.models.truecaser.casing import fold_accents
-    from textqa.models.truecaser.service_api import TruecaserService
-    from textqa.paths import artifacts_dir
-    from textqa.training.corpus import read_lines
-    from textqa.training.truecaser import DEFAULT_DEV
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifacts", type=Path, default=None)
     p.add_argument("--top", type=int, default=20, help="how many of the most frequent wrong words to list")
     args = p.parse_args(argv)
-    model = TruecaserService.load(artifacts_dir(args.artifacts) / "truecaser").model
-    gold = [l.split() for l in read_lines(DEFAULT_DEV) if l.strip()]
+    model = default_model(args.artifacts)
+    gold = [s.split() for s in dev_sentences()]
     pred = model.predict_tokens([[t.lower() for t in s] for s in gold])
     kinds, seen, first, words, occurrences, ambiguous = Counter(), Counter(), 0, Counter(), Counter(), Counter()
     n_tokens = errors = n_unseen = n_ambiguous = 0

@@ -31,54 +31,31 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-CLASSES = ("LC", "UC", "CA", "MC")
+def occurrence_model(with_sentence: bool, stop: set, C: float):
+    """The OOV model (:class:`~textqa.models.truecaser.oov.CharCasingClassifier`: its fit, prior and
+    log-ratios) over occurrences, ``(word, sentence's lowercased words)`` pairs, instead of word types:
+    spelling features, and with ``with_sentence`` the sentence's other words less ``stop`` too."""
+    from sklearn.feature_extraction.text import HashingVectorizer
 
+    from textqa.models.truecaser.oov import CharCasingClassifier, char_features
 
-class OccurrenceModel:
-    """P(case class | spelling [, sentence words]) fitted on occurrences (hashed features)."""
-
-    def __init__(self, with_sentence: bool, stop: set, C: float):
-        from sklearn.feature_extraction.text import HashingVectorizer
-        self.with_sentence, self.stop, self.C = with_sentence, stop, C
-        self.vec = HashingVectorizer(analyzer=lambda x: x, n_features=2 ** 20, alternate_sign=False, norm="l2")
-
-    def feats(self, word: str, sent: list[str]) -> list[str]:
-        from textqa.models.truecaser.oov import char_features
+    def features(pair) -> list[str]:
+        word, sent = pair
         f = char_features(word)
-        if self.with_sentence:
-            f += ["w=" + w for w in set(sent) - self.stop if w != word]
+        if with_sentence:
+            f += ["w=" + w for w in set(sent) - stop if w != word]
         return f
 
-    def fit(self, words, sents, classes):
-        import warnings
+    class OccurrenceModel(CharCasingClassifier):
+        def _vectorizer(self):
+            return HashingVectorizer(analyzer=features, n_features=self.n_features, alternate_sign=False, norm="l2")
 
-        from sklearn.exceptions import ConvergenceWarning
-        from sklearn.linear_model import LogisticRegression
-        X = self.vec.transform(self.feats(w, s) for w, s in zip(words, sents))
-        self.clf = LogisticRegression(C=self.C, max_iter=300)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            self.clf.fit(X, classes)
-        n = Counter(classes)
-        self.prior = {c: max(n[c] / len(classes), 1e-6) for c in CLASSES}
-        return self
-
-    def log10_ratio(self, words, sents) -> list[dict]:
-        from textqa.models.truecaser.oov import CAPITALISED
-        P = self.clf.predict_proba(self.vec.transform(self.feats(w, s) for w, s in zip(words, sents)))
-        idx = {c: i for i, c in enumerate(self.clf.classes_)}
-        out = []
-        for row in np.maximum(P, 1e-9):
-            d = {c: (np.log10(row[idx[c]]) - np.log10(self.prior[c])) if c in idx else -9.0 for c in CLASSES}
-            cap = sum(row[idx[c]] for c in ("UC", "MC") if c in idx)
-            d[CAPITALISED] = float(np.log10(max(cap, 1e-9)) - np.log10(self.prior["UC"] + self.prior["MC"]))
-            out.append(d)
-        return out
+    return OccurrenceModel(C=C, n_features=2 ** 20)
 
 
 def main(argv=None) -> int:
     from bench.truecaser import default_model_and_sets, score_cells, training_sentences
-    from textqa.models.truecaser.casing import NONE, case_class, fold_accents
+    from textqa.models.truecaser.casing import CASE_CLASSES, NONE, case_class, fold_accents
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--corpus", type=Path, default=None,
                    help="tokenized training text (default: the default corpus as training caches it in .cache/)")
@@ -109,7 +86,7 @@ def main(argv=None) -> int:
     say(f"{len(words):,} occurrences of words seen at most {args.max_count} times: {Counter(classes)}")
     fitted = {}
     for name, with_sentence in (("spelling", False), ("spelling + sentence", True)):
-        fitted[name] = OccurrenceModel(with_sentence, stop, args.C).fit(words, sents, classes)
+        fitted[name] = occurrence_model(with_sentence, stop, args.C).fit(list(zip(words, sents)), classes)
         say(f"fitted {name}")
     del words, sents, classes, sentences, low_sents
 
@@ -125,11 +102,11 @@ def main(argv=None) -> int:
                 ds.append(low)
                 dc.append(case_class(toks[i]))
     print(f"dev: {len(dw):,} unseen non-initial tokens, classes {dict(Counter(dc))}")
-    oov_pred = [max(CLASSES, key=lambda c: r.get(c, -9)) for r in model.oov_.log10_ratio(dw)]
+    oov_pred = [max(CASE_CLASSES, key=lambda c: r.get(c, -9)) for r in model.oov_.log10_ratio(dw)]
     print("| classifier alone | dev unseen-token class accuracy |\n|---|---:|")
     print(f"| OOV model (spelling, types) | {100 * np.mean([a == b for a, b in zip(oov_pred, dc)]):.2f} |")
     for name, m in fitted.items():
-        pred = m.clf.predict(m.vec.transform(m.feats(w, s) for w, s in zip(dw, ds)))
+        pred = m.clf_.predict(m._vectorizer().transform(zip(dw, ds)))
         print(f"| {name} (occurrences) | {100 * np.mean(pred == np.array(dc)):.2f} |", flush=True)
 
     # in the decoder: each unseen position's OOV score swapped for w times the occurrence model's
@@ -141,13 +118,13 @@ def main(argv=None) -> int:
         m, w = state.get("model"), state.get("w", 0.0)
         if m is None or not inp.unseen_at:
             return inp
-        base = model.oov_.log10_ratio(sorted({inp.low[t] for t in inp.unseen_at}))
-        base = dict(zip(sorted({inp.low[t] for t in inp.unseen_at}), base))
+        unseen = sorted({inp.low[t] for t in inp.unseen_at})
+        base = dict(zip(unseen, model.oov_.log10_ratio(unseen)))
         sent = []
         for t in inp.unseen_at:
             k = bisect_right(inp.sent_off, t) - 1
             sent.append(inp.low[inp.sent_off[k]:inp.sent_off[k + 1]])
-        new = m.log10_ratio([inp.low[t] for t in inp.unseen_at], sent)
+        new = m.log10_ratio([(inp.low[t], s) for t, s in zip(inp.unseen_at, sent)])
         for t, d in zip(inp.unseen_at, new):
             first, b = int(inp.cand_off[t]), base[inp.low[t]]
             for j, c in enumerate(inp.ents[t][2]):

@@ -22,23 +22,20 @@ sys.path.insert(0, str(ROOT))
 
 
 def main(argv=None) -> int:
-    from bench.truecaser import score_cells, scoring_sets
+    from bench.truecaser import default_model_and_sets, score_cells
     from textqa.models.truecaser.phrases import PhraseTable
-    from textqa.models.truecaser.service_api import TruecaserService
-    from textqa.paths import PUNKT_DIR, artifacts_dir, cache_dir
-    from textqa.training.corpus import drop_overlap, read_lines, tokenized_corpus
-    from textqa.training.truecaser import DEFAULT_DATA, DEFAULT_DEV
+    from textqa.paths import PUNKT_DIR, cache_dir
+    from textqa.training.corpus import drop_overlap, tokenized_corpus
+    from textqa.training.truecaser import DEFAULT_DATA
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--weights", type=float, nargs="+", default=[0.0, 0.25, 0.5, 0.75, 1.0, 2.0],
                    help="phrase weights to score (default: 0 0.25 0.5 0.75 1 2)")
     p.add_argument("--min-counts", type=int, nargs="+", default=[2, 3],
                    help="minimum counts of the phrase table to score (default: 2 3)")
     args = p.parse_args(argv)
-    model = TruecaserService.load(artifacts_dir(None) / "truecaser").model
-    dev = [l.strip() for l in read_lines(DEFAULT_DEV) if l.strip()]
+    model, dev, sets = default_model_and_sets()
     print("training text ...", file=sys.stderr, flush=True)
     train, _ = drop_overlap(tokenized_corpus(DEFAULT_DATA, PUNKT_DIR, cache_dir(), n_jobs=2), dev)
-    sets = scoring_sets(dev)
     print("| table min count | phrases | weight | " + " | ".join(f"{n} accuracy | {n} F1" for n in sets) + " |")
     print("|---:|---:|---:|" + "---:|" * (2 * len(sets)))
     for min_count in args.min_counts:

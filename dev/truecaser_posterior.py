@@ -29,11 +29,9 @@ os.environ["TEXTQA_NATIVE_VITERBI"] = "0"        # the per-sentence search is re
 
 import kenlm                                                # noqa: E402
 
-from bench.truecaser import score_cells, scoring_sets      # noqa: E402
+from bench.truecaser import dev_sentences, score_cells, scoring_sets  # noqa: E402
 from textqa.models.artifact import ArtifactError           # noqa: E402
 from textqa.models.truecaser.model import load_truecaser    # noqa: E402
-from textqa.training.corpus import read_lines              # noqa: E402
-from textqa.training.truecaser import DEFAULT_DEV          # noqa: E402
 
 LN10 = math.log(10)
 
@@ -95,7 +93,7 @@ def main() -> None:
         model = load_truecaser(args.model)
     except ArtifactError as e:
         p.error(str(e))
-    sets = scoring_sets([line.strip() for line in read_lines(DEFAULT_DEV) if line.strip()])
+    sets = scoring_sets(dev_sentences())
     print("decoder | dev acc, F1 | WSJ acc, F1 | Reuters test acc, F1")
     t = time.perf_counter()
     print("Viterbi |", " ".join(score_cells(model, sets)), f"({time.perf_counter() - t:.0f} s)", flush=True)

@@ -51,19 +51,14 @@ def add_rare_spelling(model, setting: dict) -> None:
 
 
 def main(argv=None) -> int:
-    from bench.truecaser import score_cells, scoring_sets
-    from textqa.models.truecaser.service_api import TruecaserService
-    from textqa.paths import artifacts_dir
-    from textqa.training.corpus import read_lines
-    from textqa.training.truecaser import DEFAULT_DEV
+    from bench.truecaser import default_model_and_sets, score_cells
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--max-counts", type=int, nargs="+", default=[5, 10, 20],
                    help="K: known words seen at most this many times get the evidence")
     p.add_argument("--weights", type=float, nargs="+", default=[0.5, 1.0], help="W: its weight")
     p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: artifacts/)")
     args = p.parse_args(argv)
-    model = TruecaserService.load(artifacts_dir(args.artifacts) / "truecaser").model
-    sets = scoring_sets([l.strip() for l in read_lines(DEFAULT_DEV) if l.strip()])
+    model, _, sets = default_model_and_sets(args.artifacts)
     setting = {"K": 0, "w": 0.0}
     add_rare_spelling(model, setting)
     print("| max count K | weight W | " + " | ".join(f"{n} accuracy | {n} F1" for n in sets) + " |")

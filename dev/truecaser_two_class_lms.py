@@ -29,11 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ["TEXTQA_NATIVE_VITERBI"] = "0"        # the C++ search takes one class LM
 
-from bench.truecaser import score_cells, scoring_sets      # noqa: E402
+from bench.truecaser import dev_sentences, score_cells, scoring_sets  # noqa: E402
 from textqa.models.artifact import ArtifactError           # noqa: E402
 from textqa.models.truecaser.model import load_truecaser    # noqa: E402
-from textqa.training.corpus import read_lines              # noqa: E402
-from textqa.training.truecaser import DEFAULT_DEV          # noqa: E402
 
 
 def weights(text: str) -> tuple[float, float]:
@@ -58,7 +56,7 @@ def main() -> None:
         p.error(str(e))
     mu2, own = [0.0], model._class_lms
     model._class_lms = lambda: own() + ([(second.class_lm_, second.classes_, mu2[0])] if mu2[0] > 0 else [])
-    sets = scoring_sets([line.strip() for line in read_lines(DEFAULT_DEV) if line.strip()])
+    sets = scoring_sets(dev_sentences())
     print("mu1 mu2 | dev acc, F1 | WSJ acc, F1 | Reuters test acc, F1")
     for mu1, mu2[0] in args.weights:
         model.set_params(class_lm_weight=mu1)

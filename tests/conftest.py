@@ -39,8 +39,15 @@ hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os
 
 @pytest.fixture(scope="session", autouse=True)
 def _session_isolation(tmp_path_factory):
-    """Session fixtures train with the cache and the default artifacts root in temporary folders."""
-    cache = tmp_path_factory.mktemp("textqa-cache")
+    """Session fixtures train with the cache and the default artifacts root in temporary folders.
+    Under pytest-xdist the workers share one cache folder, as concurrent trainings on one machine
+    share ``.cache/`` (its writers are safe for that: each writes a file of its own and renames it
+    into place), so a spaCy analysis or a tokenization one worker did is not redone by the other."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        cache = tmp_path_factory.getbasetemp().parent / "shared-textqa-cache"
+        cache.mkdir(exist_ok=True)
+    else:
+        cache = tmp_path_factory.mktemp("textqa-cache")
     saved = {k: os.environ.get(k) for k in ("TEXTQA_ARTIFACTS", "TEXTQA_CACHE")}
     os.environ["TEXTQA_ARTIFACTS"] = str(tmp_path_factory.mktemp("textqa-default-artifacts"))
     os.environ["TEXTQA_CACHE"] = str(cache)

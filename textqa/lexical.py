@@ -38,11 +38,15 @@ def nltk_root() -> Path:
     return cache_dir() / "nltk_data"
 
 
+def _complete(dest: Path) -> bool:
+    return all((dest / f).is_file() for f in _FILES)
+
+
 def unpack_wordnet(archive: Path = WORDNET_ARCHIVE, root: Path | None = None) -> Path:
     """``root/corpora/wordnet`` with the database files, unpacked from ``archive`` unless there."""
     root = Path(root) if root is not None else nltk_root()
     dest = root / "corpora" / "wordnet"
-    if all((dest / f).is_file() for f in _FILES):
+    if _complete(dest):
         return dest
     if not archive.is_file():
         raise WordNetUnavailable(f"{archive}: WordNet archive not found (it is part of the repository's data/)")
@@ -58,9 +62,13 @@ def unpack_wordnet(archive: Path = WORDNET_ARCHIVE, root: Path | None = None) ->
         missing = [f for f in _FILES if not (tmp / "wordnet" / f).is_file()]
         if missing:
             raise WordNetUnavailable(f"{archive}: not a WordNet database (no {', '.join(missing)})")
-        if dest.exists():                     # an incomplete earlier unpack
-            shutil.rmtree(dest)
-        os.replace(tmp / "wordnet", dest)
+        if dest.exists() and not _complete(dest):   # an incomplete earlier unpack
+            shutil.rmtree(dest, ignore_errors=True)
+        try:
+            os.replace(tmp / "wordnet", dest)
+        except OSError as e:                  # another process sharing the cache unpacked it first
+            if not _complete(dest):
+                raise WordNetUnavailable(f"{dest}: cannot unpack WordNet here ({e})") from e
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return dest

@@ -41,3 +41,25 @@ def test_collection_cache_is_keyed_by_texts_and_spacy_model(tmp_path, monkeypatc
     monkeypatch.undo()
     fresh = collection.analysed_cached(texts, tmp_path)
     assert fresh[0][1][:2] == ["Hugo", "Young"] and path.exists()
+
+
+def test_parsed_questions_are_cached_as_data_and_read_back_with_their_annotations(tmp_path):
+    """Training's UIUC parse (``parsed_cached``): a DocBin in the cache; the Docs read back carry what
+    the parse gave; a damaged entry is parsed again and replaced, and other texts get another entry."""
+    from textqa.models.qa import nlp
+    texts = ["Who wrote the biography of Hugo Young ?", "How many moons does Jupiter have?", "What is  a  golden parachute?"]
+
+    def annotations(docs):
+        return [[(t.text, t.whitespace_, t.tag_, t.pos_, t.lemma_, t.dep_, t.head.i, t.ent_type_, t.ent_iob_,
+                  t.is_sent_start, str(t.morph)) for t in d] + [c.text for c in d.noun_chunks] for d in docs]
+
+    want = annotations(nlp.parse(texts))
+    assert annotations(nlp.parsed_cached(texts, tmp_path)) == want
+    [entry] = tmp_path.glob("qa-parsed-*.spacy")
+    assert annotations(nlp.parsed_cached(texts, tmp_path)) == want                 # read back from the entry
+    entry.write_bytes(b"\x00 not a DocBin")
+    said = []
+    assert annotations(nlp.parsed_cached(texts, tmp_path, said.append)) == want and "unreadable" in said[0]
+    assert entry.read_bytes()[:2] != b"\x00 "                                     # replaced by a good one
+    nlp.parsed_cached(texts[:2], tmp_path)
+    assert len(list(tmp_path.glob("qa-parsed-*.spacy"))) == 2 and not list(tmp_path.glob(".*"))

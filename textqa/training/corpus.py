@@ -198,11 +198,10 @@ def tokenized_corpus(paths, punkt_dir, cache: Path | None, n_jobs: int = 2, pret
     sents = tokenize_lines(lines, punkt_dir, n_jobs=n_jobs)
     if cached:
         cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(".tmp")
-        with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=1) as f:
+        from textqa.evaluation.io import replaced_whole
+        with replaced_whole(cached) as tmp, gzip.open(tmp, "wt", encoding="utf-8", compresslevel=1) as f:
             f.write("\n".join(sents))
             f.write("\n")
-        tmp.replace(cached)
     return sents
 
 

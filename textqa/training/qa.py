@@ -164,8 +164,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from textqa.models.qa.answer_type import AnswerTypeClassifier, read_uiuc
-    from textqa.models.qa.nlp import parse
+    from textqa.models.qa.nlp import parse, parsed_cached
     from textqa.models.qa.selection import SentenceSelector
+    from textqa.paths import cache_dir
     from textqa.models.qa.store import save_qa
     from textqa.models.qa.trecqa import read_qids, read_trecqa
     from textqa.training.corpus import file_fingerprint
@@ -179,8 +180,8 @@ def _run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as e:
         raise SystemExit(f"error: {e}") from e
     out = args.out or artifacts_dir(args.artifacts) / "qa"
-    say(f"parsing {len(uiuc)} UIUC questions with spaCy")
-    docs = parse([q.question for q in uiuc])
+    say(f"parsing {len(uiuc)} UIUC questions with spaCy (cached in .cache/)")
+    docs = parsed_cached([q.question for q in uiuc], cache_dir(), say)
     labels = [q.label for q in uiuc]
     metrics = {}
     if args.folds > 1:

@@ -49,11 +49,10 @@ def analysed_cached(texts: list[str], cache: Path | None, n_process: int = 1, pr
             return [tuple(json.loads(line)) for line in f]
     items = analyse(texts, n_process, progress)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    with gzip.open(tmp, "wt", encoding="utf-8") as f:
+    from textqa.evaluation.io import replaced_whole
+    with replaced_whole(path) as tmp, gzip.open(tmp, "wt", encoding="utf-8") as f:
         for item in items:
             f.write(json.dumps(item) + "\n")
-    tmp.replace(path)
     return items
 
 

@@ -36,3 +36,36 @@ def pipeline():
 def parse(texts, batch_size: int = 256, n_process: int = 1):
     """spaCy Docs of ``texts``, in order."""
     return list(pipeline().pipe(texts, batch_size=batch_size, n_process=n_process))
+
+
+PARSE_CACHE_VERSION = "1"     # bump when what a cached parse keeps changes: invalidates the cache
+
+
+def parsed_cached(texts: list[str], cache, progress=None):
+    """``parse(texts)``, cached in ``cache`` (``.cache/``; safe to delete) as a spaCy ``DocBin``: data only
+    (msgpack; reading it runs no code), keyed by the texts and :func:`model_version`.  A Doc read back
+    has the annotations the parse gave (tokens, tags, lemmas, morphology, dependencies, entities,
+    sentences); an unreadable or short entry is parsed again and replaced.  ``cache`` None: no cache."""
+    import hashlib
+    from pathlib import Path
+    if cache is None:
+        return parse(texts)
+    from spacy.tokens import DocBin
+    h = hashlib.sha256(f"{model_version()}|parse-{PARSE_CACHE_VERSION}\n".encode("utf-8"))
+    h.update("\n".join(texts).encode("utf-8"))
+    path = Path(cache) / f"qa-parsed-{h.hexdigest()[:16]}.spacy"
+    if path.is_file():
+        try:
+            docs = list(DocBin().from_bytes(path.read_bytes()).get_docs(pipeline().vocab))
+        except Exception:       # noqa: BLE001 - a damaged cache entry (any decoding error) is made again
+            docs = []
+        if [d.text for d in docs] == list(texts):
+            return docs
+        if progress:
+            progress(f"{path}: unreadable cache entry, parsing again")
+    docs = parse(texts)
+    from textqa.evaluation.io import replaced_whole
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with replaced_whole(path) as tmp:
+        tmp.write_bytes(DocBin(docs=docs).to_bytes())
+    return docs
