@@ -19,7 +19,8 @@ def artifacts_dir(explicit: str | os.PathLike | None = None) -> Path:
 
 
 def cache_dir() -> Path:
-    """Scratch space for derived data (tokenized corpora); safe to delete."""
+    """Scratch space for derived data (tokenized corpora, spaCy analyses and parses, WordNet unpacked); safe
+    to delete, and safe to share between processes that train at once."""
     env = os.environ.get("TEXTQA_CACHE")
     return Path(env) if env else REPO_ROOT / ".cache"
 
