@@ -135,7 +135,7 @@ def main(argv=None) -> int:
     model._native_inputs = patched
     print("| OOV scores | W | " + " | ".join(f"{n} accuracy | {n} F1" for n in sets) + " |")
     print("|---|---:|" + "---:|" * (2 * len(sets)))
-    print("| the OOV model (default) | 1 | " + " | ".join(score_cells(model, sets)) + " |", flush=True)
+    print(f"| the OOV model (default) | {model.oov_weight:g} | " + " | ".join(score_cells(model, sets)) + " |", flush=True)
     for name, m in fitted.items():
         for w in args.weights:
             state.update(model=m, w=w)
