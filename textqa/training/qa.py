@@ -166,9 +166,9 @@ def _run(args: argparse.Namespace) -> int:
     from textqa.models.qa.answer_type import AnswerTypeClassifier, read_uiuc
     from textqa.models.qa.nlp import parse, parsed_cached
     from textqa.models.qa.selection import SentenceSelector
-    from textqa.paths import cache_dir
     from textqa.models.qa.store import save_qa
     from textqa.models.qa.trecqa import read_qids, read_trecqa
+    from textqa.paths import cache_dir
     from textqa.training.corpus import file_fingerprint
 
     t0 = time.perf_counter()

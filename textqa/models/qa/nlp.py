@@ -45,7 +45,8 @@ def parsed_cached(texts: list[str], cache, progress=None):
     """``parse(texts)``, cached in ``cache`` (``.cache/``; safe to delete) as a spaCy ``DocBin``: data only
     (msgpack; reading it runs no code), keyed by the texts and :func:`model_version`.  A Doc read back
     has the annotations the parse gave (tokens, tags, lemmas, morphology, dependencies, entities,
-    sentences); an unreadable or short entry is parsed again and replaced.  ``cache`` None: no cache."""
+    sentences); an entry that cannot be read, or whose texts differ, is parsed again and replaced.
+    ``cache`` None: no cache."""
     import hashlib
     from pathlib import Path
     if cache is None:
