@@ -31,6 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+
 def occurrence_model(with_sentence: bool, stop: set, C: float):
     """The OOV model (:class:`~textqa.models.truecaser.oov.CharCasingClassifier`: its fit, prior and
     log-ratios) over occurrences, ``(word, sentence's lowercased words)`` pairs, instead of word types:
@@ -135,7 +136,8 @@ def main(argv=None) -> int:
     model._native_inputs = patched
     print("| OOV scores | W | " + " | ".join(f"{n} accuracy | {n} F1" for n in sets) + " |")
     print("|---|---:|" + "---:|" * (2 * len(sets)))
-    print(f"| the OOV model (default) | {model.oov_weight:g} | " + " | ".join(score_cells(model, sets)) + " |", flush=True)
+    print(f"| the OOV model (default) | {model.oov_weight:g} | " + " | ".join(score_cells(model, sets)) + " |",
+          flush=True)
     for name, m in fitted.items():
         for w in args.weights:
             state.update(model=m, w=w)

@@ -8,7 +8,6 @@ text (split into sentences by spaCy).
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 from pathlib import Path
 
@@ -32,10 +31,8 @@ ANALYSIS_VERSION = "1"        # bump when analyse() or the candidate extraction 
 
 def cache_path(texts: list[str], cache: Path) -> Path:
     """The cache file of ``texts`` analysed by this spaCy model (text, model and analysis version)."""
-    from .nlp import model_version
-    h = hashlib.sha256(f"{model_version()}|analysis-{ANALYSIS_VERSION}\n".encode("utf-8"))
-    h.update("\n".join(texts).encode("utf-8"))
-    return Path(cache) / f"qa-collection-{h.hexdigest()[:16]}.jsonl.gz"
+    from .nlp import cache_file
+    return cache_file(texts, cache, "collection", f"analysis-{ANALYSIS_VERSION}", ".jsonl.gz")
 
 
 def analysed_cached(texts: list[str], cache: Path | None, n_process: int = 1, progress=None):

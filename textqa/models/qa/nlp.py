@@ -38,6 +38,16 @@ def parse(texts, batch_size: int = 256, n_process: int = 1):
     return list(pipeline().pipe(texts, batch_size=batch_size, n_process=n_process))
 
 
+def cache_file(texts: list[str], cache, name: str, version: str, suffix: str):
+    """``cache/qa-NAME-KEY.SUFFIX``: the cache file of ``texts`` as this spaCy model processes them, keyed by
+    the texts, :func:`model_version` and ``version`` (of what the entry keeps)."""
+    import hashlib
+    from pathlib import Path
+    h = hashlib.sha256(f"{model_version()}|{version}\n".encode("utf-8"))
+    h.update("\n".join(texts).encode("utf-8"))
+    return Path(cache) / f"qa-{name}-{h.hexdigest()[:16]}{suffix}"
+
+
 PARSE_CACHE_VERSION = "1"     # bump when what a cached parse keeps changes: invalidates the cache
 
 
@@ -47,14 +57,10 @@ def parsed_cached(texts: list[str], cache, progress=None):
     has the annotations the parse gave (tokens, tags, lemmas, morphology, dependencies, entities,
     sentences); an entry that cannot be read, or whose texts differ, is parsed again and replaced.
     ``cache`` None: no cache."""
-    import hashlib
-    from pathlib import Path
     if cache is None:
         return parse(texts)
     from spacy.tokens import DocBin
-    h = hashlib.sha256(f"{model_version()}|parse-{PARSE_CACHE_VERSION}\n".encode("utf-8"))
-    h.update("\n".join(texts).encode("utf-8"))
-    path = Path(cache) / f"qa-parsed-{h.hexdigest()[:16]}.spacy"
+    path = cache_file(texts, cache, "parsed", f"parse-{PARSE_CACHE_VERSION}", ".spacy")
     if path.is_file():
         try:
             docs = list(DocBin().from_bytes(path.read_bytes()).get_docs(pipeline().vocab))
