@@ -135,9 +135,10 @@ def _typed(classifier, docs) -> list[tuple[dict, str]]:
     return list(zip(classifier.distribution(docs), classifier.predict(docs)))
 
 
-def choose_c(train, qtypes, pool, folds: int, seed: int) -> tuple[float, dict]:
-    """C of the selection ranker by question-grouped cross-validation on TRAIN (MAP); ``qtypes``:
-    :func:`_typed` of the TRAIN questions."""
+def choose_c(train, X, y, folds: int, seed: int) -> tuple[float, dict]:
+    """C of the selection ranker by question-grouped cross-validation on TRAIN (MAP).  ``X`` and ``y``:
+    each TRAIN pair's :meth:`SentenceSelector.features` rows and labels, computed once for every fold
+    and C (the features do not depend on either: the idf table is the whole pool's)."""
     from textqa.models.qa.selection import SentenceSelector
     rng = np.random.default_rng(seed)
     fold = rng.permutation(len(train)) % folds
@@ -147,10 +148,8 @@ def choose_c(train, qtypes, pool, folds: int, seed: int) -> tuple[float, dict]:
         for f in range(folds):
             tr = [i for i in range(len(train)) if fold[i] != f]
             te = [i for i in range(len(train)) if fold[i] == f]
-            sel = SentenceSelector(C).fit([train[i] for i in tr], [qtypes[i][0] for i in tr], pool,
-                                          [qtypes[i][1] for i in tr])
-            scores = [sel.scores(train[i].question, [c for _, c in train[i].candidates], *qtypes[i]) for i in te]
-            maps.append(ranking_scores([train[i] for i in te], scores)["map"])
+            sel = SentenceSelector(C).fit_features(np.vstack([X[i] for i in tr]), np.concatenate([y[i] for i in tr]))
+            maps.append(ranking_scores([train[i] for i in te], [sel.scores_features(X[i]) for i in te])["map"])
         results[C] = float(np.mean(maps))
     return max(results, key=results.get), results
 
@@ -206,8 +205,12 @@ def _run(args: argparse.Namespace) -> int:
         keep = [i for i, p in enumerate(train) if _question_key(p.question.text) not in held]
         say(f"answer sentence selection: {len(train) - len(keep)} TRAIN questions are held-out questions, left out")
         sel_train, qt_sel = [train[i] for i in keep], [qt_train[i] for i in keep]
-    C, by_c = choose_c(sel_train, qt_sel, pool, 5, args.seed)
-    selector = SentenceSelector(C).fit(sel_train, [q for q, _ in qt_sel], pool, [f for _, f in qt_sel])
+    selector = SentenceSelector().with_pool(pool)
+    X = [selector.features(p.question, [c for _, c in p.candidates], *qt) for p, qt in zip(sel_train, qt_sel)]
+    y = [np.array([label for label, _ in p.candidates], dtype=int) for p in sel_train]     # 0/1, as fit reads them
+    C, by_c = choose_c(sel_train, X, y, 5, args.seed)
+    selector.C = C
+    selector.fit_features(np.vstack(X), np.concatenate(y))
     dev_scores = [selector.scores(p.question, [c for _, c in p.candidates], *qt) for p, qt in zip(dev, qt_dev)]
     metrics["selection"] = {"C": C, "train_cv_map_by_C": {str(k): v for k, v in by_c.items()},
                             "dev_clean": ranking_scores(dev, dev_scores, clean),

@@ -209,28 +209,41 @@ class SentenceSelector:
     def __init__(self, C: float = 1.0):
         self.C = C
 
-    def _matrix(self, pairs, qtypes, fines) -> tuple[np.ndarray, np.ndarray]:
-        rows, labels = [], []
-        for p, qt, fine in zip(pairs, qtypes, fines):
-            for label, c in p.candidates:
-                rows.append(pair_features(p.question, c, qt, self.idf_, self.default_idf_, fine))
-                labels.append(label)
-        return np.array(rows), np.array(labels)
+    def with_pool(self, pool) -> "SentenceSelector":
+        """Set the idf table from the sentences of ``pool`` (what :meth:`features` weighs words by)."""
+        self.idf_ = idf_table(pool)
+        self.default_idf_ = max(self.idf_.values()) if self.idf_ else 1.0
+        return self
 
-    def fit(self, pairs, qtypes, pool=None, fines=None) -> "SentenceSelector":
+    def features(self, question: Sentence, candidates: list[Sentence], qtype: dict,
+                 fine: str | None = None) -> np.ndarray:
+        """The :func:`pair_features` rows of ``question`` with each of ``candidates``: they depend on
+        the idf table (:meth:`with_pool`), not on C, so a search over C computes them once."""
+        rows = [pair_features(question, c, qtype, self.idf_, self.default_idf_, fine) for c in candidates]
+        return np.array(rows, dtype=float) if rows else np.zeros((0, len(FEATURES)))
+
+    def fit_features(self, X: np.ndarray, y: np.ndarray) -> "SentenceSelector":
+        """Fit the scaler and the logistic regression on :meth:`features` rows ``X`` and labels ``y``."""
         from sklearn.linear_model import LogisticRegression
         from sklearn.preprocessing import StandardScaler
-        self.idf_ = idf_table(pool if pool is not None else [c for p in pairs for _, c in p.candidates])
-        self.default_idf_ = max(self.idf_.values()) if self.idf_ else 1.0
-        X, y = self._matrix(pairs, qtypes, fines if fines is not None else [None] * len(pairs))
         self.scaler_ = StandardScaler().fit(X)
         self.model_ = LogisticRegression(C=self.C, max_iter=2000).fit(self.scaler_.transform(X), y)
         return self
 
+    def fit(self, pairs, qtypes, pool=None, fines=None) -> "SentenceSelector":
+        self.with_pool(pool if pool is not None else [c for p in pairs for _, c in p.candidates])
+        fines = fines if fines is not None else [None] * len(pairs)
+        X = [self.features(p.question, [c for _, c in p.candidates], qt, fine) for p, qt, fine in zip(pairs, qtypes, fines)]
+        y = [label for p in pairs for label, _ in p.candidates]
+        return self.fit_features(np.vstack(X), np.array(y))
+
     def scores(self, question: Sentence, candidates: list[Sentence], qtype: dict,
                fine: str | None = None) -> np.ndarray:
-        if not candidates:
+        return self.scores_features(self.features(question, candidates, qtype, fine))
+
+    def scores_features(self, X: np.ndarray) -> np.ndarray:
+        """The ranker's scores of :meth:`features` rows (none for none)."""
+        if not len(X):
             return np.zeros(0)
-        X = np.array([pair_features(question, c, qtype, self.idf_, self.default_idf_, fine) for c in candidates])
         width = len(self.scaler_.mean_)              # a model fitted before the last features reads fewer
         return self.model_.decision_function(self.scaler_.transform(X[:, :width]))
