@@ -65,14 +65,28 @@ class CharCasingClassifier(BaseEstimator):
                                  alternate_sign=False, norm="l2")
 
     def fit(self, words, classes, sample_weight=None):
-        X = self._vectorizer().transform(words)
+        """Fit the logistic regression on the hashed features that occur in ``words`` only.
+
+        A hashed feature no word has is a column of zeros: its gradient is its L2 term alone, zero
+        at the zero start, so L-BFGS keeps it at zero in every iterate, and the fit over the other
+        columns is the fit over all of them (up to floating-point summation order).  Dropping those
+        columns saves L-BFGS's own work, which grows with the number of weights, not of samples:
+        on a small corpus most of the 2**18 columns are empty and that work was most of the fit
+        (21 of 25 s for the test suite's 350,000-token model; on the default training text 174,363
+        columns of 262,144 are used).  The weights are then put back in their columns, so the
+        stored model has every column, as before."""
+        X = self._vectorizer().transform(words).tocsr()
+        used = np.unique(X.indices)
         self.clf_ = LogisticRegression(C=self.C, max_iter=self.max_iter)
         with warnings.catch_warnings():
             # lbfgs may stop at max_iter short of its tolerance on the full corpus; the
             # reported dev F1 is measured with the model as it stops, so for a user
             # running training the warning is only noise.
             warnings.simplefilter("ignore", ConvergenceWarning)
-            self.clf_.fit(X, classes, sample_weight=sample_weight)
+            self.clf_.fit(X[:, used], classes, sample_weight=sample_weight)
+        coef = np.zeros((self.clf_.coef_.shape[0], self.n_features), dtype=self.clf_.coef_.dtype)
+        coef[:, used] = self.clf_.coef_
+        self.clf_.coef_, self.clf_.n_features_in_ = coef, self.n_features
         counts = {c: 0.0 for c in CASE_CLASSES}
         w = np.ones(len(classes)) if sample_weight is None else np.asarray(sample_weight, float)
         for c, wt in zip(classes, w):
