@@ -29,10 +29,11 @@ def log_marginal_likelihood(sigma2: float, s2: np.ndarray, uty2: np.ndarray, yty
     return -0.5 * (quad + logdet + n * math.log(2 * math.pi))
 
 
-def optimal_sigma2(X: np.ndarray, y: np.ndarray, bounds=(1e-4, 1e4)) -> tuple[float, float]:
-    """(sigma^2, log marginal likelihood) maximising eq. 1."""
+def optimal_sigma2(X: np.ndarray, y: np.ndarray, bounds=(1e-4, 1e4), svd=None) -> tuple[float, float]:
+    """(sigma^2, log marginal likelihood) maximising eq. 1.  ``svd``: ``np.linalg.svd(X,
+    full_matrices=False)`` when the caller has it already (the coder needs it twice)."""
     n = X.shape[0]
-    U, s, _ = np.linalg.svd(X, full_matrices=False)
+    U, s, _ = svd if svd is not None else np.linalg.svd(X, full_matrices=False)
     s2 = s * s
     uty2 = (U.T @ y) ** 2
     yty = float(y @ y)
@@ -43,13 +44,14 @@ def optimal_sigma2(X: np.ndarray, y: np.ndarray, bounds=(1e-4, 1e4)) -> tuple[fl
     return sigma2, -float(res.fun)
 
 
-def optimal_sigma2_tau2(X: np.ndarray, y: np.ndarray, bounds=(1e-4, 1e4)) -> tuple[float, float, float]:
+def optimal_sigma2_tau2(X: np.ndarray, y: np.ndarray, bounds=(1e-4, 1e4), svd=None) -> tuple[float, float, float]:
     """(sigma^2, tau^2, log marginal likelihood): both the noise and the prior variance by maximum
     marginal likelihood (type-II ML, as scikit-learn's ``BayesianRidge``), beyond the paper's fixed
-    prior.  The posterior mean is then eq. 2 with sigma^2 / tau^2 in place of sigma^2."""
+    prior.  The posterior mean is then eq. 2 with sigma^2 / tau^2 in place of sigma^2.  ``svd``: as
+    for :func:`optimal_sigma2`."""
     from scipy.optimize import minimize
     n = X.shape[0]
-    U, s, _ = np.linalg.svd(X, full_matrices=False)
+    U, s, _ = svd if svd is not None else np.linalg.svd(X, full_matrices=False)
     s2 = s * s
     uty2 = (U.T @ y) ** 2
     yty = float(y @ y)

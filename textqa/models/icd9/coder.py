@@ -89,11 +89,12 @@ def _fit_code(X: sparse.csr_matrix, y: np.ndarray, classifier: str, k: int, C: f
     Dd = D.toarray()
     mean = float(y.mean())
     yc = y - mean
+    svd = np.linalg.svd(Dd, full_matrices=False)     # for sigma^2 and for the variance basis: one SVD
     if brr_prior == "fixed":           # the paper: w ~ N(0, I), only sigma^2 learned
-        sigma2, evidence = optimal_sigma2(Dd, yc)
+        sigma2, evidence = optimal_sigma2(Dd, yc, svd=svd)
         tau2 = 1.0
     else:                              # prior variance learned too
-        sigma2, tau2, evidence = optimal_sigma2_tau2(Dd, yc)
+        sigma2, tau2, evidence = optimal_sigma2_tau2(Dd, yc, svd=svd)
     ridge = sigma2 / tau2
     w = posterior_mean(Dd, yc, ridge)
     # threshold: F1-maximising cut on out-of-fold predictions (features and sigma^2 as above)
@@ -108,7 +109,7 @@ def _fit_code(X: sparse.csr_matrix, y: np.ndarray, classifier: str, k: int, C: f
     # it is kept within [min_threshold, 1 - min_threshold] of the 0/1 label scale
     t = min(max(best_f1_threshold(oof, y), min_threshold), 1.0 - min_threshold)
     model.update(weights=w, bias=mean, threshold=t, sigma2=sigma2, tau2=tau2, log_evidence=evidence)
-    model.update(_variance_basis(Dd, ridge))
+    model.update(_variance_basis(Dd, ridge, svd=svd))
     model.update(_platt(oof, y))
     return model
 
@@ -116,7 +117,8 @@ def _fit_code(X: sparse.csr_matrix, y: np.ndarray, classifier: str, k: int, C: f
 VARIANCE_RANK = 128          # posterior directions kept per code (see _variance_basis)
 
 
-def _variance_basis(D: np.ndarray, ridge: float, max_rank: int = VARIANCE_RANK, min_share: float = 0.02) -> dict:
+def _variance_basis(D: np.ndarray, ridge: float, max_rank: int = VARIANCE_RANK, min_share: float = 0.02,
+                    svd=None) -> dict:
     """The posterior covariance of the BRR weights in a compact form (Lita et al. 2008 eq. 2's
     posterior, N(w_hat, sigma^2 (D'D + r I)^-1) with r = sigma^2 / tau^2).  With D = U S V', the
     predictive variance of f(x) = w'x is
@@ -127,8 +129,9 @@ def _variance_basis(D: np.ndarray, ridge: float, max_rank: int = VARIANCE_RANK, 
     explain.  The ``max_rank`` directions with the largest shares are kept (float32: float16 rounding
     made some deviations 0.4% too small), those below
     ``min_share`` never: leaving a direction out can only over-state the variance (by at most
-    its share of tau^2 |x|^2), so the stored standard deviations are conservative."""
-    _, sv, Vt = np.linalg.svd(D, full_matrices=False)
+    its share of tau^2 |x|^2), so the stored standard deviations are conservative.  ``svd``:
+    ``np.linalg.svd(D, full_matrices=False)`` when the caller has it already."""
+    _, sv, Vt = svd if svd is not None else np.linalg.svd(D, full_matrices=False)
     share = sv * sv / (sv * sv + ridge)
     m = int(min(max_rank, np.sum(share > min_share)))
     return {"var_basis": Vt[:m].T.astype(np.float32), "var_share": share[:m].astype(np.float64),
