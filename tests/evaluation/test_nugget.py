@@ -102,7 +102,9 @@ def test_cli_pyramid_and_stemming(tmp_path, capsys):
 def test_recall_does_not_depend_on_the_hash_seed():
     """The judge sums over sets of n-grams; in set order a recall exactly at the threshold (this one
     is 4(a+b) / 8(a+b)) came out 0.49999999999999994 or 0.5000000000000001 depending on the process's
-    hash seed, so the stemming test above failed now and then.  Summed exactly, it is one number."""
+    hash seed, so the stemming test above failed now and then.  Summed exactly, it is one number.
+    Seeds 0, 4 and 7: with a plain ``sum`` in place of ``math.fsum`` (checked on seeds 0-11), seed 0
+    gives 0.5000000000000001 and seeds 4 and 7 give 0.5, so these three tell the two apart."""
     import subprocess
     import sys
     code = ("from textqa.evaluation.nuggeteer import NuggetJudge, idf_table\n"
@@ -112,5 +114,5 @@ def test_recall_does_not_depend_on_the_hash_seed():
             "print(repr(j.recall(1, 'Fermi designing a nuclear reactor')))")
     import os
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                           env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout.strip() for seed in range(12)}
+                           env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout.strip() for seed in (0, 4, 7)}
     assert outs == {"0.5"}
