@@ -21,6 +21,19 @@ def test_bundled_wordnet_is_princetons_3_0(tmp_path, monkeypatch):
         assert wn.morphy("geese") == "goose" and wn.morphy("ran", "v") == "run"
         assert "nominal" in {l.name() for s in wn.synsets("nominal") for l in s.lemmas()}
         assert wn.synset("viscosity.n.01").definition().startswith("resistance of a liquid to shear forces")
+        # the index, exception and lexname files read as plain text files give NLTK's own reader's maps
+        import warnings
+
+        from nltk.corpus.reader.wordnet import WordNetCorpusReader
+        class Plain(WordNetCorpusReader):             # NLTK's reader, but for the missing index.sense
+            def map_wn(self, version="wordnet"):
+                return None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            plain = Plain(str(tmp_path / "nltk_data" / "corpora" / "wordnet"), None)
+        assert type(wn).open is not WordNetCorpusReader.open and len(wn._lemma_pos_offset_map) > 140_000
+        assert wn._lemma_pos_offset_map == plain._lemma_pos_offset_map
+        assert wn._exception_map == plain._exception_map and wn._lexnames == plain._lexnames
     finally:
         lexical.wordnet.cache_clear()
 
