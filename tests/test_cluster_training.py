@@ -69,22 +69,23 @@ def test_qa_on_a_cluster_is_the_local_artifact(qa_artifact, qa_heldout, tmp_path
 
 @pytest.mark.parametrize("order", ["3", "4"])
 def test_truecaser_counts_as_a_map_reduce_give_the_same_lm(order, tmp_path):
-    """Tokenizing and counting on a LocalCluster (23 partitions of 100 paragraphs, a tree of merges)
+    """Tokenizing and counting on a LocalCluster (25 partitions of 200 lines, a tree of merges)
     gives the local run's ARPA byte for byte, and the same artifact (the phrase table, the word
     classes and the class LM too): real Reuters-21578 text, the default trigram LM and an order-4 LM
     (whose local run counts with ``OrderCounts`` rather than the trigram counter); the default
     class LM (600 classes) at order 3, the order-4 run without one, nor the OOV model (the driver
-    fits that on the same sentences either way: the order-3 run compares it)."""
+    fits that on the same sentences either way) or the sentence-context model (its samples are
+    collected on the cluster as at order 3): the order-3 run compares them."""
     dev = tmp_path / "dev.txt"
     with gzip.open(DATA_DIR / "truecase" / "val_input.txt.gz", "rt", encoding="utf-8") as f:
         dev.write_text("".join(line for _, line in zip(range(200), f)), encoding="utf-8")
     data = DATA_DIR / "truecase" / "reuters21578" / "reut2-000.sgm.gz"
     common = ["truecaser", "--data", data, "--dev", dev, "--no-cache", "--order", order,
-              *(["--class-lm", "0", "--oov-model", "none"] if order == "4" else [])]
+              *(["--class-lm", "0", "--oov-model", "none", "--context-cap", "0"] if order == "4" else [])]
     train(*common, "--out", tmp_path / "local", "--arpa", tmp_path / "local.arpa")
     err = train(*common, "--out", tmp_path / "dask", "--arpa", tmp_path / "dask.arpa", "--scheduler", "local",
-                "--workers", "2", "--partition-size", "100")
-    assert "partitions: tokenizing and counting words on the cluster" in err
+                "--workers", "2", "--partition-size", "200")
+    assert "25 partitions: tokenizing and counting words on the cluster" in err
     assert "Scheduler at" not in err and "Register worker" not in err     # not the scheduler's INFO log
     arpa = (tmp_path / "local.arpa").read_bytes()
     assert arpa == (tmp_path / "dask.arpa").read_bytes() and arpa.count(b"\n") > 60_000   # trigrams seen once pruned

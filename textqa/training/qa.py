@@ -179,7 +179,7 @@ def _run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as e:
         raise SystemExit(f"error: {e}") from e
     out = args.out or artifacts_dir(args.artifacts) / "qa"
-    say(f"parsing {len(uiuc)} UIUC questions with spaCy (cached in .cache/)")
+    say(f"parsing {len(uiuc)} UIUC questions with spaCy (cached in {cache_dir()})")
     docs = parsed_cached([q.question for q in uiuc], cache_dir(), say)
     labels = [q.label for q in uiuc]
     metrics = {}
@@ -363,7 +363,7 @@ def train_instance(args, train, dev, metrics, say, answer_types, selector, typer
         pool = pool[:args.collection_limit]
     pool += [c.text for p in train + dev for _, c in p.candidates]
     pool = list(dict.fromkeys(pool))
-    say(f"collection: analysing {len(pool)} sentences with spaCy (cached in .cache/)")
+    say(f"collection: analysing {len(pool)} sentences with spaCy (cached in {cache_dir()})")
     index = build_index(analysed_cached(pool, cache_dir(), args.jobs, say))
     say(f"instance-based QA: {len(questions)} training questions")
     t = time.perf_counter()
