@@ -233,7 +233,8 @@ class SentenceSelector:
     def fit(self, pairs, qtypes, pool=None, fines=None) -> "SentenceSelector":
         self.with_pool(pool if pool is not None else [c for p in pairs for _, c in p.candidates])
         fines = fines if fines is not None else [None] * len(pairs)
-        X = [self.features(p.question, [c for _, c in p.candidates], qt, fine) for p, qt, fine in zip(pairs, qtypes, fines)]
+        X = [self.features(p.question, [c for _, c in p.candidates], qt, fine)
+             for p, qt, fine in zip(pairs, qtypes, fines)]
         y = [label for p in pairs for label, _ in p.candidates]
         return self.fit_features(np.vstack(X), np.array(y))
 
