@@ -206,8 +206,7 @@ def _run(args: argparse.Namespace) -> int:
         say(f"answer sentence selection: {len(train) - len(keep)} TRAIN questions are held-out questions, left out")
         sel_train, qt_sel = [train[i] for i in keep], [qt_train[i] for i in keep]
     selector = SentenceSelector().with_pool(pool)
-    X = [selector.features(p.question, [c for _, c in p.candidates], *qt) for p, qt in zip(sel_train, qt_sel)]
-    y = [np.array([label for label, _ in p.candidates], dtype=int) for p in sel_train]     # 0/1, as fit reads them
+    X, y = selector.pair_rows(sel_train, [q for q, _ in qt_sel], [f for _, f in qt_sel])
     C, by_c = choose_c(sel_train, X, y, 5, args.seed)
     selector.C = C
     selector.fit_features(np.vstack(X), np.concatenate(y))

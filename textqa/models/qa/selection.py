@@ -230,13 +230,18 @@ class SentenceSelector:
         self.model_ = LogisticRegression(C=self.C, max_iter=2000).fit(self.scaler_.transform(X), y)
         return self
 
-    def fit(self, pairs, qtypes, pool=None, fines=None) -> "SentenceSelector":
-        self.with_pool(pool if pool is not None else [c for p in pairs for _, c in p.candidates])
+    def pair_rows(self, pairs, qtypes, fines=None) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Per labelled pair, its :meth:`features` rows and its 0/1 labels (what :meth:`fit_features`
+        reads, stacked)."""
         fines = fines if fines is not None else [None] * len(pairs)
         X = [self.features(p.question, [c for _, c in p.candidates], qt, fine)
              for p, qt, fine in zip(pairs, qtypes, fines)]
-        y = [label for p in pairs for label, _ in p.candidates]
-        return self.fit_features(np.vstack(X), np.array(y))
+        return X, [np.array([label for label, _ in p.candidates], dtype=int) for p in pairs]
+
+    def fit(self, pairs, qtypes, pool=None, fines=None) -> "SentenceSelector":
+        self.with_pool(pool if pool is not None else [c for p in pairs for _, c in p.candidates])
+        X, y = self.pair_rows(pairs, qtypes, fines)
+        return self.fit_features(np.vstack(X), np.concatenate(y))
 
     def scores(self, question: Sentence, candidates: list[Sentence], qtype: dict,
                fine: str | None = None) -> np.ndarray:
