@@ -63,6 +63,9 @@ def _stop_workers_on_exit():
 def _shutdown_worker_pools() -> None:
     try:
         from joblib.externals.loky import get_reusable_executor
+
+        from textqa import workers
+        workers.shutdown()
         get_reusable_executor().shutdown(wait=True, kill_workers=True)
     except Exception:           # never let cleanup hide the training's own outcome
         pass

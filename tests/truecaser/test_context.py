@@ -53,6 +53,47 @@ def bags(X, vocab):
     return [frozenset(names[c] for c in X.indices[X.indptr[i]:X.indptr[i + 1]]) for i in range(X.shape[0])]
 
 
+def reference_collect(sentences, targets, cap, stop):
+    """The samples taken sentence by sentence, token by token, as the module's docstring defines them
+    (the vectorised collection must give exactly these): (bags of words, word indices, casings, vocabulary)."""
+    taken, vocab, rows, words, labels = {}, {}, [], [], []
+    for toks in (s.split() for s in sentences):
+        low = [t.lower() for t in toks]
+        hits = []
+        for i in range(1, len(toks)):
+            cands = targets.get(low[i])
+            if cands is not None and toks[i] in cands:
+                key = (low[i], toks[i])
+                if taken.get(key, 0) < cap:
+                    taken[key] = taken.get(key, 0) + 1
+                    hits.append(i)
+        if hits:
+            for w in low:
+                if w not in stop:
+                    vocab.setdefault(w, len(vocab))
+            for i in hits:
+                rows.append(frozenset(low) - set(stop) - {low[i]})
+                words.append(list(targets).index(low[i]))
+                labels.append(targets[low[i]].index(toks[i]))
+    return rows, words, labels, vocab
+
+
+def test_samples_are_those_taken_token_by_token(small_truecaser, folded):
+    targets = target_words(small_truecaser.casing_.forms, small_truecaser._candidate_forms)
+    stop = {"the", "of", "in", "and", ",", "."} - set(targets)
+    for cap, part in ((3, folded), (10**9, folded[:1500])):
+        X, words, labels, vocab = collect(part, targets, cap, stop=stop)
+        rows, ref_words, ref_labels, ref_vocab = reference_collect(part, targets, cap, stop)
+        assert list(vocab.items()) == list(ref_vocab.items()) and len(vocab) > 1000
+        assert words.tolist() == ref_words and labels.tolist() == ref_labels and len(words) > 500
+        assert bags(X, vocab) == rows
+        assert X.dtype == np.float32 and (X.data == 1).all()
+        blocks = collect(part, targets, cap, stop=stop, block=997)          # sentences of ~997 tokens at a time
+        assert list(blocks[3].items()) == list(vocab.items()) and bags(blocks[0], blocks[3]) == rows
+        assert blocks[1].tolist() == ref_words and blocks[2].tolist() == ref_labels
+    assert collect([], targets, 3)[0].shape == (0, 0)
+
+
 def test_samples_collected_in_parts_are_the_whole_texts(small_truecaser, folded):
     """What ``--scheduler`` relies on: each partition's share of the first ``cap`` samples (its
     quota, from every partition's occurrences counted first), merged in order, is the first ``cap``
@@ -166,6 +207,33 @@ def test_a_broken_context_file_is_an_artifact_error(with_context, tmp_path, resi
     resign(bad, "context.npz")
     with pytest.raises(ArtifactError, match="cannot read the sentence-context model"):
         load_truecaser(bad)
+
+
+def _blas_threads():
+    import numpy  # noqa: F401 (loads BLAS)
+    from threadpoolctl import threadpool_info
+    return sorted({p["num_threads"] for p in threadpool_info()})
+
+
+def test_the_words_fitted_in_worker_processes_are_fitted_as_in_this_one(small_truecaser, folded, monkeypatch):
+    """Above ``_TASK_SAMPLES`` samples (the default model has 11.6 M) the words are fitted in chunks
+    in two worker processes; the model must be the same, weight for weight, as one fitted here."""
+    from textqa import workers
+    import textqa.models.truecaser.context as context_module
+    targets = target_words(small_truecaser.casing_.forms, small_truecaser._candidate_forms)
+    samples = collect(folded, targets, 300)
+    here = fit_context(None, targets, samples=samples, min_weight=0.01)
+    pools = []
+    real = workers.pool
+    monkeypatch.setattr(workers, "pool", lambda: pools.append(1) or real())
+    monkeypatch.setattr(context_module, "_TASK_SAMPLES", samples[0].shape[0] // 9)
+    there = fit_context(None, targets, samples=samples, min_weight=0.01)
+    assert pools, "the worker processes were not used"
+    assert workers.pool().submit(_blas_threads).result() == [1], "a worker's BLAS has more than one thread"
+    assert len(here) > 100 and here.to_data()[0] == there.to_data()[0]
+    for name, array in here.to_data()[1].items():
+        assert np.array_equal(array, there.to_data()[1][name]), name
+    assert np.array_equal(here.data, there.data) and np.array_equal(here.intercept, there.intercept)
 
 
 def test_bad_parameters_are_refused(small_truecaser):

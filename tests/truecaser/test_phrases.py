@@ -38,6 +38,56 @@ def test_every_casing_of_a_kept_phrase_is_counted():
     assert table.entry("lord of the") is None
 
 
+def reference_run_counts(sentences, max_n=ph.MAX_N):
+    """The runs counted token by token, as the module's docstring defines them (the vectorised
+    counting must give exactly these)."""
+    counts = {}
+    for toks in (s.split() for s in sentences):
+        for i in range(1, len(toks) - 1):
+            if toks[i][:1].isupper():
+                for j in range(i + 1, min(i + max_n, len(toks))):
+                    if toks[j][:1].isupper():
+                        key = " ".join(toks[i:j + 1])
+                        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def reference_variant_counts(sentences, keys, max_n=ph.MAX_N):
+    counts = {}
+    for toks in (s.split() for s in sentences):
+        low = [t.lower() for t in toks]
+        for i in range(1, len(toks) - 1):
+            for j in range(i + 2, min(i + max_n, len(toks)) + 1):
+                if " ".join(low[i:j]) in keys:
+                    key = " ".join(toks[i:j])
+                    counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def test_the_counts_are_those_of_counting_token_by_token(wiki_sentences):
+    runs = ph.run_counts(wiki_sentences)
+    assert runs == reference_run_counts(wiki_sentences) and len(runs) > 1000
+    keys = ph.phrase_keys(runs, 2) | {"united states", "of the", "not a key anywhere", "the"}
+    variants = ph.variant_counts(wiki_sentences, keys)
+    assert variants == reference_variant_counts(wiki_sentences, keys)
+    assert variants["of the"] > 100 and any(k.islower() for k in variants)
+    tokens = [s.split() for s in wiki_sentences[:500]]                      # token lists, as fit gives them
+    assert ph.run_counts(tokens) == reference_run_counts(wiki_sentences[:500])
+    assert ph.run_counts([]) == {} and ph.variant_counts([], keys) == {} and ph.variant_counts(tokens, frozenset()) == {}
+    assert ph.run_counts(["A", "a B", "a B C"]) == {"B C": 1}
+
+
+def test_the_counts_are_exact_when_the_row_hashes_collide(wiki_sentences, monkeypatch):
+    """Windows are grouped by a 64-bit hash of their word ids, checked exact; with a multiplier of 0
+    every row hashes to its last word id, and the exact fallback must give the same counts."""
+    sentences = wiki_sentences[:3000]
+    runs = reference_run_counts(sentences)
+    keys = ph.phrase_keys(runs, 2)
+    monkeypatch.setattr(ph, "_P", 0)
+    assert ph.run_counts(sentences) == runs
+    assert ph.variant_counts(sentences, keys) == reference_variant_counts(sentences, keys)
+
+
 def test_counting_in_parts_and_merging_gives_the_whole(wiki_sentences):
     """What ``textqa train truecaser --scheduler`` relies on: the two passes add up over partitions."""
     a, b = wiki_sentences[:len(wiki_sentences) // 3], wiki_sentences[len(wiki_sentences) // 3:]

@@ -8,6 +8,10 @@ because there is nothing to restore for them.
 from __future__ import annotations
 
 import unicodedata
+from array import array
+from typing import NamedTuple
+
+import numpy as np
 
 LC, UC, CA, MC, NONE = "LC", "UC", "CA", "MC", "NONE"
 CASE_CLASSES = (LC, UC, CA, MC)
@@ -116,3 +120,35 @@ def _recase(ch: str, like: str) -> str:
     """``ch`` in the case of ``like`` (unchanged if that would change its length, as "ß".upper() would)."""
     out = ch.upper() if like.isupper() else ch.lower() if like.islower() else ch
     return out if len(out) == 1 else ch
+
+
+class Indexed(NamedTuple):
+    """Sentences as ids: ``ids`` the concatenated token ids, ``lengths`` each sentence's token count,
+    ``words`` the token of each id (ids as :meth:`Truecaser.fit` numbers the training tokens)."""
+    ids: np.ndarray
+    lengths: np.ndarray
+    words: list
+
+
+def index(sentences) -> Indexed:
+    """``sentences`` (token lists or whitespace-tokenized strings) as :class:`Indexed`."""
+    if isinstance(sentences, Indexed):
+        return sentences
+    ids: dict[str, int] = {}
+    setdefault = ids.setdefault
+    flat, lengths = array("q"), array("q")
+    for s in sentences:
+        toks = s.split() if isinstance(s, str) else s
+        flat.extend(setdefault(t, len(ids)) for t in toks)
+        lengths.append(len(toks))
+    return Indexed(np.frombuffer(flat, np.int64) if flat else np.zeros(0, np.int64),
+                   np.frombuffer(lengths, np.int64) if lengths else np.zeros(0, np.int64), list(ids))
+
+
+def positions(ix: Indexed) -> tuple[np.ndarray, np.ndarray]:
+    """Each token's position in its sentence, and how many tokens follow it there (int32 below 2**31
+    tokens: these arrays are as long as the corpus)."""
+    dtype = np.int32 if len(ix.ids) < 2**31 else np.int64
+    lengths = np.asarray(ix.lengths, np.int64)
+    pos = np.arange(len(ix.ids), dtype=dtype) - np.repeat((np.cumsum(lengths) - lengths).astype(dtype), lengths)
+    return pos, np.repeat(lengths.astype(dtype), lengths) - pos - 1

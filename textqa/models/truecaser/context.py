@@ -31,9 +31,11 @@ from __future__ import annotations
 import math
 import threading
 import warnings
-from array import array
+from typing import NamedTuple
 
 import numpy as np
+
+from .casing import index
 
 LN10 = math.log(10)
 #: The defaults of ``textqa train truecaser``: samples a casing (measured 1,000 / 3,000 / 10,000 in
@@ -109,31 +111,45 @@ def target_words(forms: dict, candidate_forms, min_count: int = 20, min_second: 
     return out
 
 
-def _found(sentences, targets: dict):
-    """Each of ``sentences`` (token lists or whitespace-tokenized strings) as (its lowercased tokens,
-    its non-initial occurrences of the ``targets``' casings as (position, target index, casing index))."""
+class _Hits(NamedTuple):
+    """The non-initial occurrences of the targets' casings in indexed sentences, in corpus order."""
+    at: np.ndarray              # token positions
+    word: np.ndarray            # target index
+    casing: np.ndarray          # casing index
+    low: np.ndarray             # lowercased-word id of each token id
+    low_words: list             # the lowercased word of each such id
+
+
+def _hits(sentences, targets: dict) -> _Hits:
+    """The :class:`_Hits` of ``sentences`` (token lists, whitespace-tokenized strings or
+    :class:`.casing.Indexed`): numpy over the token ids, each distinct token looked up once."""
+    ix = index(sentences)
     tid = {w: i for i, w in enumerate(targets)}
     form_idx = [{f: k for k, f in enumerate(c)} for c in targets.values()]
-    for s in sentences:
-        toks = s.split() if isinstance(s, str) else s
-        low = [t.lower() for t in toks]
-        found = []
-        for i in range(1, len(low)):
-            j = tid.get(low[i])
-            if j is not None:
-                k = form_idx[j].get(toks[i])
-                if k is not None:
-                    found.append((i, j, k))
-        yield low, found
+    low_id: dict[str, int] = {}
+    low = np.empty(len(ix.words), np.int64)
+    word, casing = np.full(len(ix.words), -1, np.int64), np.full(len(ix.words), -1, np.int64)
+    for i, w in enumerate(ix.words):
+        lw = w.lower()
+        low[i] = low_id.setdefault(lw, len(low_id))
+        j = tid.get(lw)
+        if j is not None:
+            k = form_idx[j].get(w)
+            if k is not None:
+                word[i], casing[i] = j, k
+    lengths = np.asarray(ix.lengths, np.int64)
+    hit = word[ix.ids] >= 0
+    hit[(np.cumsum(lengths) - lengths)[lengths > 0]] = False          # not a sentence's first token
+    at = np.flatnonzero(hit)
+    return _Hits(at, word[ix.ids[at]], casing[ix.ids[at]], low, list(low_id))
 
 
 def occurrences(sentences, targets: dict) -> np.ndarray:
     """How many non-initial occurrences of each of the ``targets``' casings ``sentences`` have (what
     :func:`collect` would take with no cap): a row a target, a column a casing (0 past its last)."""
     out = np.zeros((len(targets), max((len(c) for c in targets.values()), default=1)), np.int64)
-    for _, found in _found(sentences, targets):
-        for _, j, k in found:
-            out[j, k] += 1
+    h = _hits(sentences, targets)
+    np.add.at(out, (h.word, h.casing), 1)
     return out
 
 
@@ -148,40 +164,77 @@ def quotas(counts: list, cap: int) -> list:
     return out
 
 
-def collect(sentences, targets: dict, cap, progress=None, stop=()):
+def collect(sentences, targets: dict, cap, progress=None, stop=(), block: int = 2_000_000):
     """(sparse 0/1 rows of the other words of the sentence, target index, casing index, {feature
-    word: column}) of each non-initial occurrence of the ``targets`` in ``sentences`` (token lists or
-    whitespace-tokenized strings, already folded as the model's), the first ``cap`` of each word and
-    casing (``cap``: a number, or a matrix as :func:`occurrences` gives, a cap for each).  The
-    ``stop`` words are not features (nor targets)."""
+    word: column}) of each non-initial occurrence of the ``targets`` in ``sentences`` (token lists,
+    whitespace-tokenized strings or :class:`.casing.Indexed`, already folded as the model's), the
+    first ``cap`` of each word and casing in corpus order (``cap``: a number, or a matrix as
+    :func:`occurrences` gives, a cap for each).  The ``stop`` words are not features (nor targets);
+    the columns are numbered in the order the sentences with samples meet their words.  Built with
+    numpy, sentences of about ``block`` tokens at a time (the memory it takes)."""
     import scipy.sparse as sp
+    ix = index(sentences)
+    h = _hits(ix, targets)
+    width = max((len(c) for c in targets.values()), default=1)
+    limit = (np.asarray(cap, np.int64) if np.ndim(cap) else np.full((len(targets), width), cap, np.int64)).ravel()
+    # the first cap of each (word, casing) in corpus order: each occurrence's rank in its group
+    group = h.word * width + h.casing
+    by_group = np.argsort(group, kind="stable")
+    group = group[by_group]
+    new_group = np.r_[True, group[1:] != group[:-1]] if len(group) else np.zeros(0, bool)
+    rank = np.arange(len(group)) - np.maximum.accumulate(np.where(new_group, np.arange(len(group)), 0))
+    keep = np.zeros(len(group), bool)
+    keep[by_group[rank < limit[group]]] = True
+    del group, by_group, new_group, rank
+    at, words, labels = h.at[keep], h.word[keep], h.casing[keep]
+    del keep
+    n_low = max(1, len(h.low_words))
+    is_stop = np.zeros(n_low, bool)
     stop = frozenset(stop)
-    taken = [[0] * len(c) for c in targets.values()]
-    limit = np.asarray(cap).tolist() if np.ndim(cap) else [[cap] * len(c) for c in targets.values()]
-    vocab: dict = {}
-    indptr, indices, words, labels = array("q", [0]), array("i"), array("i"), array("i")
-    for n, (low, found) in enumerate(_found(sentences, targets), 1):
-        hits = []
-        for i, j, k in found:
-            if taken[j][k] < limit[j][k]:
-                taken[j][k] += 1
-                hits.append((i, j))
-                labels.append(k)
-        if not hits:
+    is_stop[[i for i, w in enumerate(h.low_words) if w in stop]] = True
+    lengths = np.asarray(ix.lengths, np.int64)
+    ends = np.cumsum(lengths)
+    sample_sentence = np.searchsorted(ends, at, side="right")
+    column, met = np.full(n_low, -1, np.int64), []
+    indices, counts = [], []
+    cuts = np.unique(np.r_[0, np.searchsorted(ends, np.arange(block, int(ends[-1]) if len(ends) else 0, block)),
+                           len(lengths)])
+    for s0, s1 in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+        a0, a1 = np.searchsorted(sample_sentence, [s0, s1]).tolist()
+        if a0 == a1:
             continue
-        ids = [-1 if x in stop else vocab.setdefault(x, len(vocab)) for x in low]
-        bag = set(ids)
-        bag.discard(-1)
-        for i, j in hits:
-            own = ids[i]
-            indices.extend(x for x in bag if x != own)
-            indptr.append(len(indices))
-            words.append(j)
-        if progress and n % 500_000 == 0:
-            progress(f"sentence-context model: {n:,} sentences read, {len(words):,} samples")
-    X = sp.csr_matrix((np.ones(len(indices), np.float32), np.frombuffer(indices, np.int32),
-                       np.frombuffer(indptr, np.int64)), shape=(len(words), len(vocab)))
-    return X, np.frombuffer(words, np.int32).astype(np.int64), np.frombuffer(labels, np.int32).astype(np.int64), vocab
+        t0 = int(ends[s0 - 1]) if s0 else 0
+        sentence = np.repeat(np.arange(s1 - s0), lengths[s0:s1])
+        low = h.low[ix.ids[t0:int(ends[s1 - 1])]]
+        with_sample = np.zeros(s1 - s0, bool)
+        with_sample[sample_sentence[a0:a1] - s0] = True
+        mask = with_sample[sentence] & ~is_stop[low]
+        sentence, low = sentence[mask], low[mask]
+        # columns for the words met first here, in the order met
+        seen, first = np.unique(low, return_index=True)
+        fresh = column[seen] < 0
+        fresh_words = seen[fresh][np.argsort(first[fresh], kind="stable")]
+        column[fresh_words] = np.arange(len(met), len(met) + len(fresh_words))
+        met.extend(fresh_words.tolist())
+        # each sample's row: the distinct words of its sentence but its own
+        pairs = np.unique(sentence * n_low + low)
+        pair_sentence, pair_low = pairs // n_low, pairs % n_low
+        where = sample_sentence[a0:a1] - s0
+        seg_start = np.searchsorted(pair_sentence, where)
+        seg_len = np.searchsorted(pair_sentence, where, side="right") - seg_start
+        entries = ranges(seg_start, seg_len)
+        sample = np.repeat(np.arange(a1 - a0), seg_len)
+        other = pair_low[entries] != h.low[ix.ids[at[a0:a1]]][sample]
+        indices.append(column[pair_low[entries[other]]].astype(np.int32))
+        counts.append(np.bincount(sample[other], minlength=a1 - a0))
+    indptr = np.zeros(len(at) + 1, np.int64)
+    if counts:
+        np.cumsum(np.concatenate(counts), out=indptr[1:])
+    indices = np.concatenate(indices) if indices else np.zeros(0, np.int32)
+    X = sp.csr_matrix((np.ones(len(indices), np.float32), indices, indptr), shape=(len(at), len(met)))
+    if progress:
+        progress(f"sentence-context model: {len(lengths):,} sentences read, {len(at):,} samples")
+    return X, words, labels, {h.low_words[w]: i for i, w in enumerate(met)}
 
 
 class SentenceContext:
@@ -428,6 +481,67 @@ def merge_samples(parts: list):
     return X, words, labels, vocab
 
 
+def _fit_word(indptr: np.ndarray, indices: np.ndarray, y: np.ndarray, n_casings: int, C: float, min_weight: float):
+    """One word's logistic regression (see the module's docstring) on its samples (the 0/1 rows
+    ``indptr``/``indices`` over the context columns, the casings ``y``): (the casings present, their
+    shares, the intercepts, [(columns, weights) of each row]), or None when the sample has one casing."""
+    import scipy.sparse as sp
+    from sklearn.linear_model import LogisticRegression
+    present = np.unique(y)
+    if len(present) < 2:
+        return None
+    cols, local = np.unique(indices, return_inverse=True)
+    Xw = sp.csr_matrix((np.ones(len(indices), np.float32), local.reshape(-1).astype(np.int32), indptr),
+                       shape=(len(y), len(cols)))
+    clf = LogisticRegression(C=C, solver="liblinear" if len(present) == 2 else "lbfgs", max_iter=200, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(Xw, y)
+    coef = np.atleast_2d(clf.coef_)
+    b = np.atleast_1d(clf.intercept_)
+    if len(present) > 2:          # multinomial: relative to the first casing's logit
+        coef, b = coef[1:] - coef[0], b[1:] - b[0]
+    return present, np.bincount(y, minlength=n_casings)[present] / len(y), b, \
+        [(cols[np.abs(c) > min_weight], c[np.abs(c) > min_weight]) for c in coef]
+
+
+def _fit_words(tasks: list, C: float, min_weight: float) -> list:
+    return [(j, _fit_word(*task, C, min_weight)) for j, task in tasks]
+
+
+#: Samples a task of the parallel fit (about 40 tasks on the default model); tasks in flight at once.
+_TASK_SAMPLES, _IN_FLIGHT = 300_000, 4
+
+
+def _fit_all(X, labels, order, bounds, n_casings: list, C: float, min_weight: float):
+    """(word index, :func:`_fit_word`'s result) of every word, in order.  On more than one task's
+    samples, the words are fitted in the two worker processes of :func:`textqa.workers.pool`, about
+    ``_TASK_SAMPLES`` samples a task (fitting in threads was no faster: the Python around each fit
+    dominates).  Here too BLAS gets one thread, as in the workers, so the fits are the same wherever
+    they run and on any number of cores (the lbfgs fits' sums depend on BLAS's threads)."""
+    def task(j):
+        idx = order[bounds[j]:bounds[j + 1]]
+        Xw = X[idx]
+        return j, (Xw.indptr, Xw.indices, labels[idx], n_casings[j])
+    n = len(n_casings)
+    if X.shape[0] <= _TASK_SAMPLES:
+        from threadpoolctl import threadpool_limits
+        with threadpool_limits(1):          # as in the workers: the fits do not depend on the cores
+            yield from _fit_words([task(j) for j in range(n)], C, min_weight)
+        return
+    from textqa import workers
+    pool = workers.pool()
+    cuts = np.searchsorted(bounds, np.arange(_TASK_SAMPLES, X.shape[0], _TASK_SAMPLES))
+    edges = np.unique(np.concatenate([[0], np.clip(cuts, 1, n), [n]]))
+    pending = []
+    for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
+        pending.append(pool.submit(_fit_words, [task(j) for j in range(a, b)], C, min_weight))
+        while len(pending) >= _IN_FLIGHT:
+            yield from pending.pop(0).result()
+    for f in pending:
+        yield from f.result()
+
+
 def fit_context(sentences, targets: dict, cap: int = DEFAULT_CAP, C: float = DEFAULT_C, stop=(),
                 min_weight: float = DEFAULT_MIN_WEIGHT, progress=None, samples=None) -> SentenceContext:
     """Collect the samples of ``targets`` ({word: candidate forms}) in ``sentences`` (or take them as
@@ -436,7 +550,6 @@ def fit_context(sentences, targets: dict, cap: int = DEFAULT_CAP, C: float = DEF
     context.  The columns are numbered in the order of their words, so the model does not depend on
     the order the words were met in."""
     import scipy.sparse as sp
-    from sklearn.linear_model import LogisticRegression
     say = progress or (lambda msg: None)
     X, words, labels, vocab = samples if samples is not None else collect(sentences, targets, cap, progress, stop)
     say(f"sentence-context model: {X.shape[0]:,} samples of {len(targets):,} words, {len(vocab):,} context words")
@@ -453,41 +566,18 @@ def fit_context(sentences, targets: dict, cap: int = DEFAULT_CAP, C: float = DEF
     order = np.argsort(words, kind="stable")
     bounds = np.searchsorted(words[order], np.arange(len(targets) + 1))
     items = list(targets.items())
-
-    def fit_one(j: int):
-        idx = order[bounds[j]:bounds[j + 1]]
-        y = labels[idx]
-        present = np.unique(y)
-        if len(present) < 2:
-            return None
-        Xw = X[idx]
-        cols = np.unique(Xw.indices)
-        clf = LogisticRegression(C=C, solver="liblinear" if len(present) == 2 else "lbfgs", max_iter=200,
-                                 random_state=0)
-        clf.fit(Xw[:, cols], y)
-        coef = np.atleast_2d(clf.coef_)
-        b = np.atleast_1d(clf.intercept_)
-        if len(present) > 2:          # multinomial: relative to the first casing's logit
-            coef, b = coef[1:] - coef[0], b[1:] - b[0]
-        return present, np.bincount(y, minlength=len(items[j][1]))[present] / len(y), b, \
-            [(cols[np.abs(c) > min_weight], c[np.abs(c) > min_weight]) for c in coef]
-
     kept_targets, kept_classes, prior, intercept, rows = [], [], [], [], []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        # one word at a time: fitting two at a time in threads (liblinear releases the GIL) was no
-        # faster on the default model (146 s against 129-132 s), the Python around each fit dominating
-        for (w, cands), fitted in zip(items, map(fit_one, range(len(items)))):
-            if fitted is None:
-                continue
-            present, shares, b, word_rows = fitted
-            kept_targets.append(w)
-            kept_classes.append([cands[k] for k in present])
-            prior.extend(shares)
-            intercept.extend(b.tolist())
-            rows.extend(word_rows)
-            if progress and len(kept_targets) % 5000 == 0:
-                say(f"sentence-context model: {len(kept_targets):,} classifiers fitted")
+    for j, fitted in _fit_all(X, labels, order, bounds, [len(c) for _, c in items], C, min_weight):
+        if fitted is None:
+            continue
+        present, shares, b, word_rows = fitted
+        kept_targets.append(items[j][0])
+        kept_classes.append([items[j][1][k] for k in present])
+        prior.extend(shares)
+        intercept.extend(b.tolist())
+        rows.extend(word_rows)
+        if progress and len(kept_targets) % 5000 == 0:
+            say(f"sentence-context model: {len(kept_targets):,} classifiers fitted")
     used = np.unique(np.concatenate([c for c, _ in rows])) if rows else np.zeros(0, np.int64)
     remap = np.full(X.shape[1], -1, np.int64)
     remap[used] = np.arange(len(used))

@@ -29,9 +29,10 @@ import kenlm
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from ... import workers
 from . import lm as lmmod
 from .classes import CLASS_ORDER, TARGETS, PackedText, WordClasses
-from .casing import (CASE_CLASSES, NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class,
+from .casing import (CASE_CLASSES, NONE, UNKNOWN_TOKENS, Indexed, apply_class, capitalize_first, case_class,
                      fold_accents, group_by_lowercase, restore_accents)
 from .context import DEFAULT_C, DEFAULT_MIN_WEIGHT, DEFAULT_STOP, SentenceContext, fit_context, ranges, target_words
 from .compounds import SEPARATORS, compound_form, count_parts, parts_from_data
@@ -83,6 +84,22 @@ def gc_paused():
 
 def as_tokens(sentence) -> list[str]:
     return sentence.split() if isinstance(sentence, str) else list(sentence)
+
+
+def oov_training_words(known_counts: dict, rare_counts: dict, min_count: int) -> tuple[list, list, list]:
+    """(lowercased words, casing classes, counts) the OOV model learns from: the forms seen too
+    rarely to be in the LM's vocabulary, and the near-rare known ones (they look like the words that
+    will be unseen); forms without a cased letter are left out."""
+    words, classes, weights = [], [], []
+    for counts, rare in ((rare_counts, True), (known_counts, False)):
+        for w, c in counts.items():
+            if rare or c <= 2 * min_count:
+                cls = case_class(w)
+                if cls != NONE:
+                    words.append(w.lower())
+                    classes.append(cls)
+                    weights.append(c)
+    return words, classes, weights
 
 
 def capitalize_first_word(tokens: list[str]) -> list[str]:
@@ -450,19 +467,22 @@ class Truecaser(BaseEstimator):
         for s in sentences:
             toks = as_tokens(s)
             if toks:
-                seqs.append(np.fromiter((setdefault(t, len(raw_ids)) for t in toks), dtype=np.int64,
+                # int32 ids (fewer than 2**31 distinct tokens; np.fromiter refuses more): the corpus's ids
+                # stay in memory until the sentence-context model is fitted
+                seqs.append(np.fromiter((setdefault(t, len(raw_ids)) for t in toks), dtype=np.int32,
                                         count=len(toks)))
         if not seqs:
             raise ValueError("no training sentences")
         raw_words = list(raw_ids)
         del raw_ids
+        # the training text as token ids, for the phrase table's and the sentence-context model's counting
+        indexed = Indexed(np.concatenate(seqs), np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs)),
+                          raw_words)
         phrases = None
         if self.phrase_weight > 0:
             say("counting cased phrases")
-            phrases = PhraseTable.build(sentences, self.phrase_min_count)
-        packed_raw = np.concatenate(seqs) if seqs else np.zeros(0, np.int64)
-        raw_counts = np.bincount(packed_raw, minlength=len(raw_words))
-        del packed_raw
+            phrases = PhraseTable.build(indexed, self.phrase_min_count)
+        raw_counts = np.bincount(indexed.ids, minlength=len(raw_words))
         vocab = LMVocabulary.build(dict(zip(raw_words, raw_counts.tolist())), self.min_count)
         raw_to_lm = np.fromiter((vocab.id_of(w) for w in raw_words), dtype=np.int64, count=len(raw_words))
         mapped = [raw_to_lm[s] for s in seqs]
@@ -474,7 +494,7 @@ class Truecaser(BaseEstimator):
                 return lmmod.NGramCounts.from_packed(packed, vocab.V, BOS_ID, EOS_ID)
             return lmmod.OrderCounts.from_packed(packed, vocab.V, BOS_ID, EOS_ID, self.order)
         self.fit_counts(vocab, count, n_sentences=len(mapped), progress=say, arpa_copy=arpa_copy,
-                        sentence_ids=mapped, phrases=phrases)
+                        sentence_ids=mapped, phrases=phrases, wait=held is not None)
         if held is not None:
             dec = self._native_decoder()
             if dec is None:
@@ -482,13 +502,15 @@ class Truecaser(BaseEstimator):
             say(f"training the discriminative pass ({self.discriminative} features) on the held-out sentences")
             self.reranker_ = train_weights(self, dec, held, self.discriminative, progress=say)
         if self.context_cap:
-            self.fit_context(sentences, progress=say)
+            self.fit_context(indexed, progress=say)
+        del indexed
+        self._finish_oov(say)
         return self
 
     def fit_context(self, sentences, progress=None, collect=None):
         """Fit the sentence-context model (:mod:`.context`; ``context_cap`` and ``context_C``) on
-        ``sentences`` (token lists or whitespace-tokenized strings, folded as the model's training
-        text) for the ambiguous words of the fitted casing table; or on the samples that
+        ``sentences`` (token lists, whitespace-tokenized strings or :class:`.casing.Indexed`, folded
+        as the model's training text) for the ambiguous words of the fitted casing table; or on the samples that
         ``collect(targets, cap, stop)`` gives (:func:`.context.collect`'s tuple: ``textqa train truecaser
         --scheduler`` collects them on the cluster)."""
         say = progress or (lambda msg: log.info(msg))
@@ -503,7 +525,7 @@ class Truecaser(BaseEstimator):
         return self
 
     def fit_counts(self, vocab: "LMVocabulary", count_ngrams, n_sentences: int, progress=None, arpa_copy=None,
-                   sentence_ids=None, phrases: "PhraseTable | None" = None, class_text=None):
+                   sentence_ids=None, phrases: "PhraseTable | None" = None, class_text=None, wait=True):
         """``fit`` from counts: the cased-word counts in ``vocab`` and ``count_ngrams(say)``, which
         returns the n-gram counts over the LM ids of ``vocab`` (``textqa train truecaser --scheduler``
         counts them as a Dask map-reduce; ``fit`` in this process): :class:`.lm.NGramCounts` (trigrams) or
@@ -511,7 +533,9 @@ class Truecaser(BaseEstimator):
         sentences themselves (``sentence_ids``, LM ids) for its held-out split.  ``phrases``: the
         cased-phrase table (:mod:`.phrases`; None: none, whatever ``phrase_weight`` says).
         ``class_text``: what the class LM reads the training text through (:class:`.classes.PackedText`
-        or the Dask cluster's stand-in; None: ``sentence_ids``, packed)."""
+        or the Dask cluster's stand-in; None: ``sentence_ids``, packed).  The OOV model is fitted in a
+        worker process; ``wait=False`` returns without waiting for it (``fit`` then waits once the
+        sentence-context model is fitted)."""
         self._check_params()
         say = progress or (lambda msg: log.info(msg))
         if sentence_ids is None and (self.smoothing == "deleted_interpolation" or self.discriminative != "none"):
@@ -600,28 +624,26 @@ class Truecaser(BaseEstimator):
         self.baseline_ = UnigramTruecaser().fit_counts(every_count)
         del every_count
 
+        self.oov_ = self._oov_future = None
         if self.oov_model == "char":
-            say("training the character-level casing model for unseen words")
-            words, classes, weights = [], [], []
-            for w, c in rare_counts.items():
-                cls = case_class(w)
-                if cls != NONE:
-                    words.append(w.lower())
-                    classes.append(cls)
-                    weights.append(c)
-            # near-rare known words too: they look like the words that will be unseen
-            for w, c in known_counts.items():
-                if c <= 2 * self.min_count:
-                    cls = case_class(w)
-                    if cls != NONE:
-                        words.append(w.lower())
-                        classes.append(cls)
-                        weights.append(c)
-            self.oov_ = CharCasingClassifier().fit(words, classes, sample_weight=weights)
-        else:
-            self.oov_ = None
+            # fitted in a worker process, while this one goes on (with the sentence-context model: 156 s
+            # of the default's training, beside its 108 s of reading the samples)
+            say("training the character-level casing model for unseen words (in a worker process)")
+            self._oov_future = workers.pool().submit(CharCasingClassifier().fit,
+                                                     *oov_training_words(known_counts, rare_counts, self.min_count))
+        if wait:
+            self._finish_oov(say)
         self._cand_cache, self._native_cache, self._phrase_cache, self._native = {}, {}, {}, None
         return self
+
+    def _finish_oov(self, say) -> None:
+        """Wait for the OOV model that :meth:`fit_counts` fits in a worker process (if any)."""
+        future, self._oov_future = getattr(self, "_oov_future", None), None
+        if future is not None:
+            if not future.done():
+                say("waiting for the character-level casing model")
+            self.oov_ = future.result()
+            self._cand_cache, self._native_cache, self._phrase_cache, self._native = {}, {}, {}, None
 
     def set_params(self, **params):
         """As scikit-learn's, and forget cached candidate lists (they depend on the parameters)."""

@@ -31,7 +31,7 @@ from itertools import repeat
 
 import numpy as np
 
-from .casing import group_by_lowercase
+from .casing import Indexed, group_by_lowercase, index, positions
 
 MAX_N = 5
 _P = 0x9E3779B97F4A7C15          # multiplier of the rolling hash (mod 2**64) of a phrase's word ids
@@ -40,24 +40,66 @@ _FILTER_BITS = 24
 _UNPARSED = -2
 
 
-def _capitalised(tok: str) -> bool:
-    return tok[:1].isupper()
+def _windows(ix: Indexed, where: tuple, n: int, ok: list) -> np.ndarray:
+    """The start of every window of ``n`` tokens inside one sentence, not at its start (``where``:
+    :func:`.casing.positions`), whose k-th token's id has ``ok[k]`` (a boolean table over ids, or None)."""
+    pos, left = where
+    i = np.flatnonzero((pos >= 1) & (left >= n - 1) & ok[0][ix.ids])
+    for k in range(1, n):
+        if ok[k] is not None:
+            i = i[ok[k][ix.ids[i + k]]]
+    return i
+
+
+def _row_codes(columns: list) -> np.ndarray:
+    """Dense codes of the rows of equal-length id columns: equal rows, equal codes.  One sort of the
+    rows' 64-bit polynomial hashes, checked exact: on a collision, the codes are made column by column."""
+    h = np.zeros(len(columns[0]), np.uint64)
+    with np.errstate(over="ignore"):
+        for c in columns:
+            h = h * np.uint64(_P) + np.asarray(c).astype(np.uint64)
+    _, first, code = np.unique(h, return_index=True, return_inverse=True)
+    code = code.reshape(-1)
+    if all(np.array_equal(np.asarray(c)[first][code], c) for c in columns):
+        return code
+    code = np.asarray(columns[0], np.int64)                     # a hash collision: exact, slower
+    for c in columns[1:]:
+        c = np.asarray(c, np.int64)
+        code = np.unique(code * (int(c.max()) + 1) + c, return_inverse=True)[1].reshape(-1)
+    return code
+
+
+def _counted_rows(ix: Indexed, starts: np.ndarray, n: int):
+    """The distinct id rows of the windows of ``n`` tokens at ``starts``, with their counts."""
+    if not len(starts):
+        return np.zeros((0, n), np.int64), np.zeros(0, np.int64)
+    codes = _row_codes([ix.ids[starts + k] for k in range(n)])
+    first = np.unique(codes, return_index=True)[1]
+    counts = np.bincount(codes)[codes[first]]
+    return ix.ids[starts[first][:, None] + np.arange(n)], counts
+
+
+def _strings(words: list, rows: np.ndarray) -> list[str]:
+    return [" ".join(map(words.__getitem__, r)) for r in rows.tolist()]
+
+
+def _run_rows(ix: Indexed, max_n: int):
+    """Per length n, the distinct cased runs as id rows, with their counts."""
+    caps = np.fromiter((w[:1].isupper() for w in ix.words), dtype=bool, count=len(ix.words))
+    where = positions(ix)
+    return {n: _counted_rows(ix, _windows(ix, where, n, [caps] + [None] * (n - 2) + [caps]), n)
+            for n in range(2, max_n + 1)}
 
 
 def run_counts(sentences, max_n: int = MAX_N) -> dict[str, int]:
     """Counts of the cased runs of 2..``max_n`` tokens (not at a sentence's start) whose first and
-    last tokens are capitalised, over ``sentences`` (token lists or whitespace-tokenized strings)."""
-    counts: dict[str, int] = defaultdict(int)
-    for s in sentences:
-        toks = s.split() if isinstance(s, str) else s
-        n = len(toks)
-        caps = [_capitalised(t) for t in toks]
-        for i in range(1, n - 1):
-            if caps[i]:
-                for j in range(i + 1, min(i + max_n, n)):
-                    if caps[j]:
-                        counts[" ".join(toks[i:j + 1])] += 1
-    return dict(counts)
+    last tokens are capitalised, over ``sentences`` (token lists or whitespace-tokenized strings, or
+    :class:`Indexed`).  Counted with numpy over the token ids: the runs' strings are made once each."""
+    ix = index(sentences)
+    out: dict[str, int] = {}
+    for rows, counts in _run_rows(ix, max_n).values():
+        out.update(zip(_strings(ix.words, rows), counts.tolist()))
+    return out
 
 
 def merge_counts(a: dict, b: dict) -> dict:
@@ -74,19 +116,35 @@ def phrase_keys(runs: dict[str, int], min_count: int) -> frozenset:
 
 
 def variant_counts(sentences, keys: frozenset, max_n: int = MAX_N) -> dict[str, int]:
-    """Counts of every cased occurrence (sentence starts aside) of the lowercased phrases ``keys``."""
-    firsts = {k.split(" ", 1)[0] for k in keys}
-    counts: dict[str, int] = defaultdict(int)
-    for s in sentences:
-        toks = s.split() if isinstance(s, str) else s
-        low = [t.lower() for t in toks]
-        n = len(low)
-        for i in range(1, n - 1):
-            if low[i] in firsts:
-                for j in range(i + 2, min(i + max_n, n) + 1):
-                    if " ".join(low[i:j]) in keys:
-                        counts[" ".join(toks[i:j])] += 1
-    return dict(counts)
+    """Counts of every cased occurrence (sentence starts aside) of the lowercased phrases ``keys``,
+    over ``sentences`` (as :func:`run_counts` takes them)."""
+    ix = index(sentences)
+    lower_id: dict[str, int] = {}
+    low = np.fromiter((lower_id.setdefault(w.lower(), len(lower_id)) for w in ix.words), dtype=np.int64,
+                      count=len(ix.words))
+    by_n: dict[int, list] = defaultdict(list)
+    for k in keys:
+        parts = k.split(" ")
+        if 2 <= len(parts) <= max_n and all(p in lower_id for p in parts):
+            by_n[len(parts)].append([lower_id[p] for p in parts])
+    out: dict[str, int] = {}
+    where = positions(ix) if by_n else None
+    for n, key_rows in sorted(by_n.items()):
+        key_rows = np.asarray(key_rows, np.int64)
+        ok = []                          # the windows whose k-th word is some key's k-th word
+        for k in range(n):
+            seen = np.zeros(len(lower_id), bool)
+            seen[key_rows[:, k]] = True
+            ok.append(seen[low])
+        starts = _windows(ix, where, n, ok)
+        # the keys' rows and the windows' lowercased rows coded together: a window is a key's
+        # occurrence when its code is a key's
+        codes = _row_codes([np.concatenate([key_rows[:, k], low[ix.ids[starts + k]]]) for k in range(n)])
+        is_key = np.zeros(int(codes.max()) + 1, bool)
+        is_key[codes[:len(key_rows)]] = True
+        rows, counts = _counted_rows(ix, starts[is_key[codes[len(key_rows):]]], n)
+        out.update(zip(_strings(ix.words, rows), counts.tolist()))
+    return out
 
 
 class PhraseTable:
@@ -138,8 +196,10 @@ class PhraseTable:
     @classmethod
     def build(cls, sentences, min_count: int = 2, max_n: int = MAX_N) -> "PhraseTable":
         """Both counting passes over a list of whitespace-tokenized sentences, in this process."""
-        keys = phrase_keys(run_counts(sentences, max_n), min_count)
-        return cls.from_variants(variant_counts(sentences, keys, max_n), max_n)
+        ix = index(sentences)
+        keys = frozenset(s.lower() for rows, counts in _run_rows(ix, max_n).values()
+                         for s in _strings(ix.words, rows[counts >= min_count]))
+        return cls.from_variants(variant_counts(ix, keys, max_n), max_n)
 
     def __len__(self) -> int:
         return len(self._entries)
