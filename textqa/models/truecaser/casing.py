@@ -152,3 +152,11 @@ def positions(ix: Indexed) -> tuple[np.ndarray, np.ndarray]:
     lengths = np.asarray(ix.lengths, np.int64)
     pos = np.arange(len(ix.ids), dtype=dtype) - np.repeat((np.cumsum(lengths) - lengths).astype(dtype), lengths)
     return pos, np.repeat(lengths.astype(dtype), lengths) - pos - 1
+
+
+def lowercase_ids(words: list) -> tuple[np.ndarray, dict]:
+    """The id of each word's lowercased form, and {lowercased form: id} (ids in the order met)."""
+    lower_id: dict[str, int] = {}
+    low = np.fromiter((lower_id.setdefault(w.lower(), len(lower_id)) for w in words), dtype=np.int64,
+                      count=len(words))
+    return low, lower_id

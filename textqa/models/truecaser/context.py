@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .casing import index
+from .casing import index, lowercase_ids
 
 LN10 = math.log(10)
 #: The defaults of ``textqa train truecaser``: samples a casing (measured 1,000 / 3,000 / 10,000 in
@@ -126,13 +126,11 @@ def _hits(sentences, targets: dict) -> _Hits:
     ix = index(sentences)
     tid = {w: i for i, w in enumerate(targets)}
     form_idx = [{f: k for k, f in enumerate(c)} for c in targets.values()]
-    low_id: dict[str, int] = {}
-    low = np.empty(len(ix.words), np.int64)
+    low, low_id = lowercase_ids(ix.words)
+    low_words = list(low_id)
     word, casing = np.full(len(ix.words), -1, np.int64), np.full(len(ix.words), -1, np.int64)
-    for i, w in enumerate(ix.words):
-        lw = w.lower()
-        low[i] = low_id.setdefault(lw, len(low_id))
-        j = tid.get(lw)
+    for i, (w, lw) in enumerate(zip(ix.words, low.tolist())):
+        j = tid.get(low_words[lw])
         if j is not None:
             k = form_idx[j].get(w)
             if k is not None:
@@ -141,7 +139,7 @@ def _hits(sentences, targets: dict) -> _Hits:
     hit = word[ix.ids] >= 0
     hit[(np.cumsum(lengths) - lengths)[lengths > 0]] = False          # not a sentence's first token
     at = np.flatnonzero(hit)
-    return _Hits(at, word[ix.ids[at]], casing[ix.ids[at]], low, list(low_id))
+    return _Hits(at, word[ix.ids[at]], casing[ix.ids[at]], low, low_words)
 
 
 def occurrences(sentences, targets: dict) -> np.ndarray:

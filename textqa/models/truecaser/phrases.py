@@ -31,7 +31,7 @@ from itertools import repeat
 
 import numpy as np
 
-from .casing import Indexed, group_by_lowercase, index, positions
+from .casing import Indexed, group_by_lowercase, index, lowercase_ids, positions
 
 MAX_N = 5
 _P = 0x9E3779B97F4A7C15          # multiplier of the rolling hash (mod 2**64) of a phrase's word ids
@@ -51,9 +51,10 @@ def _windows(ix: Indexed, where: tuple, n: int, ok: list) -> np.ndarray:
     return i
 
 
-def _row_codes(columns: list) -> np.ndarray:
-    """Dense codes of the rows of equal-length id columns: equal rows, equal codes.  One sort of the
-    rows' 64-bit polynomial hashes, checked exact: on a collision, the codes are made column by column."""
+def _row_codes(columns: list) -> tuple[np.ndarray, np.ndarray]:
+    """Dense codes of the rows of equal-length id columns (equal rows, equal codes), and the first
+    row of each code.  One sort of the rows' 64-bit polynomial hashes, checked exact: on a
+    collision, the codes are made column by column."""
     h = np.zeros(len(columns[0]), np.uint64)
     with np.errstate(over="ignore"):
         for c in columns:
@@ -61,22 +62,21 @@ def _row_codes(columns: list) -> np.ndarray:
     _, first, code = np.unique(h, return_index=True, return_inverse=True)
     code = code.reshape(-1)
     if all(np.array_equal(np.asarray(c)[first][code], c) for c in columns):
-        return code
+        return code, first
     code = np.asarray(columns[0], np.int64)                     # a hash collision: exact, slower
     for c in columns[1:]:
         c = np.asarray(c, np.int64)
-        code = np.unique(code * (int(c.max()) + 1) + c, return_inverse=True)[1].reshape(-1)
-    return code
+        _, first, code = np.unique(code * (int(c.max()) + 1) + c, return_index=True, return_inverse=True)
+        code = code.reshape(-1)
+    return code, first
 
 
 def _counted_rows(ix: Indexed, starts: np.ndarray, n: int):
     """The distinct id rows of the windows of ``n`` tokens at ``starts``, with their counts."""
     if not len(starts):
         return np.zeros((0, n), np.int64), np.zeros(0, np.int64)
-    codes = _row_codes([ix.ids[starts + k] for k in range(n)])
-    first = np.unique(codes, return_index=True)[1]
-    counts = np.bincount(codes)[codes[first]]
-    return ix.ids[starts[first][:, None] + np.arange(n)], counts
+    codes, first = _row_codes([ix.ids[starts + k] for k in range(n)])
+    return ix.ids[starts[first][:, None] + np.arange(n)], np.bincount(codes)
 
 
 def _strings(words: list, rows: np.ndarray) -> list[str]:
@@ -119,9 +119,7 @@ def variant_counts(sentences, keys: frozenset, max_n: int = MAX_N) -> dict[str, 
     """Counts of every cased occurrence (sentence starts aside) of the lowercased phrases ``keys``,
     over ``sentences`` (as :func:`run_counts` takes them)."""
     ix = index(sentences)
-    lower_id: dict[str, int] = {}
-    low = np.fromiter((lower_id.setdefault(w.lower(), len(lower_id)) for w in ix.words), dtype=np.int64,
-                      count=len(ix.words))
+    low, lower_id = lowercase_ids(ix.words)
     by_n: dict[int, list] = defaultdict(list)
     for k in keys:
         parts = k.split(" ")
@@ -139,7 +137,7 @@ def variant_counts(sentences, keys: frozenset, max_n: int = MAX_N) -> dict[str, 
         starts = _windows(ix, where, n, ok)
         # the keys' rows and the windows' lowercased rows coded together: a window is a key's
         # occurrence when its code is a key's
-        codes = _row_codes([np.concatenate([key_rows[:, k], low[ix.ids[starts + k]]]) for k in range(n)])
+        codes = _row_codes([np.concatenate([key_rows[:, k], low[ix.ids[starts + k]]]) for k in range(n)])[0]
         is_key = np.zeros(int(codes.max()) + 1, bool)
         is_key[codes[:len(key_rows)]] = True
         rows, counts = _counted_rows(ix, starts[is_key[codes[len(key_rows):]]], n)
