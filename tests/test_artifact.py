@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from textqa.models.artifact import ArtifactError, load_manifest, write_artifact
+from textqa.models.artifact import ArtifactError, load_manifest, read_json, write_artifact
 
 
 def make(dest, payload="v1", **kw):
@@ -78,3 +78,20 @@ def test_outdated_formats_are_recognised_for_retraining(tmp_path):
             assert outdated_format(name, folder) == expected, (name, version)
     (tmp_path / "icd9" / "manifest.json").write_text("not json")
     assert outdated_format("icd9", tmp_path / "icd9") is None          # unreadable: loading says why
+
+
+def test_read_json_reads_what_the_standard_library_reads(tmp_path):
+    """orjson parses; what it refuses but ``json`` reads (NaN, big integers, lone surrogates) is
+    still read; what neither reads raises ValueError."""
+    p = tmp_path / "t.json"
+    for value in ({"forms": {"é": [["É", 3]]}, "x": 1.5}, [2 ** 70, -(2 ** 65)], {"s": "\ud800"}):
+        p.write_text(json.dumps(value), encoding="utf-8")
+        assert read_json(p) == value
+    p.write_text('{"w": NaN}', encoding="utf-8")
+    assert read_json(p)["w"] != read_json(p)["w"]                     # NaN
+    for bad in (b'{"a": 1', b"\xff\xfe{}", b""):
+        p.write_bytes(bad)
+        with pytest.raises(ValueError):
+            read_json(p)
+    with pytest.raises(OSError):
+        read_json(tmp_path / "missing.json")

@@ -149,3 +149,27 @@ def test_loading_pauses_the_collector_and_gives_it_back_as_it_was(truecaser_arti
         assert seen == [False, False] and not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_loaded_model_starts_in_the_collectors_oldest_generation(truecaser_artifact):
+    """The model's objects skip the young generations (whose first collections after a load walked
+    them all), and are still collected there; objects frozen by someone else stay frozen."""
+    import gc
+
+    from textqa.models.truecaser import model as model_mod
+    path = truecaser_artifact / "truecaser"
+
+    def generation_of(obj):
+        return next((g for g in range(3) if any(o is obj for o in gc.get_objects(generation=g))), None)
+    model = model_mod.load_truecaser(path)
+    assert gc.get_freeze_count() == 0
+    forms = next(iter(model.casing_.forms.values()))          # a list read from casing.json
+    assert generation_of(forms) == 2 and generation_of(model.casing_.forms) == 2
+    keep = [[1], [2]]                                        # frozen by the test, not by the load
+    gc.freeze()
+    try:
+        model = model_mod.load_truecaser(path)
+        assert gc.get_freeze_count() > 0 and generation_of(keep) is None
+        assert generation_of(next(iter(model.casing_.forms.values()))) in (0, 1, 2)
+    finally:
+        gc.unfreeze()
