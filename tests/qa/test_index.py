@@ -63,3 +63,28 @@ def test_parsed_questions_are_cached_as_data_and_read_back_with_their_annotation
     assert entry.read_bytes()[:2] != b"\x00 "                                     # replaced by a good one
     nlp.parsed_cached(texts[:2], tmp_path)
     assert len(list(tmp_path.glob("qa-parsed-*.spacy"))) == 2 and not list(tmp_path.glob(".*"))
+
+
+def test_the_pipeline_multiplies_with_numpy_and_analyses_as_blis_does():
+    """``nlp.pipeline()``'s layers run on ``NumpyOps(use_blis=False)`` (numpy's BLAS: faster here), and
+    give real sentences the tags, dependencies, lemmas and entities that thinc's BLIS kernels give;
+    the backend is part of the analysis cache key."""
+    import gzip
+    from itertools import islice
+
+    import spacy
+
+    import textqa.models.qa.nlp as nlp
+    from textqa.paths import DATA_DIR
+    ours = nlp.pipeline()
+    layers = [proc.model.ops for _, proc in ours.pipeline if getattr(proc, "model", None) is not None]
+    assert len(layers) >= 4 and all(type(o).__name__ == "NumpyOps" and not o.use_blis for o in layers)
+    assert nlp.OPS in nlp.model_version()
+    blis = spacy.load(nlp.MODEL_PACKAGE)
+    assert all(proc.model.ops.use_blis for _, proc in blis.pipeline if getattr(proc, "model", None) is not None)
+    with gzip.open(DATA_DIR / "truecase" / "val_input.txt.gz", "rt", encoding="utf-8") as f:
+        texts = [line.strip() for line in islice(f, 300) if line.strip()]
+
+    def analyses(pipe):
+        return [[(t.tag_, t.dep_, t.head.i, t.lemma_, t.ent_iob_, t.ent_type_) for t in doc] for doc in pipe.pipe(texts)]
+    assert analyses(ours) == analyses(blis)
