@@ -72,3 +72,20 @@ def test_an_alphabet_too_large_to_pack_gives_the_same_numbers():
     text = "".join(chr(0x4E00 + i) for i in range(1500))
     s = clipped_stats(text, text[:700] + text[800:], 6)
     assert s[0, 0] == 1400 and s[0, 5] == 700 - 5 + 700 - 5 and s[1, 0] == 1500
+
+
+def test_a_strided_block_is_counted_as_a_contiguous_one_by_one_compiled_version():
+    """``clipped_into`` a column view of a wider block (as BLANC fills its statistics) adds what
+    ``clipped_stats`` returns, without numba compiling a second, strided version of its functions."""
+    from textqa.models.blanc import clipped
+    hyp, ref = "the cat sat on the mat", "a cat sat on a mat"
+    wide = np.full((3, 9), 7.0)
+    wide[:, 2:6] = 0.0
+    clipped.clipped_into(wide[:, 2:6], hyp, ref, 4, 0.5, 2, chrf=True)
+    expected = clipped_stats(hyp, ref, 4, 0.5, 2)
+    clipped._chrf_convention(expected)
+    assert np.array_equal(wide[:, 2:6], expected) and (wide[:, :2] == 7).all() and (wide[:, 6:] == 7).all()
+    clipped.clipped_into(wide[:, 6:8], hyp.split(), ref.split(), 2)
+    assert np.array_equal(wide[:, 6:8], 7 + clipped_stats(hyp.split(), ref.split(), 2))
+    for f in (clipped._code_stats, clipped._clipped, clipped._contiguous_clipped, clipped._chrf_convention):
+        assert all(sig[-1].layout == "C" for sig in f.signatures if len(sig)), (f, f.signatures)

@@ -248,6 +248,13 @@ def clipped_into(out, hyp, ref, max_n: int, alpha: float = 0.0, max_gap: int = 0
     hypothesis count either (it matters only for corpus sums)."""
     if max_n < 1 or max_gap < 0 or alpha < 0:
         raise ValueError("max_n must be >= 1, max_gap and alpha >= 0")
+    if not out.flags.c_contiguous:
+        # a view (BLANC's columns of a wider block): counted in a C-contiguous block and added in, so
+        # that numba compiles one version of these functions, not a second for strided blocks
+        block = np.zeros(out.shape)
+        clipped_into(block, hyp, ref, max_n, alpha, max_gap, chrf)
+        out += block
+        return
     decays = _DECAYS.get((alpha, max_gap))
     if decays is None:
         decays = _DECAYS[(alpha, max_gap)] = np.exp(-alpha * np.arange(max_gap + 1, dtype=np.float64))
