@@ -283,3 +283,24 @@ def test_truecase_decoder_trigram_is_the_papers_decoder(truecaser_copy, truecase
     r = textqa("truecase", "--model", model, "--tokenized", "--no-compounds", stdin=data)
     assert r.stdout.decode() == "\n".join(truecaser_copy.predict(lines)) + "\n"
     assert textqa("truecase", "--decoder", "bigram", stdin=b"x\n").returncode == 2
+
+
+def test_trainer_docs_are_the_modules_docstrings(tmp_path, monkeypatch):
+    """``--help``'s trainer descriptions, read from the tokens that open each module, are what
+    ``ast.get_docstring`` reads from the whole module: the real trainers, and modules opening with
+    comments, a raw string, two adjacent strings or no docstring at all."""
+    import ast
+    import importlib.util
+
+    import textqa.cli as cli
+    for name, module in cli.TRAINERS.items():
+        source = Path(importlib.util.find_spec(module).origin).read_text(encoding="utf-8")
+        assert cli._trainer_doc(name) == ast.get_docstring(ast.parse(source)) and len(cli._trainer_doc(name)) > 100
+    sources = {"commented": '#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n\n"""Trains X.\n\n    Indented.\n"""\nx = 1\n',
+               "raw": 'r"""A \\d raw one."""\n', "adjacent": '"Two " "parts."\n', "none": 'x = "not a docstring"\n'}
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name, source in sources.items():
+        (tmp_path / f"doc_{name}.py").write_text(source, encoding="utf-8")
+        monkeypatch.setitem(cli.TRAINERS, name, f"doc_{name}")
+        assert cli._trainer_doc(name) == (ast.get_docstring(ast.parse(source)) or ""), name
+    assert cli._trainer_doc("raw") == "A \\d raw one." and cli._trainer_doc("none") == ""
