@@ -29,3 +29,33 @@ def test_fitting_on_the_used_columns_is_the_fit_on_all_of_them(wiki_sentences):
     unseen = ["zorblaxian", "quixotl", "mcgillicuddy-smythe", "ibm-compatible", "x86"]
     P = model.clf_.predict_proba(model._vectorizer().transform(unseen))
     np.testing.assert_allclose(P, full.predict_proba(model._vectorizer().transform(unseen)), atol=1e-6)
+
+
+def test_the_model_fitted_in_a_worker_process_is_the_one_fitted_here(wiki_sentences, monkeypatch):
+    """Training fits a small OOV model in its own process (starting the worker processes would cost
+    more than the fit) and a large one in a worker, beside the rest of training: the same model
+    either way, weight for weight (one BLAS thread in both)."""
+    from collections import Counter
+
+    from textqa import workers
+    from textqa.models.truecaser import model as model_mod
+    from textqa.models.truecaser.oov import oov_to_data
+    counts = Counter(t for s in wiki_sentences[:4000] for t in s.split())
+    known = {w: c for w, c in counts.items() if c >= 3}
+    rare = {w: c for w, c in counts.items() if c < 3}
+    words = model_mod.oov_training_words(known, rare, 3)
+    assert 1000 < len(words[0]) <= model_mod._OOV_IN_PROCESS
+    pools, real = [], workers.pool
+    monkeypatch.setattr(workers, "pool", lambda: pools.append(1) or real())
+    said = []
+    here = model_mod.Truecaser()
+    here._start_oov(words, said.append)
+    assert here.oov_ is not None and not pools and "worker" not in said[-1]
+    monkeypatch.setattr(model_mod, "_OOV_IN_PROCESS", len(words[0]) - 1)
+    there = model_mod.Truecaser()
+    there._start_oov(words, said.append)
+    assert pools and "worker" in said[-1]
+    there._finish_oov(said.append)
+    (a_meta, a), (b_meta, b) = oov_to_data(here.oov_), oov_to_data(there.oov_)
+    assert a_meta == b_meta and sorted(a) == sorted(b)
+    assert all(np.array_equal(a[k], b[k]) for k in a)

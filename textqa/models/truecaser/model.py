@@ -86,6 +86,11 @@ def as_tokens(sentence) -> list[str]:
     return sentence.split() if isinstance(sentence, str) else list(sentence)
 
 
+#: Training words of the OOV model up to which it is fitted in this process: a small model's fit
+#: takes a second or two, less than starting the worker processes (importing scikit-learn in each).
+_OOV_IN_PROCESS = 50_000
+
+
 def oov_training_words(known_counts: dict, rare_counts: dict, min_count: int) -> tuple[list, list, list]:
     """(lowercased words, casing classes, counts) the OOV model learns from: the forms seen too
     rarely to be in the LM's vocabulary, and the near-rare known ones (they look like the words that
@@ -626,15 +631,25 @@ class Truecaser(BaseEstimator):
 
         self.oov_ = self._oov_future = None
         if self.oov_model == "char":
-            # fitted in a worker process, while this one goes on (with the sentence-context model: 156 s
-            # of the default's training, beside its 108 s of reading the samples)
-            say("training the character-level casing model for unseen words (in a worker process)")
-            self._oov_future = workers.pool().submit(CharCasingClassifier().fit,
-                                                     *oov_training_words(known_counts, rare_counts, self.min_count))
+            self._start_oov(oov_training_words(known_counts, rare_counts, self.min_count), say)
         if wait:
             self._finish_oov(say)
         self._cand_cache, self._native_cache, self._phrase_cache, self._native = {}, {}, {}, None
         return self
+
+    def _start_oov(self, words: tuple, say) -> None:
+        """Fit the OOV model on ``words`` (:func:`oov_training_words`): in a worker process, while this
+        one goes on, above ``_OOV_IN_PROCESS`` words (with the sentence-context model: 156 s of the
+        default's training, beside its 108 s of reading the samples); here otherwise.  Either way
+        with one BLAS thread, so the model is the same."""
+        if len(words[0]) > _OOV_IN_PROCESS:
+            say("training the character-level casing model for unseen words (in a worker process)")
+            self._oov_future = workers.pool().submit(CharCasingClassifier().fit, *words)
+        else:
+            say("training the character-level casing model for unseen words")
+            from threadpoolctl import threadpool_limits
+            with threadpool_limits(1):
+                self.oov_ = CharCasingClassifier().fit(*words)
 
     def _finish_oov(self, say) -> None:
         """Wait for the OOV model that :meth:`fit_counts` fits in a worker process (if any)."""
