@@ -89,7 +89,7 @@ def test_read_json_reads_what_the_standard_library_reads(tmp_path):
         assert read_json(p) == value
     p.write_text('{"w": NaN}', encoding="utf-8")
     assert read_json(p)["w"] != read_json(p)["w"]                     # NaN
-    for bad in (b'{"a": 1', b"\xff\xfe{}", b""):
+    for bad in (b'{"a": 1', b"\xff\xfe{}", b"", b"[" * 100_000 + b"]" * 100_000):
         p.write_bytes(bad)
         with pytest.raises(ValueError):
             read_json(p)

@@ -34,12 +34,16 @@ class ArtifactError(Exception):
 def read_json(path: str | os.PathLike):
     """The JSON value stored in ``path``.  Parsed with orjson, which reads the truecaser's tables
     (9-16 MB each) in half the standard library's time; what orjson refuses but ``json`` reads
-    (``NaN``, integers beyond 64 bits) is read by ``json``.  Raises ``OSError`` or ``ValueError``."""
+    (``NaN``, integers beyond 64 bits) is read by ``json``.  Raises ``OSError`` or ``ValueError``
+    (also for a value nested too deeply for either parser)."""
     data = Path(path).read_bytes()
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
-        return json.loads(data)
+        try:
+            return json.loads(data)
+        except RecursionError as e:
+            raise ValueError(f"{path}: JSON nested too deeply") from e
 
 
 def sha256_file(path: str | os.PathLike) -> str:
