@@ -523,9 +523,8 @@ def _fit_all(X, labels, order, bounds, n_casings: list, C: float, min_weight: fl
         return j, (Xw.indptr, Xw.indices, labels[idx], n_casings[j])
     n = len(n_casings)
     if X.shape[0] <= _TASK_SAMPLES:
-        from threadpoolctl import threadpool_limits
-        with threadpool_limits(1):          # as in the workers: the fits do not depend on the cores
-            yield from _fit_words([task(j) for j in range(n)], C, min_weight)
+        from ..sklearn_data import same_numbers_anywhere        # one thread, as in the workers
+        yield from same_numbers_anywhere(_fit_words)([task(j) for j in range(n)], C, min_weight)
         return
     from textqa import workers
     pool = workers.pool()

@@ -538,9 +538,9 @@ class Truecaser(BaseEstimator):
         sentences themselves (``sentence_ids``, LM ids) for its held-out split.  ``phrases``: the
         cased-phrase table (:mod:`.phrases`; None: none, whatever ``phrase_weight`` says).
         ``class_text``: what the class LM reads the training text through (:class:`.classes.PackedText`
-        or the Dask cluster's stand-in; None: ``sentence_ids``, packed).  The OOV model is fitted in a
-        worker process; ``wait=False`` returns without waiting for it (``fit`` then waits once the
-        sentence-context model is fitted)."""
+        or the Dask cluster's stand-in; None: ``sentence_ids``, packed).  A large OOV model is fitted
+        in a worker process (:meth:`_start_oov`); ``wait=False`` returns without waiting for it
+        (``fit`` then waits once the sentence-context model is fitted)."""
         self._check_params()
         say = progress or (lambda msg: log.info(msg))
         if sentence_ids is None and (self.smoothing == "deleted_interpolation" or self.discriminative != "none"):
@@ -647,9 +647,8 @@ class Truecaser(BaseEstimator):
             self._oov_future = workers.pool().submit(CharCasingClassifier().fit, *words)
         else:
             say("training the character-level casing model for unseen words")
-            from threadpoolctl import threadpool_limits
-            with threadpool_limits(1):
-                self.oov_ = CharCasingClassifier().fit(*words)
+            from ..sklearn_data import same_numbers_anywhere
+            self.oov_ = same_numbers_anywhere(CharCasingClassifier().fit)(*words)
 
     def _finish_oov(self, say) -> None:
         """Wait for the OOV model that :meth:`fit_counts` fits in a worker process (if any)."""

@@ -91,14 +91,17 @@ def _run_rows(ix: Indexed, max_n: int):
             for n in range(2, max_n + 1)}
 
 
-def run_counts(sentences, max_n: int = MAX_N) -> dict[str, int]:
+def run_counts(sentences, max_n: int = MAX_N, min_count: int = 1) -> dict[str, int]:
     """Counts of the cased runs of 2..``max_n`` tokens (not at a sentence's start) whose first and
     last tokens are capitalised, over ``sentences`` (token lists or whitespace-tokenized strings, or
-    :class:`Indexed`).  Counted with numpy over the token ids: the runs' strings are made once each."""
+    :class:`Indexed`); only the runs seen at least ``min_count`` times (a whole corpus's counts:
+    a map-reduce's parts keep every run).  Counted with numpy over the token ids: the strings are
+    made once each, for the runs kept."""
     ix = index(sentences)
     out: dict[str, int] = {}
     for rows, counts in _run_rows(ix, max_n).values():
-        out.update(zip(_strings(ix.words, rows), counts.tolist()))
+        kept = counts >= min_count
+        out.update(zip(_strings(ix.words, rows[kept]), counts[kept].tolist()))
     return out
 
 
@@ -195,8 +198,7 @@ class PhraseTable:
     def build(cls, sentences, min_count: int = 2, max_n: int = MAX_N) -> "PhraseTable":
         """Both counting passes over a list of whitespace-tokenized sentences, in this process."""
         ix = index(sentences)
-        keys = frozenset(s.lower() for rows, counts in _run_rows(ix, max_n).values()
-                         for s in _strings(ix.words, rows[counts >= min_count]))
+        keys = phrase_keys(run_counts(ix, max_n, min_count), min_count)
         return cls.from_variants(variant_counts(ix, keys, max_n), max_n)
 
     def __len__(self) -> int:
