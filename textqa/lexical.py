@@ -75,10 +75,55 @@ def unpack_wordnet(archive: Path = WORDNET_ARCHIVE, root: Path | None = None) ->
     return dest
 
 
+LEMMA_MAP = "textqa-lemma-map.json"      # beside the database files: NLTK's lemma index, parsed once
+_LEMMA_MAP_VERSION = 1
+
+
+def _index_stamp(folder: Path) -> list:
+    """What the parsed lemma index depends on: each ``index.*`` file's name, size and modification time."""
+    return [[f, (folder / f).stat().st_size, (folder / f).stat().st_mtime_ns]
+            for f in ("index.noun", "index.verb", "index.adj", "index.adv")]
+
+
+def _read_lemma_map(folder: Path) -> dict | None:
+    """The lemma index parsed by an earlier process ({lemma: {pos: [offset, ...]}}), or None when there is
+    none, it is damaged (its checksum), or the index files changed since (their sizes and times)."""
+    import hashlib
+
+    import orjson
+    try:
+        head, _, body = (folder / LEMMA_MAP).read_bytes().partition(b"\n")
+        meta = orjson.loads(head)
+        if meta != {"version": _LEMMA_MAP_VERSION, "stamp": _index_stamp(folder),
+                    "sha256": hashlib.sha256(body).hexdigest()}:
+            return None
+        lemmas = orjson.loads(body)
+    except (OSError, ValueError):
+        return None
+    return lemmas if type(lemmas) is dict else None
+
+
+def _write_lemma_map(folder: Path, lemmas: dict) -> None:
+    """Store the parsed lemma index for the next process: a line of JSON saying what it was parsed from
+    and its checksum, then the index as JSON; written whole, then renamed into place.  A cache that
+    cannot be written is not an error."""
+    import hashlib
+
+    import orjson
+
+    from .evaluation.io import replaced_whole
+    body = orjson.dumps(lemmas)
+    head = orjson.dumps({"version": _LEMMA_MAP_VERSION, "stamp": _index_stamp(folder),
+                         "sha256": hashlib.sha256(body).hexdigest()})
+    try:
+        with replaced_whole(folder / LEMMA_MAP) as tmp:
+            tmp.write_bytes(head + b"\n" + body)
+    except OSError:
+        pass
+
+
 @lru_cache(maxsize=1)
-def wordnet():
-    """NLTK's ``WordNetCorpusReader`` over the bundled WordNet 3.0 (loaded once per process)."""
-    import nltk
+def _reader_class():
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
     class _Reader(WordNetCorpusReader):
@@ -95,12 +140,45 @@ def wordnet():
                 return io.open(self._root.join(file).path, encoding=self._ENCODING)
             return super().open(file)
 
+        def _scan_satellites(self):
+            """Done by ``_load_lemma_pos_offset_map``, and only when it parses the index files (the
+            satellites' offsets are needed for that alone)."""
+
+        def _load_lemma_pos_offset_map(self):
+            """NLTK's parse of the four ``index.*`` files (147,306 lemmas), and before it its scan of
+            ``data.adj`` for the adjective satellites, took 2 s of every process that used WordNet;
+            the first process stores the resulting map (``LEMMA_MAP``) and the next ones read it
+            back in about a tenth of that time, the same map."""
+            from .collector import gc_paused, promote_to_oldest_generation
+            folder = Path(self._root.path)
+            with gc_paused():               # collections would walk the growing map again and again
+                lemmas = _read_lemma_map(folder)
+                if lemmas is None:
+                    super()._scan_satellites()
+                    super()._load_lemma_pos_offset_map()
+                    _write_lemma_map(folder, self._lemma_pos_offset_map)
+                else:
+                    self._lemma_pos_offset_map.update(lemmas)
+                promote_to_oldest_generation()
+    return _Reader
+
+
+def reader(folder):
+    """A WordNet reader over the database in ``folder`` (``.../corpora/wordnet``, a path or NLTK's
+    path pointer)."""
     import warnings
+    with warnings.catch_warnings():                # "multilingual functions are not available": known
+        warnings.simplefilter("ignore", UserWarning)
+        return _reader_class()(folder if hasattr(folder, "join") else str(folder), None)
+
+
+@lru_cache(maxsize=1)
+def wordnet():
+    """NLTK's ``WordNetCorpusReader`` over the bundled WordNet 3.0 (loaded once per process)."""
+    import nltk
     with _LOCK:
         dest = unpack_wordnet()
         root = str(dest.parent.parent)
         if root not in nltk.data.path:                 # NLTK only reads corpora under its data path
             nltk.data.path.insert(0, root)
-        with warnings.catch_warnings():                # "multilingual functions are not available": known
-            warnings.simplefilter("ignore", UserWarning)
-            return _Reader(nltk.data.find("corpora/wordnet"), None)
+        return reader(nltk.data.find("corpora/wordnet"))

@@ -88,3 +88,24 @@ def test_the_pipeline_multiplies_with_numpy_and_analyses_as_blis_does():
     def analyses(pipe):
         return [[(t.tag_, t.dep_, t.head.i, t.lemma_, t.ent_iob_, t.ent_type_) for t in doc] for doc in pipe.pipe(texts)]
     assert analyses(ours) == analyses(blis)
+
+
+def test_the_collection_analysed_in_the_worker_processes_is_the_one_analysed_here():
+    """``analyse(texts, n_process=2)`` hands batches to the two worker processes and gets back the
+    (text, tokens, candidates) tuples; they are the ones this process makes, in order, and the
+    progress is reported."""
+    import gzip
+    from itertools import islice
+
+    from textqa import workers
+    from textqa.models.qa.collection import analyse
+    from textqa.paths import DATA_DIR
+    with gzip.open(DATA_DIR / "truecase" / "val_input.txt.gz", "rt", encoding="utf-8") as f:
+        texts = [line.strip() for line in islice(f, 330) if line.strip()]
+    said = []
+    here = analyse(texts, 1, batch=16)
+    there = analyse(texts, 2, said.append, batch=16)
+    assert workers._pool is not None                        # the worker processes did it
+    assert there == here and len(here) == len(texts) and [t for t, _, _ in there] == texts
+    assert sum(len(c) for _, _, c in here) > 300                # candidates were found
+    assert said and said[-1].startswith("analysed 320/")

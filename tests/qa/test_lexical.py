@@ -34,8 +34,36 @@ def test_bundled_wordnet_is_princetons_3_0(tmp_path, monkeypatch):
         assert type(wn).open is not WordNetCorpusReader.open and len(wn._lemma_pos_offset_map) > 140_000
         assert wn._lemma_pos_offset_map == plain._lemma_pos_offset_map
         assert wn._exception_map == plain._exception_map and wn._lexnames == plain._lexnames
+        _check_the_stored_lemma_index(tmp_path / "nltk_data" / "corpora" / "wordnet", plain, monkeypatch)
     finally:
         lexical.wordnet.cache_clear()
+
+
+def _check_the_stored_lemma_index(folder, plain, monkeypatch):
+    """The first reader stored its parsed lemma index (``LEMMA_MAP``); the next reader reads it back
+    without parsing, the same map (the adjective satellites' "s" entries included); a damaged store,
+    or index files changed since, are parsed again and the store replaced."""
+    import os
+
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    stored = folder / lexical.LEMMA_MAP
+    assert stored.is_file()
+    parses = []
+    parse = WordNetCorpusReader._load_lemma_pos_offset_map
+    monkeypatch.setattr(WordNetCorpusReader, "_load_lemma_pos_offset_map", lambda self: parses.append(1) or parse(self))
+    wn = lexical.reader(folder)
+    assert parses == [] and wn._lemma_pos_offset_map == plain._lemma_pos_offset_map
+    assert wn._lemma_pos_offset_map["fast"]["s"] and [s.name() for s in wn.synsets("fast", "s")][:1] == ["fast.s.01"]
+    data = bytearray(stored.read_bytes())
+    data[-20] ^= 1                                   # one bit of the index flipped
+    stored.write_bytes(bytes(data))
+    wn = lexical.reader(folder)
+    assert parses == [1] and wn._lemma_pos_offset_map == plain._lemma_pos_offset_map
+    assert lexical.reader(folder)._lemma_pos_offset_map == plain._lemma_pos_offset_map and parses == [1]  # replaced
+    st = (folder / "index.adv").stat()
+    os.utime(folder / "index.adv", ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))        # an index file changed
+    assert lexical.reader(folder)._lemma_pos_offset_map == plain._lemma_pos_offset_map and parses == [1, 1]
+    assert not [p for p in folder.iterdir() if p.name.startswith(".")]               # no temporary file left
 
 
 def _tar(path, members):

@@ -80,7 +80,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="also check each candidate in WordNet against the question's UIUC fine class (kinds of "
                         "animal for ENTY:animal...); no gain in cross-validation, so off by default")
     p.add_argument("--no-instance", action="store_true", help="skip the instance-based answering system")
-    p.add_argument("--jobs", type=int, default=2, help="spaCy processes for the collection")
+    p.add_argument("--jobs", type=int, default=2, help="processes analysing the collection with spaCy and training the cluster models "
+                        "(1: this one; 2, the default: two worker processes)")
     p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/qa)")
     p.add_argument("--artifacts", type=Path, default=None,
                    help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")

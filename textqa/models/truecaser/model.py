@@ -8,7 +8,6 @@ tokens with only their case changed.
 """
 from __future__ import annotations
 
-import gc
 import gzip
 import io
 import logging
@@ -18,7 +17,6 @@ import tempfile
 import threading
 from collections import Counter, defaultdict
 from bisect import bisect_right
-from contextlib import contextmanager
 from functools import partial
 from itertools import accumulate, chain
 from operator import getitem, itemgetter
@@ -30,6 +28,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ... import workers
+from ...collector import gc_paused, promote_to_oldest_generation as _promote_to_oldest_generation
 from . import lm as lmmod
 from .classes import CLASS_ORDER, TARGETS, PackedText, WordClasses
 from .casing import (CASE_CLASSES, NONE, UNKNOWN_TOKENS, Indexed, apply_class, capitalize_first, case_class,
@@ -57,29 +56,7 @@ DEFAULT_PRUNE = (0, 0, 1)
 #: at 2, neither used to choose (docs/truecaser.md, "The OOV model's weight, again").
 DEFAULT_OOV_WEIGHT = 2.0
 
-_gc_lock = threading.Lock()
 _rows_lock = threading.Lock()
-_gc_state = {"holders": 0, "was_enabled": False}
-
-
-@contextmanager
-def gc_paused():
-    """Python's cyclic garbage collector paused over a block that allocates many small objects and
-    leaves no cycles (a batch's per-token lists): the collections that those allocations trigger
-    took about a tenth of a dev-set batch's time.  Overlapping blocks (threads) share one count: the
-    collector is enabled again when the last one leaves, if it was enabled when the first entered."""
-    with _gc_lock:
-        if _gc_state["holders"] == 0:
-            _gc_state["was_enabled"] = gc.isenabled()
-            gc.disable()
-        _gc_state["holders"] += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_state["holders"] -= 1
-            if _gc_state["holders"] == 0 and _gc_state["was_enabled"]:
-                gc.enable()
 
 
 def as_tokens(sentence) -> list[str]:
@@ -1175,20 +1152,6 @@ def load_truecaser(path) -> Truecaser:
         model = _load_truecaser(path)
         _promote_to_oldest_generation()
     return model
-
-
-def _promote_to_oldest_generation() -> None:
-    """Move every object the collector tracks to its oldest generation, without examining them.
-
-    A loaded model is some 560,000 lists and dicts that live as long as the process.  Left in the
-    youngest generation, the first collections after loading walk them all, twice (generation 0,
-    then 1): 0.5-0.6 s of a 3-second load on this machine (measured).  ``gc.freeze()`` then
-    ``gc.unfreeze()`` splices the generations' lists into the oldest one in constant time; they are
-    still collected there, in the full collections that run as the process allocates.  Skipped when
-    something else has frozen objects, which ``unfreeze`` would release."""
-    if gc.get_freeze_count() == 0:
-        gc.freeze()
-        gc.unfreeze()
 
 
 def _load_truecaser(path) -> Truecaser:
