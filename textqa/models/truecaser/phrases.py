@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from itertools import repeat
+from itertools import count, repeat
 
 import numpy as np
 
@@ -165,8 +165,8 @@ class PhraseTable:
         self._keys = list(phrases)
         self._totals = np.full(len(phrases), _UNPARSED, dtype=np.int64)  # N of each phrase met (-1: no phrase)
         flat = " ".join(phrases).split(" ") if phrases else []     # one split: no list per phrase
-        self._word_id: dict[str, int] = {w: i for i, w in enumerate(dict.fromkeys(flat), start=1)}
-        lengths = np.fromiter((k.count(" ") + 1 for k in phrases), dtype=np.int64, count=len(phrases))
+        self._word_id: dict[str, int] = dict(zip(dict.fromkeys(flat), count(1)))   # (C loops: load time)
+        lengths = np.fromiter(map(str.count, phrases, repeat(" ")), dtype=np.int64, count=len(phrases)) + 1
         ids = np.fromiter(map(self._word_id.__getitem__, flat), dtype=np.uint64, count=len(flat))
         starts = np.cumsum(lengths) - lengths
         h = np.zeros(len(phrases), dtype=np.uint64)
