@@ -36,10 +36,10 @@ def promote_to_oldest_generation() -> None:
     A loaded model is many lists and dicts that live as long as the process (the truecaser's tables:
     some 560,000).  Left in the youngest generation, the first collections after loading walk them
     all, twice (generation 0, then 1): 0.5-0.6 s of the truecaser's 3-second load on this machine
-    (measured).  ``gc.freeze()`` then
-    ``gc.unfreeze()`` splices the generations' lists into the oldest one in constant time; they are
-    still collected there, in the full collections that run as the process allocates.  Skipped when
-    something else has frozen objects, which ``unfreeze`` would release."""
+    (measured).  ``gc.freeze()`` then ``gc.unfreeze()`` splices the generations' lists into the
+    oldest one in constant time; they are still collected there, in the full collections that run as
+    the process allocates.  Skipped when something else has frozen objects, which ``unfreeze`` would
+    release."""
     if gc.get_freeze_count() == 0:
         gc.freeze()
         gc.unfreeze()

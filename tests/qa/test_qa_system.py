@@ -168,6 +168,17 @@ def test_training_with_query_content(tmp_path, capsys):
     assert "exact answers" in capsys.readouterr().out
 
 
+def test_training_with_no_processes_is_a_one_line_error_before_any_work(tmp_path):
+    import argparse
+
+    from textqa.training.qa import add_arguments, run
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    with pytest.raises(SystemExit, match="^error: --jobs must be at least 1$"):
+        run(p.parse_args(["--jobs", "0", "--artifacts", str(tmp_path)]))
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_training_writes_mrr_plots_for_dev_and_held_out(qa_artifact, assert_plots):
     assert_plots(qa_artifact / "qa", ("mrr5_by_answer_type.png", "mrr5_by_cluster_size.png"))
 

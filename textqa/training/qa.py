@@ -80,8 +80,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="also check each candidate in WordNet against the question's UIUC fine class (kinds of "
                         "animal for ENTY:animal...); no gain in cross-validation, so off by default")
     p.add_argument("--no-instance", action="store_true", help="skip the instance-based answering system")
-    p.add_argument("--jobs", type=int, default=2, help="processes analysing the collection with spaCy and training the cluster models "
-                        "(1: this one; 2, the default: two worker processes)")
+    p.add_argument("--jobs", type=int, default=2,
+                   help="processes that analyse the collection with spaCy and train the cluster models "
+                        "(1: this process; 2 or more: two worker processes)")
     p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/qa)")
     p.add_argument("--artifacts", type=Path, default=None,
                    help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
@@ -158,6 +159,8 @@ def choose_c(train, X, y, folds: int, seed: int) -> tuple[float, dict]:
 def run(args: argparse.Namespace) -> int:
     """Train; with ``--scheduler`` the joblib loops run on a Dask cluster (the same artifact)."""
     from textqa import cluster
+    if args.jobs < 1:
+        raise SystemExit("error: --jobs must be at least 1")
     with cluster.joblib_on(args.scheduler, args.workers, "textqa train qa"):
         return _run(args)
 
