@@ -55,7 +55,7 @@ def test_the_model_fitted_in_a_worker_process_is_the_one_fitted_here(wiki_senten
     there = model_mod.Truecaser()
     there._start_oov(words, said.append)
     assert pools and "worker" in said[-1]
-    there._finish_oov(said.append)
+    there.finish_oov(said.append)
     (a_meta, a), (b_meta, b) = oov_to_data(here.oov_), oov_to_data(there.oov_)
     assert a_meta == b_meta and sorted(a) == sorted(b)
     assert all(np.array_equal(a[k], b[k]) for k in a)

@@ -276,10 +276,11 @@ def run(args: argparse.Namespace) -> int:
                 say(f"dropped {dropped} training sentences that also occur in the dev set")
                 phrases = count_phrases(model.phrase_min_count, say) if model.phrase_weight > 0 else None
                 model.fit_counts(vocab, count_ngrams, n_sentences, progress=say, arpa_copy=args.arpa,
-                                 phrases=phrases, class_text=class_text)
+                                 phrases=phrases, class_text=class_text, wait=collect is None)
                 del class_text
-                if collect is not None:
+                if collect is not None:     # the samples collected while a large OOV model is fitted
                     model.fit_context(None, progress=say, collect=collect)
+                    model.finish_oov(say)
         else:
             say(f"reading {names}")
             sentences = tokenized_corpus(data, PUNKT_DIR, None if args.no_cache else cache_dir(), n_jobs=args.jobs,

@@ -486,7 +486,7 @@ class Truecaser(BaseEstimator):
         if self.context_cap:
             self.fit_context(indexed, progress=say)
         del indexed
-        self._finish_oov(say)
+        self.finish_oov(say)
         return self
 
     def fit_context(self, sentences, progress=None, collect=None):
@@ -517,7 +517,8 @@ class Truecaser(BaseEstimator):
         ``class_text``: what the class LM reads the training text through (:class:`.classes.PackedText`
         or the Dask cluster's stand-in; None: ``sentence_ids``, packed).  A large OOV model is fitted
         in a worker process (:meth:`_start_oov`); ``wait=False`` returns without waiting for it
-        (``fit`` then waits once the sentence-context model is fitted)."""
+        (``fit``, and ``textqa train truecaser --scheduler``, then fit the sentence-context model
+        meanwhile and call :meth:`finish_oov`)."""
         self._check_params()
         say = progress or (lambda msg: log.info(msg))
         if sentence_ids is None and (self.smoothing == "deleted_interpolation" or self.discriminative != "none"):
@@ -610,7 +611,7 @@ class Truecaser(BaseEstimator):
         if self.oov_model == "char":
             self._start_oov(oov_training_words(known_counts, rare_counts, self.min_count), say)
         if wait:
-            self._finish_oov(say)
+            self.finish_oov(say)
         self._cand_cache, self._native_cache, self._phrase_cache, self._native = {}, {}, {}, None
         return self
 
@@ -627,8 +628,9 @@ class Truecaser(BaseEstimator):
             from ..sklearn_data import same_numbers_anywhere
             self.oov_ = same_numbers_anywhere(CharCasingClassifier().fit)(*words)
 
-    def _finish_oov(self, say) -> None:
-        """Wait for the OOV model that :meth:`fit_counts` fits in a worker process (if any)."""
+    def finish_oov(self, say) -> None:
+        """Wait for the OOV model that :meth:`fit_counts` fits in a worker process (if any): after
+        ``fit_counts(..., wait=False)``, before the model is used or saved."""
         future, self._oov_future = getattr(self, "_oov_future", None), None
         if future is not None:
             if not future.done():
