@@ -32,3 +32,16 @@ def shutdown() -> None:
         if _pool is not None:
             _pool.shutdown(wait=True, kill_workers=True)
             _pool = None
+
+
+def results_in_order(fn, tasks, *args):
+    """``fn(task, *args)`` for each of ``tasks`` in the pool's processes, the results yielded in the
+    tasks' order; the tasks not started yet are cancelled when the caller stops early (an error,
+    Ctrl-C)."""
+    pending = [pool().submit(fn, task, *args) for task in tasks]
+    try:
+        for future in pending:
+            yield future.result()
+    finally:
+        for future in pending:
+            future.cancel()

@@ -63,6 +63,11 @@ def test_parsed_questions_are_cached_as_data_and_read_back_with_their_annotation
     assert entry.read_bytes()[:2] != b"\x00 "                                     # replaced by a good one
     nlp.parsed_cached(texts[:2], tmp_path)
     assert len(list(tmp_path.glob("qa-parsed-*.spacy"))) == 2 and not list(tmp_path.glob(".*"))
+    # parsed in the two worker processes (training's --jobs 2), a batch a task, in order
+    assert annotations(nlp.parse_in_workers(texts, batch_size=1)) == want
+    other = tmp_path / "workers"
+    assert annotations(nlp.parsed_cached(texts, other, n_process=2)) == want
+    assert annotations(nlp.parsed_cached(texts, other)) == want and len(list(other.glob("qa-parsed-*.spacy"))) == 1
 
 
 def test_the_pipeline_multiplies_with_numpy_and_analyses_as_blis_does():

@@ -184,7 +184,7 @@ def _run(args: argparse.Namespace) -> int:
         raise SystemExit(f"error: {e}") from e
     out = args.out or artifacts_dir(args.artifacts) / "qa"
     say(f"parsing {len(uiuc)} UIUC questions with spaCy (cached in {cache_dir()})")
-    docs = parsed_cached([q.question for q in uiuc], cache_dir(), say)
+    docs = parsed_cached([q.question for q in uiuc], cache_dir(), say, n_process=args.jobs)
     labels = [q.label for q in uiuc]
     metrics = {}
     if args.folds > 1:

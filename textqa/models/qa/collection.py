@@ -40,16 +40,12 @@ def analyse(texts, n_process: int = 1, progress=None, batch: int = BATCH) -> lis
                 progress(f"analysed {len(out)}/{len(texts)} sentences")
         return out
     from textqa import workers
-    pending = [workers.pool().submit(_analyse_here, texts[i:i + batch], batch) for i in range(0, len(texts), batch)]
     out = []
-    try:
-        for k, future in enumerate(pending, start=1):
-            out += future.result()
-            if progress and k % 10 == 0:
-                progress(f"analysed {len(out)}/{len(texts)} sentences")
-    finally:
-        for future in pending:
-            future.cancel()
+    for k, items in enumerate(workers.results_in_order(
+            _analyse_here, [texts[i:i + batch] for i in range(0, len(texts), batch)], batch), start=1):
+        out += items
+        if progress and k % 10 == 0:
+            progress(f"analysed {len(out)}/{len(texts)} sentences")
     return out
 
 
