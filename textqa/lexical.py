@@ -81,8 +81,8 @@ _LEMMA_MAP_VERSION = 1
 
 def _index_stamp(folder: Path) -> list:
     """What the parsed lemma index depends on: each ``index.*`` file's name, size and modification time."""
-    return [[f, (folder / f).stat().st_size, (folder / f).stat().st_mtime_ns]
-            for f in ("index.noun", "index.verb", "index.adj", "index.adv")]
+    stats = {f: (folder / f).stat() for f in ("index.noun", "index.verb", "index.adj", "index.adv")}
+    return [[f, st.st_size, st.st_mtime_ns] for f, st in stats.items()]
 
 
 def _read_lemma_map(folder: Path) -> dict | None:
@@ -164,12 +164,12 @@ def _reader_class():
 
 
 def reader(folder):
-    """A WordNet reader over the database in ``folder`` (``.../corpora/wordnet``, a path or NLTK's
-    path pointer)."""
+    """A WordNet reader over the database in ``folder`` (``.../corpora/wordnet``: a path, or NLTK's
+    path pointer, which is a ``str``)."""
     import warnings
     with warnings.catch_warnings():                # "multilingual functions are not available": known
         warnings.simplefilter("ignore", UserWarning)
-        return _reader_class()(folder if hasattr(folder, "join") else str(folder), None)
+        return _reader_class()(str(folder), None)
 
 
 @lru_cache(maxsize=1)

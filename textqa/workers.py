@@ -34,14 +34,20 @@ def shutdown() -> None:
             _pool = None
 
 
-def results_in_order(fn, tasks, *args):
-    """``fn(task, *args)`` for each of ``tasks`` in the pool's processes, the results yielded in the
-    tasks' order; the tasks not started yet are cancelled when the caller stops early (an error,
-    Ctrl-C)."""
-    pending = [pool().submit(fn, task, *args) for task in tasks]
+def results_in_order(fn, tasks, *args, in_flight: int | None = None):
+    """``fn(task, *args)`` for each of ``tasks`` (any iterable, read as the tasks are submitted) in the
+    pool's processes, the results yielded in the tasks' order.  ``in_flight``: at most that many
+    tasks submitted and not yet yielded (bounds the memory of large tasks; None: all at once).  The
+    tasks not started yet are cancelled when the caller stops early (an error, Ctrl-C)."""
+    from collections import deque
+    executor, pending = pool(), deque()
     try:
-        for future in pending:
-            yield future.result()
+        for task in tasks:
+            pending.append(executor.submit(fn, task, *args))
+            while in_flight is not None and len(pending) >= in_flight:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
     finally:
         for future in pending:
             future.cancel()

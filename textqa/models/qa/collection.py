@@ -32,17 +32,14 @@ def analyse(texts, n_process: int = 1, progress=None, batch: int = BATCH) -> lis
     against 30-35 s and 69 s here.  The batches are the ones of one process, so the analyses are
     the same (a test compares them)."""
     texts = list(texts)
-    if n_process <= 1 or len(texts) <= batch:
-        out = []
-        for i in range(0, len(texts), batch):
-            out += _analyse_here(texts[i:i + batch], batch)
-            if progress and (i // batch + 1) % 10 == 0:
-                progress(f"analysed {len(out)}/{len(texts)} sentences")
-        return out
-    from textqa import workers
+    batches = [texts[i:i + batch] for i in range(0, len(texts), batch)]
+    if n_process > 1 and len(batches) > 1:
+        from textqa import workers
+        analysed = workers.results_in_order(_analyse_here, batches, batch)
+    else:
+        analysed = (_analyse_here(b, batch) for b in batches)
     out = []
-    for k, items in enumerate(workers.results_in_order(
-            _analyse_here, [texts[i:i + batch] for i in range(0, len(texts), batch)], batch), start=1):
+    for k, items in enumerate(analysed, start=1):
         out += items
         if progress and k % 10 == 0:
             progress(f"analysed {len(out)}/{len(texts)} sentences")

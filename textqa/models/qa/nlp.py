@@ -43,8 +43,11 @@ def pipeline():
 
 
 def parse(texts, batch_size: int = 256, n_process: int = 1):
-    """spaCy Docs of ``texts``, in order."""
-    return list(pipeline().pipe(texts, batch_size=batch_size, n_process=n_process))
+    """spaCy Docs of ``texts``, in order; ``n_process`` > 1: in the worker processes
+    (:func:`parse_in_workers`, not spaCy's own ``n_process``, whose Docs come back one message each)."""
+    if n_process > 1:
+        return parse_in_workers(texts, batch_size)
+    return list(pipeline().pipe(texts, batch_size=batch_size))
 
 
 def cache_file(texts: list[str], cache, name: str, version: str, suffix: str):
@@ -85,11 +88,9 @@ def parsed_cached(texts: list[str], cache, progress=None, n_process: int = 1):
     (msgpack; reading it runs no code), keyed by the texts and :func:`model_version`.  A Doc read back
     has the annotations the parse gave (tokens, tags, lemmas, morphology, dependencies, entities,
     sentences); an entry that cannot be read, or whose texts differ, is parsed again and replaced.
-    ``cache`` None: no cache.  ``n_process`` > 1: parsed by :func:`parse_in_workers`."""
-    def parse_them():
-        return parse_in_workers(texts) if n_process > 1 else parse(texts)
+    ``cache`` None: no cache.  ``n_process``: as :func:`parse`'s."""
     if cache is None:
-        return parse_them()
+        return parse(texts, n_process=n_process)
     from spacy.tokens import DocBin
     path = cache_file(texts, cache, "parsed", f"parse-{PARSE_CACHE_VERSION}", ".spacy")
     if path.is_file():
@@ -101,7 +102,7 @@ def parsed_cached(texts: list[str], cache, progress=None, n_process: int = 1):
             return docs
         if progress:
             progress(f"{path}: unreadable cache entry, parsing again")
-    docs = parse_them()
+    docs = parse(texts, n_process=n_process)
     from textqa.evaluation.io import replaced_whole
     path.parent.mkdir(parents=True, exist_ok=True)
     with replaced_whole(path) as tmp:

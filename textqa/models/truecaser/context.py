@@ -527,16 +527,11 @@ def _fit_all(X, labels, order, bounds, n_casings: list, C: float, min_weight: fl
         yield from same_numbers_anywhere(_fit_words)([task(j) for j in range(n)], C, min_weight)
         return
     from textqa import workers
-    pool = workers.pool()
     cuts = np.searchsorted(bounds, np.arange(_TASK_SAMPLES, X.shape[0], _TASK_SAMPLES))
     edges = np.unique(np.concatenate([[0], np.clip(cuts, 1, n), [n]]))
-    pending = []
-    for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
-        pending.append(pool.submit(_fit_words, [task(j) for j in range(a, b)], C, min_weight))
-        while len(pending) >= _IN_FLIGHT:
-            yield from pending.pop(0).result()
-    for f in pending:
-        yield from f.result()
+    tasks = ([task(j) for j in range(a, b)] for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()))
+    for fitted in workers.results_in_order(_fit_words, tasks, C, min_weight, in_flight=_IN_FLIGHT):
+        yield from fitted
 
 
 def fit_context(sentences, targets: dict, cap: int = DEFAULT_CAP, C: float = DEFAULT_C, stop=(),
