@@ -162,8 +162,7 @@ def main(argv=None) -> int:
 
     from textqa.models.truecaser.service_api import TruecaserService
     from textqa.paths import artifacts_dir
-    from textqa.training.corpus import read_lines
-    from textqa.training.truecaser import DEFAULT_DEV
+    from bench.truecaser import dev_sentences
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--lambdas", type=float, nargs="+", default=[0.0, 0.5, 1.0])
     p.add_argument("--work", type=Path, default=None, help="folder for the corpus and the LM (default: a temp dir)")
@@ -175,7 +174,7 @@ def main(argv=None) -> int:
     work = lmplz_work(args.work, "truecaser-backward-")
     bwd = Backward(kenlm.Model(str(reversed_lm(work))))
     model = TruecaserService.load(artifacts_dir(None) / "truecaser").model
-    gold = [l for l in read_lines(DEFAULT_DEV) if l.strip()]
+    gold = dev_sentences()
     if args.lines:
         gold = gold[:args.lines]
     score = dev_scorer(model, gold)

@@ -158,8 +158,7 @@ def main(argv=None) -> int:
     from dev.truecaser_order import lm_corpus, lmplz_binary, lmplz_work
     from textqa.models.truecaser.service_api import TruecaserService
     from textqa.paths import artifacts_dir
-    from textqa.training.corpus import read_lines
-    from textqa.training.truecaser import DEFAULT_DEV
+    from bench.truecaser import dev_sentences
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--mus", type=float, nargs="+", default=[0.0, 0.15, 0.25, 0.4])
     p.add_argument("--clusters", type=int, default=600, help="k-means classes")
@@ -185,7 +184,7 @@ def main(argv=None) -> int:
     class_text.unlink()
     class_lm = kenlm.Model(str(binary))
     model = TruecaserService.load(artifacts_dir(None) / "truecaser").model
-    dev = [l.strip() for l in read_lines(DEFAULT_DEV) if l.strip()]
+    dev = dev_sentences()
     sets = {"dev": dev} if args.dev_only else scoring_sets(dev)
     scorers = {n: dev_scorer(model, gold) for n, gold in sets.items()}
     print(f"class LM: {args.clusters} classes of the {args.targets:,} commonest tokens, order {args.order}, "

@@ -42,10 +42,11 @@ def corpora(work: Path):
     """(held-out gold sentences, path of the LM-token text without them)."""
     from textqa.models.truecaser.model import LMVocabulary
     from textqa.paths import PUNKT_DIR, cache_dir
-    from textqa.training.corpus import drop_overlap, read_lines, tokenized_corpus
-    from textqa.training.truecaser import DEFAULT_DATA, DEFAULT_DEV
+    from bench.truecaser import dev_sentences
+    from textqa.training.corpus import drop_overlap, tokenized_corpus
+    from textqa.training.truecaser import DEFAULT_DATA
     sents = tokenized_corpus(DEFAULT_DATA, PUNKT_DIR, cache_dir(), n_jobs=2)
-    sents, _ = drop_overlap(sents, [l.strip() for l in read_lines(DEFAULT_DEV) if l.strip()])
+    sents, _ = drop_overlap(sents, dev_sentences())
     reuters = tokenized_corpus([p for p in DEFAULT_DATA if "reuters" in str(p)], PUNKT_DIR, cache_dir(), n_jobs=2)
     n_wiki = len(sents) - len(reuters)           # Reuters comes last; hold out Wikipedia only
     held_out = [i < n_wiki and h for i, h in enumerate(rerank.held_out(len(sents)))]
@@ -85,8 +86,7 @@ def main(argv=None) -> int:
 
     from textqa.models.truecaser.service_api import TruecaserService
     from textqa.paths import artifacts_dir
-    from textqa.training.corpus import read_lines
-    from textqa.training.truecaser import DEFAULT_DEV
+    from bench.truecaser import dev_sentences
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--work", type=Path, default=None, help="folder for the corpus and the LM (default: a temp dir)")
     p.add_argument("--epochs", type=int, default=3)
@@ -106,7 +106,7 @@ def main(argv=None) -> int:
     dec = model._native_decoder()
     if dec is None:
         raise SystemExit("error: the C++ decoder is not built (run make)")
-    dev = [l.split() for l in read_lines(DEFAULT_DEV) if l.strip()]
+    dev = [s.split() for s in dev_sentences()]
     print(f"held out: {len(held):,} sentences, {sum(map(len, held)):,} tokens", file=sys.stderr)
     print("| pass | features | dev accuracy | dev P | dev R | dev F1 | held-out errors (online, by epoch) |")
     print("|---|---:|---:|---:|---:|---:|---|")

@@ -33,10 +33,11 @@ def held_out_wikipedia(expected: int) -> list[str]:
     (``expected``: the number held out in all, from the artifact's manifest, as a check)."""
     from textqa.models.truecaser import rerank
     from textqa.paths import PUNKT_DIR, cache_dir
-    from textqa.training.corpus import drop_overlap, read_lines, tokenized_corpus
-    from textqa.training.truecaser import DEFAULT_DATA, DEFAULT_DEV
+    from bench.truecaser import dev_sentences
+    from textqa.training.corpus import drop_overlap, tokenized_corpus
+    from textqa.training.truecaser import DEFAULT_DATA
     sents = tokenized_corpus(DEFAULT_DATA, PUNKT_DIR, cache_dir(), n_jobs=2)
-    sents, _ = drop_overlap(sents, [l.strip() for l in read_lines(DEFAULT_DEV) if l.strip()])
+    sents, _ = drop_overlap(sents, dev_sentences())
     n_wiki = len(sents) - len(tokenized_corpus([p for p in DEFAULT_DATA if "reuters" in str(p)], PUNKT_DIR,
                                                cache_dir(), n_jobs=2))
     mask = rerank.held_out(len(sents))
@@ -50,8 +51,7 @@ def main(argv=None) -> int:
     from textqa.evaluation.truecase import score_truecase
     from textqa.models.truecaser.service_api import TruecaserService
     from textqa.paths import artifacts_dir
-    from textqa.training.corpus import read_lines
-    from textqa.training.truecaser import DEFAULT_DEV
+    from bench.truecaser import dev_sentences
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifacts", type=Path, default=None, help="artifacts root of a --discriminative model")
     p.add_argument("--errors", type=int, default=0, help="print this many random held-out errors of the default")
@@ -64,7 +64,7 @@ def main(argv=None) -> int:
         raise SystemExit(f"{folder} was not trained with --discriminative: it held nothing out "
                          "(train one with `textqa train truecaser --discriminative local --out DIR`)")
     held = held_out_wikipedia(expected)
-    dev = [l.strip() for l in read_lines(DEFAULT_DEV) if l.strip()]
+    dev = dev_sentences()
     print(f"held-out Wikipedia: {len(held):,} sentences, {sum(len(s.split()) for s in held):,} tokens",
           file=sys.stderr)
     defaults = model.get_params()

@@ -68,10 +68,11 @@ def write_lm_corpus(path: Path) -> int:
     """The default training sentences as LM tokens (what ``Truecaser.fit`` counts)."""
     from textqa.models.truecaser.model import LMVocabulary
     from textqa.paths import PUNKT_DIR, cache_dir
-    from textqa.training.corpus import drop_overlap, read_lines, tokenized_corpus
-    from textqa.training.truecaser import DEFAULT_DATA, DEFAULT_DEV
+    from bench.truecaser import dev_sentences
+    from textqa.training.corpus import drop_overlap, tokenized_corpus
+    from textqa.training.truecaser import DEFAULT_DATA
     sents = tokenized_corpus(DEFAULT_DATA, PUNKT_DIR, cache_dir(), n_jobs=2)
-    sents, _ = drop_overlap(sents, [l.strip() for l in read_lines(DEFAULT_DEV) if l.strip()])
+    sents, _ = drop_overlap(sents, dev_sentences())
     counts: dict = {}
     for s in sents:
         for t in s.split():
@@ -112,8 +113,7 @@ def main(argv=None) -> int:
     from textqa.evaluation.truecase import score_truecase
     from textqa.models.truecaser.service_api import TruecaserService
     from textqa.paths import artifacts_dir
-    from textqa.training.corpus import read_lines
-    from textqa.training.truecaser import DEFAULT_DEV
+    from bench.truecaser import dev_sentences
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--orders", type=int, nargs="+", default=[3, 4, 5])
     p.add_argument("--work", type=Path, default=None, help="folder for the corpus and the LMs (default: a temp dir)")
@@ -122,7 +122,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     work = lmplz_work(args.work, "truecaser-order-")
     corpus = lm_corpus(work)
-    gold = [l for l in read_lines(DEFAULT_DEV) if l.strip()]
+    gold = dev_sentences()
     lower = [l.lower().split() for l in gold]
     n_tokens = sum(map(len, lower))
     svc = TruecaserService.load(artifacts_dir(None) / "truecaser")

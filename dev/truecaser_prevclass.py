@@ -149,8 +149,7 @@ def main(argv=None) -> int:
 
     from textqa.models.truecaser.service_api import TruecaserService
     from textqa.paths import artifacts_dir
-    from textqa.training.corpus import read_lines
-    from textqa.training.truecaser import DEFAULT_DEV
+    from bench.truecaser import dev_sentences
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bias", type=float, nargs="+", default=[0.0, 0.1, 0.2])
     p.add_argument("--lambdas", type=float, nargs="+", default=[0.0, 0.25, 0.5, 1.0])
@@ -161,7 +160,7 @@ def main(argv=None) -> int:
     p.add_argument("--work", type=Path, default=None, help="folder for the LM-token text (default: a temp dir)")
     args = p.parse_args(argv)
     model = TruecaserService.load(artifacts_dir(None) / "truecaser").model
-    gold = [l for l in read_lines(DEFAULT_DEV) if l.strip()]
+    gold = dev_sentences()
     lower = [l.lower().split() for l in gold]
     lams = [lam for lam in args.lambdas if lam]
     windows = [x for x in args.window if x]
