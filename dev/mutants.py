@@ -166,6 +166,8 @@ MUTANTS = [
      "        while pending:\n            yield pending.popleft().result()", "        while pending:\n            yield pending.pop().result()",
      ["tests/qa/test_index.py::test_parsed_questions_are_cached_as_data_and_read_back_with_their_annotations",
       "tests/qa/test_index.py::test_the_collection_analysed_in_the_worker_processes_is_the_one_analysed_here"]),
+    ("icd9-report-folder-left-behind", "textqa/training/icd9.py", "        shutil.rmtree(work, ignore_errors=True)",
+     "        pass", ["tests/test_training_faults.py::test_sigterm_stops_the_worker_processes_and_keeps_the_artifact"]),
     ("workers-in-flight-unbounded", "textqa/workers.py",
      "            while in_flight is not None and len(pending) >= in_flight:", "            while False:",
      ["tests/test_workers.py"]),

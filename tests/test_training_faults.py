@@ -26,10 +26,11 @@ def _digest(folder: Path) -> str:
     return h.hexdigest()
 
 
-def _train(root: Path, data: Path, jobs: int = 2, folds: int = 0):
+def _train(root: Path, data: Path, jobs: int = 2, folds: int = 0, tmp: Path | None = None):
+    env = {**os.environ, "TMPDIR": str(tmp)} if tmp else None
     return subprocess.Popen([sys.executable, "-m", "textqa.cli", "train", "icd9", "--data", str(data),
                              "--folds", str(folds), "--jobs", str(jobs), "--artifacts", str(root)], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, env=env)
 
 
 def _temp_folders(root: Path) -> list[Path]:
@@ -84,7 +85,9 @@ def test_sigterm_stops_the_worker_processes_and_keeps_the_artifact(icd9_artifact
     root = tmp_path / "artifacts"
     shutil.copytree(icd9_artifact / "icd9", root / "icd9")
     before = _digest(root / "icd9")
-    proc = _train(root, icd9_split / "train.jsonl", jobs=2, folds=2)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = _train(root, icd9_split / "train.jsonl", jobs=2, folds=2, tmp=tmp)
     me = psutil.Process(proc.pid)
     deadline = time.time() + 120
     workers = []
@@ -100,3 +103,4 @@ def test_sigterm_stops_the_worker_processes_and_keeps_the_artifact(icd9_artifact
     gone, alive = psutil.wait_procs(workers, timeout=15)
     assert not alive, f"worker processes left running: {[p.pid for p in alive]}"
     assert _digest(root / "icd9") == before and _temp_folders(root) == []
+    assert list(tmp.glob("icd9-report-*")) == [], "the report's plot folder was left behind"

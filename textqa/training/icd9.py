@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -153,37 +154,37 @@ def _run(args: argparse.Namespace) -> int:
     say(f"{len(records)} records, {len({c for r in records for c in r.codes})} codes, from {args.data}")
     metrics: dict = {"documents": len(records)}
     work = Path(tempfile.mkdtemp(prefix="icd9-report-"))
-    files = {}
-    if args.folds and args.folds > 1:
-        cv = cross_validate(records, args, classifiers, say)
-        for clf, res in cv.items():
-            oof = res.pop("_scores")
-            metrics[f"cv_{clf}"] = res
-            top = [row[0] for row in top_codes_table(res, 5)]
-            png = work / f"roc_{clf}.png"
-            roc_curves({c: ([c in r.codes for r in records], [oof[r.id][c] for r in records]) for c in top},
-                       png, f"{clf.upper()}: ROC of the 5 most frequent codes ({args.folds}-fold CV)")
-            files[f"roc_{clf}.png"] = png
-            if "calibration" in res:
-                from textqa.evaluation.plots import reliability_diagram
-                cal, raw = res["calibration"], res["calibration_raw_score"]
-                png = work / f"reliability_{clf}.png"
-                reliability_diagram({f"Platt probability (ECE {cal['ece']:.4f})": _curve(cal),
-                                     f"score clipped to [0, 1] (ECE {raw['ece']:.4f})": _curve(raw)}, png,
-                                    f"{clf.upper()}: calibration over {cal['pairs']:,} (document, code) pairs, "
-                                    f"{args.folds}-fold CV")
-                files[f"reliability_{clf}.png"] = png
-        metrics["cv"] = {"folds": args.folds, "seed": args.seed}
-        metrics["cv_seconds"] = round(time.perf_counter() - t0, 1)
-    t_fit = time.perf_counter()
-    coder = make_coder(args, classifiers).fit(records, progress=say)
-    metrics["training_seconds"] = round(time.perf_counter() - t_fit, 2)
-    descriptions = load_descriptions(DESCRIPTIONS)
-    save_coder(coder, out, descriptions=descriptions, metrics=metrics, data_fingerprint=file_fingerprint([args.data]),
-               extra={"training_data": str(args.data)}, files=files)
-    for p in files.values():
-        p.unlink()
-    work.rmdir()
+    try:
+        files = {}
+        if args.folds and args.folds > 1:
+            cv = cross_validate(records, args, classifiers, say)
+            for clf, res in cv.items():
+                oof = res.pop("_scores")
+                metrics[f"cv_{clf}"] = res
+                top = [row[0] for row in top_codes_table(res, 5)]
+                png = work / f"roc_{clf}.png"
+                roc_curves({c: ([c in r.codes for r in records], [oof[r.id][c] for r in records]) for c in top},
+                           png, f"{clf.upper()}: ROC of the 5 most frequent codes ({args.folds}-fold CV)")
+                files[f"roc_{clf}.png"] = png
+                if "calibration" in res:
+                    from textqa.evaluation.plots import reliability_diagram
+                    cal, raw = res["calibration"], res["calibration_raw_score"]
+                    png = work / f"reliability_{clf}.png"
+                    reliability_diagram({f"Platt probability (ECE {cal['ece']:.4f})": _curve(cal),
+                                         f"score clipped to [0, 1] (ECE {raw['ece']:.4f})": _curve(raw)}, png,
+                                        f"{clf.upper()}: calibration over {cal['pairs']:,} (document, code) pairs, "
+                                        f"{args.folds}-fold CV")
+                    files[f"reliability_{clf}.png"] = png
+            metrics["cv"] = {"folds": args.folds, "seed": args.seed}
+            metrics["cv_seconds"] = round(time.perf_counter() - t0, 1)
+        t_fit = time.perf_counter()
+        coder = make_coder(args, classifiers).fit(records, progress=say)
+        metrics["training_seconds"] = round(time.perf_counter() - t_fit, 2)
+        descriptions = load_descriptions(DESCRIPTIONS)
+        save_coder(coder, out, descriptions=descriptions, metrics=metrics,
+                   data_fingerprint=file_fingerprint([args.data]), extra={"training_data": str(args.data)}, files=files)
+    finally:                    # a failure or an interrupt (SIGTERM unwinds as one) leaves no folder behind
+        shutil.rmtree(work, ignore_errors=True)
     say(f"wrote {out} ({len(coder.codes_)} codes predicted, {len(coder.unpredicted_codes_)} too rare: "
         f"{', '.join(coder.unpredicted_codes_)})")
     for clf in classifiers:
