@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau, pearsonr
 
-from textqa.evaluation.mt import MTRow, SystemLevel, bootstrap_average_pearsons, per_pair_correlation, read_mt_tsv, \
-    score_from_statistics, segment_statistics, sentence_rouge_l
+from textqa.evaluation.mt import SENTENCE_BASELINES, MTRow, SystemLevel, bootstrap_average_pearsons, \
+    per_pair_correlation, read_mt_tsv, score_from_statistics, segment_statistics, sentence_rouge_l, \
+    sentence_scores_and_statistics
 from textqa.paths import DATA_DIR
 
 
@@ -75,6 +76,19 @@ def test_segment_statistics_sum_to_the_corpus_score(name):
     for part in (slice(0, 150), slice(10, 57), slice(100, 101)):
         total = stats[part].sum(axis=0, keepdims=True)
         assert f(total)[0] == pytest.approx(_library_corpus_score(name, hyps[part], refs[part]), abs=1e-9)
+
+
+@pytest.mark.parametrize("name", ["sentbleu", "chrf", "chrf++", "rougeL"])
+def test_sentence_scores_from_the_statistics_are_sacrebleus_sentence_scores(name):
+    """One pass gives both: each sentence score is, to the last bit, what the library's own
+    ``sentence_score`` gives (BLEU with its effective order, not the corpus BLEU's settings), and
+    the statistics are ``segment_statistics``'; an empty hypothesis scores 0."""
+    rows = read_mt_tsv(DATA_DIR / "mt" / "coling16_toen_da_seg.tsv.gz")[:300]
+    hyps, refs = [r.hypothesis for r in rows] + ["", "a b"], [r.reference for r in rows] + ["x y z", "a b c d"]
+    scores, stats = sentence_scores_and_statistics(name, hyps, refs)
+    assert scores.tolist() == SENTENCE_BASELINES[name](hyps, refs)
+    assert np.array_equal(stats, segment_statistics(name, hyps, refs))
+    assert scores[-2] == 0.0 and len(set(scores.tolist())) > 100
 
 
 def _library_corpus_score(name, hyps, refs):

@@ -169,6 +169,22 @@ def segment_statistics(name: str, hyps: list[str], refs: list[str]):
     return np.array(_sacrebleu_metric(name)._extract_corpus_statistics(hyps, [refs]), dtype=float)
 
 
+def sentence_scores_and_statistics(name: str, hyps: list[str], refs: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(sentence scores as :data:`SENTENCE_BASELINES` gives them, ``segment_statistics``) of one pass
+    over the text.  sacrebleu's ``sentence_score`` is its ``_compute_score_from_stats`` of the
+    segment's own statistics (``Metric.sentence_score`` extracts them, ``_aggregate_and_compute``
+    sums the one row), which ``segment_statistics`` has already extracted; the sentence metric's
+    settings (BLEU's effective order) act only there.  An empty hypothesis scores 0, as there."""
+    stats = segment_statistics(name, hyps, refs)
+    if name == "rougeL":
+        return stats[:, 0].copy(), stats
+    from sacrebleu.metrics import BLEU
+    metric = BLEU(effective_order=True) if name == "sentbleu" else _sacrebleu_metric(name)
+    compute = metric._compute_score_from_stats
+    scores = np.array([compute([int(x) for x in row]).score if h.strip() else 0.0 for row, h in zip(stats, hyps)])
+    return scores, stats
+
+
 def score_from_statistics(name: str):
     """f(totals [n, S]) -> [n] corpus scores of ``segment_statistics`` summed per system."""
     if name == "rougeL":

@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from textqa.evaluation.io import EvalInputError
-from textqa.evaluation.mt import SENTENCE_BASELINES, read_mt_tsv, score_from_statistics, segment_statistics
+from textqa.evaluation.mt import (read_mt_tsv, score_from_statistics, segment_statistics,
+                                  sentence_scores_and_statistics)
 from textqa.models.blanc.batch import PairBatch
 from textqa.models.blanc.metric import BLANC, BLANCParams, stats_f
 from textqa.models.blanc.store import save_blanc
@@ -489,11 +490,13 @@ def _held_out_baselines(args, test: JudgedPairs, report: list, params: BLANCPara
         say(f"baseline {name} on the held-out data ({args.level} level)")
         totals = None
         if segment:
-            seg_scores[name] = np.array(SENTENCE_BASELINES[name](hyps, refs), dtype=float)
+            seg_scores[name], stats = sentence_scores_and_statistics(name, hyps, refs)
             table[name] = averaged({g: _corr(seg_scores[name][idx], test.human[idx], args.objective)
                                     for g, idx in test.groups.items() if g in report}, report)
+        else:
+            stats = segment_statistics(name, hyps, refs)
         if not segment or args.objective == "pearson":     # corpus scores from sacrebleu's summed statistics
-            totals = score_from_statistics(name)(test.system_totals(segment_statistics(name, hyps, refs)))
+            totals = score_from_statistics(name)(test.system_totals(stats))
             sys_table[name] = averaged({g: _corr(totals[idx], test.system_human[idx], args.objective)
                                         for g, idx in test.system_groups.items() if g in report}, report)
             if not segment:

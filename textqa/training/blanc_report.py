@@ -13,8 +13,8 @@ import numpy as np
 
 from textqa.evaluation.commands import print_json
 from textqa.evaluation.io import EvalInputError
-from textqa.evaluation.mt import (SENTENCE_BASELINES, SystemLevel, bootstrap_average_pearsons,
-                                  per_pair_correlation, read_mt_tsv, score_from_statistics, segment_statistics)
+from textqa.evaluation.mt import (SystemLevel, bootstrap_average_pearsons, per_pair_correlation, read_mt_tsv,
+                                  score_from_statistics, segment_statistics, sentence_scores_and_statistics)
 from textqa.common import add_model_arguments
 from textqa.paths import artifacts_dir
 
@@ -118,9 +118,12 @@ def run(args) -> int:
                 sys_stats[name] = (st, metric.scores_from_stats)
             continue
         if level != "system":
-            scores[name] = SENTENCE_BASELINES[name](hyps, refs)
+            sentence, stats = sentence_scores_and_statistics(name, hyps, refs)
+            scores[name] = sentence.tolist()
+        else:
+            stats = segment_statistics(name, hyps, refs)
         if level != "segment":
-            sys_stats[name] = (segment_statistics(name, hyps, refs), score_from_statistics(name))
+            sys_stats[name] = (stats, score_from_statistics(name))
     result = {}
     if scores:
         table = {m: per_pair_correlation(rows, s) for m, s in scores.items()}
