@@ -42,8 +42,10 @@ def test_sigkill_while_writing_keeps_the_artifact_and_the_next_training_cleans_u
     shutil.copytree(icd9_artifact / "icd9", root / "icd9")
     before = _digest(root / "icd9")
     caught = None
+    tmp = tmp_path / "tmp"                  # SIGKILL leaves the report's plot folder: here, not in /tmp
+    tmp.mkdir()
     for attempt in range(3):                # the write phase is short: catch it, retrying if missed
-        proc = _train(root, icd9_split / "train.jsonl", jobs=1)
+        proc = _train(root, icd9_split / "train.jsonl", jobs=1, tmp=tmp)
         while proc.poll() is None and not _temp_folders(root):
             time.sleep(0.002)
         if proc.poll() is None:
