@@ -3,7 +3,7 @@ import pytest
 import sacrebleu
 
 from textqa.evaluation.io import EvalInputError
-from textqa.evaluation.mt import per_pair_correlation, read_mt_tsv, sentence_bleu, sentence_chrf, sentence_rouge_l
+from textqa.evaluation.mt import per_pair_correlation, read_mt_tsv, sentence_rouge_l, sentence_scores_and_statistics
 from textqa.evaluation.mteval import ascii_lowercase, nist_bleu, read_sgml, score_sgml
 from textqa.paths import DATA_DIR
 
@@ -49,10 +49,9 @@ def test_sgml_errors(tmp_path):
 def test_baselines_equal_their_libraries_and_correlate():
     rows = read_mt_tsv(DATA_DIR / "mt" / "coling16_toen_da_seg.tsv.gz")[:140]
     hyps, refs = [r.hypothesis for r in rows], [r.reference for r in rows]
-    assert sentence_bleu(hyps[:3], refs[:3]) == [sacrebleu.sentence_bleu(h, [r]).score for h, r in
-                                                 zip(hyps[:3], refs[:3])]
-    assert sentence_chrf(hyps[:3], refs[:3]) == [sacrebleu.sentence_chrf(h, [r]).score for h, r in
-                                                 zip(hyps[:3], refs[:3])]
+    sentence = {m: sentence_scores_and_statistics(m, hyps[:3], refs[:3])[0].tolist() for m in ("sentbleu", "chrf")}
+    assert sentence["sentbleu"] == [sacrebleu.sentence_bleu(h, [r]).score for h, r in zip(hyps[:3], refs[:3])]
+    assert sentence["chrf"] == [sacrebleu.sentence_chrf(h, [r]).score for h, r in zip(hyps[:3], refs[:3])]
     corr = per_pair_correlation(rows, sentence_rouge_l(hyps, refs))
     assert set(corr) == {"cs-en", "de-en", "average"}
     assert corr["average"] == pytest.approx((corr["cs-en"] + corr["de-en"]) / 2)

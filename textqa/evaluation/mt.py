@@ -77,28 +77,11 @@ def read_mt_tsv(path, allow_empty: bool = False, need_scores: bool = True) -> li
 
 
 # ------------------------------------------------------------------ baseline metrics
-def sentence_bleu(hyps: list[str], refs: list[str]) -> list[float]:
-    """sacrebleu sentence BLEU (effective order, exp smoothing: sacrebleu's defaults), 0-100."""
-    from sacrebleu.metrics import BLEU
-    bleu = BLEU(effective_order=True)
-    return [bleu.sentence_score(h, [r]).score if h.strip() else 0.0 for h, r in zip(hyps, refs)]
-
-
-def sentence_chrf(hyps: list[str], refs: list[str], word_order: int = 0) -> list[float]:
-    from sacrebleu.metrics import CHRF
-    chrf = CHRF(word_order=word_order)
-    return [chrf.sentence_score(h, [r]).score if h.strip() else 0.0 for h, r in zip(hyps, refs)]
-
-
 def sentence_rouge_l(hyps: list[str], refs: list[str]) -> list[float]:
     """ROUGE-L F (alpha 0.5) as ROUGE-1.5.5 computes it (``textqa.evaluation.rouge``: its
     tokenisation, no stemming, no stopword removal, R and P rounded to 5 decimals before F)."""
     from textqa.evaluation.rouge import sentence_scores
     return [f if h.strip() else 0.0 for (_, _, f), h in zip(sentence_scores(hyps, refs, "L"), hyps)]
-
-
-SENTENCE_BASELINES = {"sentbleu": sentence_bleu, "chrf": sentence_chrf,
-                      "chrf++": lambda h, r: sentence_chrf(h, r, word_order=2), "rougeL": sentence_rouge_l}
 
 
 # ------------------------------------------------------------------ correlation
@@ -170,11 +153,14 @@ def segment_statistics(name: str, hyps: list[str], refs: list[str]):
 
 
 def sentence_scores_and_statistics(name: str, hyps: list[str], refs: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(sentence scores as :data:`SENTENCE_BASELINES` gives them, ``segment_statistics``) of one pass
-    over the text.  sacrebleu's ``sentence_score`` is its ``_compute_score_from_stats`` of the
-    segment's own statistics (``Metric.sentence_score`` extracts them, ``_aggregate_and_compute``
-    sums the one row), which ``segment_statistics`` has already extracted; the sentence metric's
-    settings (BLEU's effective order) act only there.  An empty hypothesis scores 0, as there."""
+    """(sentence scores 0-100, ``segment_statistics``) of a baseline, from one pass over the text.
+
+    The sentence scores are sacrebleu's ``sentence_score``: sentence BLEU with effective order and
+    exp smoothing (sacrebleu's defaults for it), chrF, chrF++; ROUGE-L's are :func:`sentence_rouge_l`.
+    ``sentence_score`` is ``_compute_score_from_stats`` of the segment's own statistics
+    (``Metric.sentence_score`` extracts them, ``_aggregate_and_compute`` sums the one row), which
+    ``segment_statistics`` has already extracted; the sentence metric's settings (BLEU's effective
+    order) act only there.  An empty hypothesis scores 0."""
     stats = segment_statistics(name, hyps, refs)
     if name == "rougeL":
         return stats[:, 0].copy(), stats
