@@ -37,23 +37,21 @@ GRID = {
     "oov_weight": (1.0, 1.5, 2.0, 2.5, 3.0),
 }
 BLOCK = 100
+COUNTS = ("proposed", "gold_cased", "correct_cased")
 
 
 def sentence_counts(gold: list[str], pred: list[str]) -> np.ndarray:
-    """Per sentence (proposed, gold cased, correct cased, correct, tokens): the counts of Susanto et al.
-    2016's word-level scores (:mod:`textqa.evaluation.truecase`), summable over any subset."""
-    out = np.zeros((len(gold), 5), dtype=np.int64)
-    for i, (g_line, p_line) in enumerate(zip(gold, pred)):
-        for g, p in zip(g_line.split(), p_line.split()):
-            g_cased = g != g.lower()
-            out[i] += (p != p.lower(), g_cased, g_cased and p == g, p == g, 1)
-    return out
+    """Per sentence, the (proposed, gold cased, correct cased) counts of :func:`.score_truecase`
+    (Susanto et al. 2016's word-level scores), summable over any subset of the sentences."""
+    from textqa.evaluation.truecase import score_truecase
+    scores = (score_truecase([g], [p], keep_errors=0) for g, p in zip(gold, pred))
+    return np.array([[getattr(s, f) for f in COUNTS] for s in scores], dtype=np.int64)
 
 
 def f1(counts: np.ndarray) -> float:
-    proposed, gold, correct = counts[:3]
-    p, r = correct / proposed, correct / gold
-    return 100 * 2 * p * r / (p + r)
+    """F1 of summed :func:`sentence_counts`, as :class:`.TruecaseScores` computes it."""
+    from textqa.evaluation.truecase import TruecaseScores
+    return TruecaseScores(**{f: int(c) for f, c in zip(COUNTS, counts)}).f1
 
 
 def tune(score, start: dict, rounds: int, log) -> dict:
