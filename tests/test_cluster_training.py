@@ -124,3 +124,22 @@ def test_cluster_partitions_are_folded_as_fit_folds_them(wiki_sentences):
     folded, dropped = tokenize_partition(lines, None, frozenset(), True)
     assert dropped == 0 and folded == [fold_accents(s) for s in lines] and folded != lines
     assert tokenize_partition(lines, None, frozenset())[0] == lines
+
+
+def _imported_before_the_task(name):
+    import multiprocessing
+    import sys
+    return name in sys.modules, multiprocessing.get_start_method(allow_none=True)
+
+
+def test_a_local_cluster_forks_its_workers_from_a_server_that_imported_the_preload():
+    """``--scheduler local`` workers are forked from a forkserver that imported the tasks' module
+    once (``cluster._preload``), so each starts with it imported rather than importing it again;
+    a misspelt module is an error, not a silent loss of that."""
+    from textqa import cluster
+    name = "textqa.models.icd9.coder"
+    with cluster.cluster("local", 1, preload=(name,)) as client:
+        loaded, method = client.submit(_imported_before_the_task, name, pure=False).result()
+    assert loaded and method == "forkserver"
+    with pytest.raises(ValueError, match="no such module to preload"):
+        cluster._preload(("textqa.models.icd9.codr",))

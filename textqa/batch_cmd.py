@@ -28,6 +28,10 @@ from textqa.evaluation.io import EvalInputError, replaced_whole
 HELP = "run a model over a large file on a Dask cluster (same output as the single-process command)"
 KINDS = ("truecase", "icd9", "blanc", "qa")
 ARTIFACT = {"truecase": "truecaser", "icd9": "icd9", "blanc": "blanc", "qa": "qa"}
+#: The module :func:`_load` imports for each kind, which a local cluster's forkserver imports once
+#: for all its workers (``cluster._preload``).
+MODULE = {"truecase": "textqa.models.truecaser.service_api", "icd9": "textqa.models.icd9.store",
+          "blanc": "textqa.models.blanc.store", "qa": "textqa.models.qa.store"}
 
 _MODELS: dict = {}          # per worker process: (kind, folder, artifact id) -> loaded model
 
@@ -230,7 +234,7 @@ def _compute(args, folder: Path, model_id: str, options: dict, signature: bytes,
     """Every partition's output in ``parts`` (reusing those already there): (their paths in input
     order, how many were reused).  When partitions fail, the error of the first one in the file is
     raised (the one the single-process command reports), whatever order the workers finish in."""
-    with cluster.cluster(args.scheduler, args.workers, "textqa batch") as client:
+    with cluster.cluster(args.scheduler, args.workers, "textqa batch", preload=(MODULE[args.kind],)) as client:
         return _run_partitions(args, client, folder, model_id, options, signature, parts, label, partitions)
 
 

@@ -202,9 +202,10 @@ def test_a_pruned_lm_is_trained_saved_and_decoded_exactly(wiki_sentences, dev_se
     assert manifest["metrics"]["viterbi"]["f1"] > manifest["metrics"]["unigram_baseline"]["f1"]
 
 
-def test_the_default_model_has_a_class_lm_which_the_discriminative_pass_turns_off(wiki_sentences, dev_sentences,
-                                                                                   tmp_path, capsys):
-    """``textqa train truecaser`` trains the class LM by default (600 classes, order 3, KenLM's hash);
+def test_the_default_model_has_a_class_lm_which_the_discriminative_pass_turns_off(trained, wiki_sentences,
+                                                                                   dev_sentences, tmp_path, capsys):
+    """``textqa train truecaser`` trains the class LM by default (600 classes, order 3, KenLM's hash:
+    the module's default training, ``trained``);
     ``--discriminative``, which cannot be combined with it, trains without it and says so, and asking
     for both is a one-line error.  The sentence-context model's settings reach the artifact (the
     defaults, C = 3 and |w| > 0.3 kept), as does the OOV model's default weight (2), and a bad value of
@@ -214,8 +215,8 @@ def test_the_default_model_has_a_class_lm_which_the_discriminative_pass_turns_of
     from textqa.models.truecaser.model import DEFAULT_OOV_WEIGHT
     from textqa.training.truecaser import run
     p, base, dev = small_training_run(wiki_sentences, dev_sentences, tmp_path)
-    assert run(p.parse_args(base + ["--out", str(tmp_path / "tc")])) == 0
-    hp = json.loads((tmp_path / "tc" / "manifest.json").read_text())["hyper_parameters"]
+    default, _ = trained
+    hp = json.loads((default / "manifest.json").read_text())["hyper_parameters"]
     assert (hp["class_lm"], hp["class_lm_order"], hp["class_lm_binary"]) == (DEFAULT_CLASSES, 3, "probing")
     assert (hp["context_C"], hp["context_min_weight"]) == (DEFAULT_C, DEFAULT_MIN_WEIGHT) == (3.0, 0.3)
     assert hp["oov_weight"] == DEFAULT_OOV_WEIGHT == 2.0
@@ -224,7 +225,7 @@ def test_the_default_model_has_a_class_lm_which_the_discriminative_pass_turns_of
         with pytest.raises(SystemExit, match=f"{name} must be a finite number"):
             run(p.parse_args(base + bad + ["--out", str(tmp_path / "bad")]))
         assert not (tmp_path / "bad").exists()
-    model = load_truecaser(tmp_path / "tc")
+    model = load_truecaser(default)
     assert model.class_lm_.order == 3 and model._class_lm_on()
     assert run(p.parse_args(base + ["--discriminative", "local", "--out", str(tmp_path / "disc")])) == 0
     assert "training without the class LM, which --discriminative cannot be combined with" in capsys.readouterr().err

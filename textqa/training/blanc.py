@@ -313,7 +313,8 @@ def params_of(state, base: BLANCParams) -> BLANCParams:
 def run(args: argparse.Namespace) -> int:
     """Train; with ``--scheduler`` the joblib loops run on a Dask cluster (the same artifact)."""
     from textqa import cluster
-    with cluster.joblib_on(args.scheduler, args.workers, "textqa train blanc"):
+    with cluster.joblib_on(args.scheduler, args.workers, "textqa train blanc",
+                           preload=("textqa.training.blanc",)):
         return _run(args)
 
 

@@ -134,7 +134,8 @@ def _curve(cal: dict) -> tuple:
 def run(args: argparse.Namespace) -> int:
     """Train; with ``--scheduler`` the joblib loops run on a Dask cluster (the same artifact)."""
     from textqa import cluster
-    with cluster.joblib_on(args.scheduler, args.workers, "textqa train icd9"):
+    with cluster.joblib_on(args.scheduler, args.workers, "textqa train icd9",
+                           preload=("textqa.models.icd9.coder",)):
         return _run(args)
 
 

@@ -161,7 +161,8 @@ def run(args: argparse.Namespace) -> int:
     from textqa import cluster
     if args.jobs < 1:
         raise SystemExit("error: --jobs must be at least 1")
-    with cluster.joblib_on(args.scheduler, args.workers, "textqa train qa"):
+    with cluster.joblib_on(args.scheduler, args.workers, "textqa train qa",
+                           preload=("textqa.models.qa.system",)):
         return _run(args)
 
 

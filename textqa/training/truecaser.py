@@ -268,7 +268,8 @@ def run(args: argparse.Namespace) -> int:
 
             from .truecaser_dask import count_on_cluster
             say(f"reading {names} into the Dask cluster {args.scheduler}")
-            with cluster.cluster(args.scheduler, args.workers, "textqa train truecaser") as client:
+            with cluster.cluster(args.scheduler, args.workers, "textqa train truecaser",
+                                 preload=("textqa.training.truecaser_dask",)) as client:
                 vocab, count_ngrams, count_phrases, n_sentences, dropped, class_text, collect = count_on_cluster(
                     client, data, PUNKT_DIR, dev, args.pretokenized, args.partition_size, args.min_count, say,
                     order=args.order, class_lm=model.class_lm > 0, fold=model.fold_accents,
