@@ -35,7 +35,8 @@ def has_dashboard() -> bool:
 
 
 #: How a LocalCluster starts its worker processes: forked from one server process (see
-#: :func:`_preload`) rather than distributed's default, a fresh interpreter each ("spawn").
+#: :func:`_preload`) rather than distributed's default, a fresh interpreter each ("spawn"), where
+#: the platform has a forkserver (POSIX).
 FORKSERVER = {"distributed.worker.multiprocessing-method": "forkserver"}
 
 
@@ -91,7 +92,8 @@ def cluster(scheduler: str, workers: int | None = None, who: str = "textqa", pre
     cluster's worker processes fork from a server that imported ``preload`` (:func:`_preload`), for
     the whole block: a worker the nanny restarts too."""
     import dask
-    with dask.config.set(FORKSERVER):
+    import multiprocessing
+    with dask.config.set(FORKSERVER if "forkserver" in multiprocessing.get_all_start_methods() else {}):
         client, local = connect(scheduler, workers, preload)
         try:
             if client.dashboard_link and has_dashboard():
