@@ -14,8 +14,10 @@ a shared file system at the same path (or copied to that path on every machine b
 """
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
+import importlib
 import io
 import json
 import shutil
@@ -28,10 +30,12 @@ from textqa.evaluation.io import EvalInputError, replaced_whole
 HELP = "run a model over a large file on a Dask cluster (same output as the single-process command)"
 KINDS = ("truecase", "icd9", "blanc", "qa")
 ARTIFACT = {"truecase": "truecaser", "icd9": "icd9", "blanc": "blanc", "qa": "qa"}
-#: The module :func:`_load` imports for each kind, which a local cluster's forkserver imports once
-#: for all its workers (``cluster._preload``).
-MODULE = {"truecase": "textqa.models.truecaser.service_api", "icd9": "textqa.models.icd9.store",
-          "blanc": "textqa.models.blanc.store", "qa": "textqa.models.qa.store"}
+#: Per kind, the module and the function in it (a dotted path) that load the model: :func:`_load`
+#: calls it, and a local cluster's forkserver imports the module once for all its workers
+#: (``cluster._preload``).
+LOADER = {"truecase": ("textqa.models.truecaser.service_api", "TruecaserService.load"),
+          "icd9": ("textqa.models.icd9.store", "load_coder"), "blanc": ("textqa.models.blanc.store", "load_blanc"),
+          "qa": ("textqa.models.qa.store", "load_qa")}
 
 _MODELS: dict = {}          # per worker process: (kind, folder, artifact id) -> loaded model
 
@@ -39,18 +43,8 @@ _MODELS: dict = {}          # per worker process: (kind, folder, artifact id) ->
 def _load(kind: str, folder: str, model_id: str):
     key = (kind, folder, model_id)
     if key not in _MODELS:
-        if kind == "truecase":
-            from textqa.models.truecaser.service_api import TruecaserService
-            _MODELS[key] = TruecaserService.load(folder)
-        elif kind == "icd9":
-            from textqa.models.icd9.store import load_coder
-            _MODELS[key] = load_coder(folder)
-        elif kind == "blanc":
-            from textqa.models.blanc.store import load_blanc
-            _MODELS[key] = load_blanc(folder)
-        else:
-            from textqa.models.qa.store import load_qa
-            _MODELS[key] = load_qa(folder)
+        module, function = LOADER[kind]
+        _MODELS[key] = functools.reduce(getattr, function.split("."), importlib.import_module(module))(folder)
     return _MODELS[key]
 
 
@@ -234,7 +228,7 @@ def _compute(args, folder: Path, model_id: str, options: dict, signature: bytes,
     """Every partition's output in ``parts`` (reusing those already there): (their paths in input
     order, how many were reused).  When partitions fail, the error of the first one in the file is
     raised (the one the single-process command reports), whatever order the workers finish in."""
-    with cluster.cluster(args.scheduler, args.workers, "textqa batch", preload=(MODULE[args.kind],)) as client:
+    with cluster.cluster(args.scheduler, args.workers, "textqa batch", preload=(LOADER[args.kind][0],)) as client:
         return _run_partitions(args, client, folder, model_id, options, signature, parts, label, partitions)
 
 
