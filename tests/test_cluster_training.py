@@ -3,6 +3,7 @@ LocalCluster of 2 worker processes give the same artifact as a local run, to the
 (issue 12).  The local runs are the session fixtures (``--jobs 1``)."""
 import gzip
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -126,20 +127,40 @@ def test_cluster_partitions_are_folded_as_fit_folds_them(wiki_sentences):
     assert tokenize_partition(lines, None, frozenset())[0] == lines
 
 
-def _imported_before_the_task(name):
-    import multiprocessing
-    import sys
+PRELOADED = """
+import multiprocessing
+import sys
+
+import dask
+
+from textqa import cluster
+
+
+def imported_before_the_task(name):
     return name in sys.modules, multiprocessing.get_start_method(allow_none=True)
 
 
-def test_a_local_cluster_forks_its_workers_from_a_server_that_imported_the_preload():
-    """``--scheduler local`` workers are forked from a forkserver that imported the tasks' module
-    once (``cluster._preload``), so each starts with it imported rather than importing it again;
-    a misspelt module is an error, not a silent loss of that."""
-    from textqa import cluster
+if __name__ == "__main__":
     name = "textqa.models.icd9.coder"
     with cluster.cluster("local", 1, preload=(name,)) as client:
-        loaded, method = client.submit(_imported_before_the_task, name, pure=False).result()
-    assert loaded and method == "forkserver"
+        loaded, method = client.submit(imported_before_the_task, name, pure=False).result()
+    dask.config.get("distributed.comm.require-encryption")       # distributed's defaults outlive the block
+    print(loaded, method)
+"""
+
+
+def test_a_local_cluster_forks_its_workers_from_a_server_that_imported_the_preload(tmp_path):
+    """``--scheduler local`` workers are forked from a forkserver that imported the tasks' module
+    once (``cluster._preload``), so each starts with it imported rather than importing it again;
+    in a fresh process (distributed not imported yet), leaving the block keeps distributed's config
+    (a second cluster in the process could not start without it); a misspelt module is an error,
+    not a silent loss of the preload."""
+    from textqa import cluster
+    script = tmp_path / "preloaded.py"
+    script.write_text(PRELOADED, encoding="utf-8")
+    r = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, timeout=300,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0, r.stderr.decode()[-3000:]
+    assert r.stdout.decode().split() == ["True", "forkserver"]
     with pytest.raises(ValueError, match="no such module to preload"):
         cluster._preload(("textqa.models.icd9.codr",))

@@ -91,8 +91,10 @@ def cluster(scheduler: str, workers: int | None = None, who: str = "textqa", pre
     """A connected client for the block (the dashboard link on stderr); closed afterwards.  A local
     cluster's worker processes fork from a server that imported ``preload`` (:func:`_preload`), for
     the whole block: a worker the nanny restarts too."""
-    import dask
     import multiprocessing
+
+    import dask
+    importlib.import_module("distributed")    # its config defaults first: leaving a set() made before them drops them
     with dask.config.set(FORKSERVER if "forkserver" in multiprocessing.get_all_start_methods() else {}):
         client, local = connect(scheduler, workers, preload)
         try:
