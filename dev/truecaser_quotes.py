@@ -10,8 +10,9 @@ This script fits one logistic regression over the training text's tokens (scikit
 hashed features): whether a token has a capital, given the bucket of its training capitalisation share
 and, for a token inside a closed span, its position in the span, the span's length, the words before
 and after the span, and (for the 100 commonest words) the word itself, each also crossed with the
-share's bucket or the position. Every token of a closed span is an instance, with one in
-250 tokens outside spans, which carry only the share's bucket and the commonest-word feature. Its
+share's bucket or the position. Every token with a letter of a closed span is an instance (a
+sentence's first word aside), with one in 250 of the tokens outside spans, which carry only the
+share's bucket and the commonest-word feature. Its
 evidence for a candidate casing c of an in-span token with two or more candidates is added
 to c's emission score, as the sentence-context model's is, so the search stays exact:
 
@@ -75,17 +76,18 @@ class SpanFeatures:
     """The features of a token: its training capitalisation share's bucket, and its span's."""
 
     def __init__(self, forms: dict, neighbours: set):
-        self.forms, self.neighbours = forms, neighbours
+        self.neighbours = neighbours
         totals = {k: sum(c for _, c in v) for k, v in forms.items()}
         self.common = set(sorted(totals, key=totals.get, reverse=True)[:N_COMMON])
+        self.buckets = {k: self._bucket(sum(c for f, c in v if f != f.lower()), totals[k]) for k, v in forms.items()}
+
+    @staticmethod
+    def _bucket(cap: int, total: int) -> str:
+        return "never" if cap == 0 else "always" if cap == total else str(min(int(10 * cap / total), 9))
 
     def bucket(self, word: str) -> str:
-        forms = self.forms.get(word)
-        if not forms:
-            return "unseen"
-        total = sum(c for _, c in forms)
-        cap = sum(c for f, c in forms if f != f.lower())
-        return "never" if cap == 0 else "always" if cap == total else str(min(int(10 * cap / total), 9))
+        """The bucket of the share of ``word``'s training occurrences that have a capital."""
+        return self.buckets.get(word, "unseen")
 
     def __call__(self, low: list[str], k: int, span=None) -> list[str]:
         word, b = low[k], self.bucket(low[k])
@@ -107,7 +109,8 @@ class SpanFeatures:
 
 
 def fit(sentences: list[str], forms: dict, seed: int = 0):
-    """(the fitted regression, its hasher, its :class:`SpanFeatures`) over the training sentences."""
+    """(the fitted regression, its hasher, its :class:`SpanFeatures`, the number of instances, the
+    share of them with a capital) over the training sentences."""
     from sklearn.feature_extraction import FeatureHasher
     from sklearn.linear_model import LogisticRegression
     before = Counter()
@@ -167,8 +170,7 @@ def span_scores(model, hasher, feats, candidate_forms, low: list[str], sent_off,
 
 
 def main(argv=None) -> int:
-    from bench.truecaser import default_model_and_sets, score_cells, training_sentences
-    from textqa.models.truecaser.model import add_emissions
+    from bench.truecaser import add_emission_scores, default_model_and_sets, score_cells, training_sentences
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: artifacts/)")
     p.add_argument("--weights", type=float, nargs="+", default=[0.25, 0.5, 1.0], help="W values to score")
@@ -177,22 +179,14 @@ def main(argv=None) -> int:
     sentences = training_sentences(truecaser, dev)
     model, hasher, feats, n, rate = fit(sentences, truecaser.casing_.forms)
     print(f"fitted on {n:,} tokens ({100 * rate:.1f}% capitalised)", file=sys.stderr)
-    own, weight = truecaser._extra_scores, [0.0]
-
-    def extra_scores(low, sent_off, context=True):
-        out = own(low, sent_off, context)
-        if weight[0]:
-            for k, x in span_scores(model, hasher, feats, truecaser._candidate_forms, low, sent_off,
-                                    weight[0]).items():
-                add_emissions(out, k, x)
-        return out
+    weight = [0.0]
+    add_emission_scores(truecaser, lambda low, sent_off: span_scores(
+        model, hasher, feats, truecaser._candidate_forms, low, sent_off, weight[0]) if weight[0] else {})
 
     print("| W | " + " | ".join(f"{name} accuracy | {name} F1" for name in sets) + " |")
     print("|---:|" + "---:|" * (2 * len(sets)))
     for w in [0.0] + args.weights:
         weight[0] = w
-        truecaser.set_params(context_weight=truecaser.context_weight)       # empties the caches
-        truecaser._extra_scores = extra_scores
         print(f"| {w:g} | " + " | ".join(score_cells(truecaser, sets)) + " |", flush=True)
     return 0
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,27 +26,26 @@ sys.path.insert(0, str(ROOT))
 def add_rare_spelling(model, setting: dict) -> None:
     """Make ``model`` add the OOV model's spelling evidence, weighted ``setting["w"]``, to the
     candidates of known words seen at most ``setting["K"]`` times (read at each batch)."""
+    from bench.truecaser import add_emission_scores
     from textqa.models.truecaser.casing import case_class
-    from textqa.models.truecaser.model import add_emissions
-    own, forms, ratios = model._extra_scores, model.casing_.forms, {}
+    forms, ratios = model.casing_.forms, {}
 
-    def extra(self, low, sent_off, **kw):
-        out = own(low, sent_off, **kw)
-        k, w = setting["K"], setting["w"]
+    def scores(low, sent_off):
+        out, k, w = {}, setting["K"], setting["w"]
         if not w:
             return out
         for i, word in enumerate(low):
             f = forms.get(word)
             if not f or len(f) < 2 or sum(c for _, c in f) > k:
                 continue
-            cands = self._candidate_forms(word)
+            cands = model._candidate_forms(word)
             if len(cands) < 2:
                 continue
             if word not in ratios:
-                ratios[word] = self.oov_.log10_ratio([word])[0]
-            add_emissions(out, i, [w * ratios[word].get(case_class(c), 0.0) for c in cands])
+                ratios[word] = model.oov_.log10_ratio([word])[0]
+            out[i] = [w * ratios[word].get(case_class(c), 0.0) for c in cands]
         return out
-    model._extra_scores = types.MethodType(extra, model)
+    add_emission_scores(model, scores)
 
 
 def main(argv=None) -> int:
