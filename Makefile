@@ -15,12 +15,13 @@ TEST_PARALLEL ?= -n 2 --dist loadfile --no-loadscope-reorder
 WORKERS ?= 2
 ARTIFACTS ?= artifacts
 
-.PHONY: run test mutants bench train venv clean help wrk lmplz browser
+.PHONY: run test mutants bench train venv clean help wrk lmplz browser docs
 
 help:
 	@echo "make run    - install, train missing artifacts, serve on http://$(HOST):$(PORT)"
 	@echo "make test   - install if needed and run the test suite"
 	@echo "make mutants - break guarded code on purpose and check the tests go red (dev/mutants.py)"
+	@echo "make docs   - build the documentation site (MkDocs, strict) into site/"
 	@echo "make bench  - benchmarks (speed, memory, quality vs peers) -> bench/RESULTS.md"
 	@echo "make train  - train every missing default artifact"
 	@echo "make browser - install chromium (as root) for the playground's browser test"
@@ -71,6 +72,10 @@ run: train
 
 test: venv browser
 	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -q -p no:cacheprovider $(TEST_PARALLEL)
+
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+	@echo "docs: site/index.html"
 
 mutants: venv
 	$(PY) dev/mutants.py
@@ -123,4 +128,4 @@ wrk:
 	  else echo "make bench needs wrk: run 'sudo apt-get install wrk' (or put a wrk binary on PATH)"; exit 1; fi; }
 
 clean:
-	rm -rf .build .cache .pytest_cache
+	rm -rf .build .cache .pytest_cache site

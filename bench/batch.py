@@ -79,7 +79,7 @@ def run(cmd: list, stdin=None, stdout=None) -> tuple[float, int, dict]:
 
 def make_inputs(folder: Path, n_lines: int, n_docs: int) -> tuple[Path, Path]:
     from textqa.models.icd9.records import read_cmc_xml
-    from textqa.paths import DATA_DIR
+    from textqa.runtime.paths import DATA_DIR
     with gzip.open(DATA_DIR / "truecase" / "val_input.txt.gz", "rt", encoding="utf-8") as f:
         lines = [l for l in f if l.strip()]
     text = folder / "lines.txt"
@@ -106,7 +106,7 @@ def load_seconds(kind: str, folder: Path) -> float:
 
 def main(argv=None) -> int:
     from bench.report import write_section
-    from textqa.paths import artifacts_dir
+    from textqa.runtime.paths import artifacts_dir
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifacts", type=Path, default=None)

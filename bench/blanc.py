@@ -44,8 +44,8 @@ def main(argv=None) -> int:
     from textqa.evaluation.mt import read_mt_tsv
     from textqa.models.blanc.acs import common_skip_ngram_mass, exact_match_matrix
     from textqa.models.blanc.store import load_blanc
-    from textqa.paths import DATA_DIR, artifacts_dir
-    from textqa.training.blanc_report import blanc_scores
+    from textqa.runtime.paths import DATA_DIR, artifacts_dir
+    from textqa.cli.eval.correlate import blanc_scores
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: ./artifacts)")
@@ -67,7 +67,7 @@ def main(argv=None) -> int:
     t_grid = _best(lambda: common_skip_ngram_mass(worst, 0.1, 0.2, method="grid"), args.repeat * 5)
     t_dense = _best(lambda: common_skip_ngram_mass(worst, 0.1, 0.2, method="dense"), args.repeat)
 
-    # the character level's worst cases, 250 x 250 characters (issue 13): one repeated character
+    # the character level's worst cases, 250 x 250 characters: one repeated character
     # (every n-gram and skip-n-gram matches), and a real 250-character sentence against itself;
     # ACS's grid recurrence over those characters, all sizes to 6; the clipped statistics BLANC uses
     # (contiguous = chrF's, and skip-n-grams with the largest gap allowance, 4); sacrebleu's chrF on
@@ -124,9 +124,9 @@ def main(argv=None) -> int:
         *[f"| character level, 250 x 250 characters: {name} | {t * 1e3:.2f} ms |" for name, t in char_times.items()],
         f"| peer: sacrebleu `CHRF().sentence_score`, 250 x 250 repeated character | {t_chrf * 1e3:.2f} ms |",
         "",
-        f"- Targets (issue 4): worst case <= 20 ms: **{t_grid * 1e3:.2f} ms**; typical pair well under 1 ms: "
+        f"- Targets: worst case <= 20 ms: **{t_grid * 1e3:.2f} ms**; typical pair well under 1 ms: "
         f"**{t_typical * 1e6:.0f} us**; at least half sentence BLEU's speed: **{t_bleu / t_blanc:.2f}x**.",
-        f"- Target (issue 13): character-level worst case, 250 x 250 characters, under 20 ms: "
+        f"- Target: character-level worst case, 250 x 250 characters, under 20 ms: "
         f"**{max(char_times.values()) * 1e3:.1f} ms** (the slowest of the four rows above).",
         f"- Parameters: `{metric.signature()}`.",
     ]

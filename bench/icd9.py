@@ -22,7 +22,7 @@ def main(argv=None) -> int:
     import warnings
 
     from textqa.models.icd9.records import read_cmc_xml
-    from textqa.paths import DATA_DIR, artifacts_dir
+    from textqa.runtime.paths import DATA_DIR, artifacts_dir
     from textqa.training.icd9 import add_arguments, make_coder
 
     warnings.filterwarnings("ignore")

@@ -35,7 +35,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
     args = p.parse_args(argv)
     if args.corpus is None:
-        from textqa.paths import cache_dir
+        from textqa.runtime.paths import cache_dir
         from textqa.training.corpus import tokenized_cache_path
         from textqa.training.truecaser import DEFAULT_DATA
         args.corpus = tokenized_cache_path(DEFAULT_DATA, cache_dir())

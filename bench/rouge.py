@@ -130,7 +130,7 @@ def rouge_score_gap(duc: Path, evals, gold: dict) -> tuple[list[str], float]:
 def main(argv=None) -> int:
     from bench.report import write_section
     from textqa.evaluation.rouge import read_config
-    from textqa.paths import DATA_DIR
+    from textqa.runtime.paths import DATA_DIR
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--perl-evals", type=int, default=20, help="evaluations the Perl script runs on (default 20)")
     p.add_argument("--rouge-score-evals", type=int, default=40,

@@ -112,7 +112,7 @@ def largest_requests(base: str) -> list[tuple[str, float, int]]:
 
 def main(argv=None) -> int:
     from bench.report import write_section
-    from textqa.paths import artifacts_dir
+    from textqa.runtime.paths import artifacts_dir
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifacts", default=None, help="artifacts root (default: artifacts/)")
@@ -167,7 +167,7 @@ def main(argv=None) -> int:
     for path, r in rows:
         lines.append(f"| `{'GET' if path == '/healthz' else 'POST'} {path}` | {r['rps']:,.0f} | {r['p50']:.1f} | "
                      f"{r['p99']:.1f} | {r['rps'] / ceiling:.2f} | {r['non_2xx'] + r['socket_errors']} |")
-    lines += ["", "Targets (issue 11): ICD-9 >= 1,000 requests/s, QA p99 <= 100 ms, truecase and BLANC no slower "
+    lines += ["", "Targets: ICD-9 >= 1,000 requests/s, QA p99 <= 100 ms, truecase and BLANC no slower "
               "than before (truecase about 2,000 requests/s at p99 3 ms).", "",
               "The largest requests the limits admit (one at a time, seconds including the HTTP round trip):", "",
               "| request | seconds | status |", "|---|---:|---:|"]

@@ -133,7 +133,7 @@ def main(argv=None) -> int:
     from tqdm import tqdm
 
     from textqa.models.truecaser.service_api import TruecaserService
-    from textqa.paths import artifacts_dir
+    from textqa.runtime.paths import artifacts_dir
     from textqa.training.corpus import conll_sentences
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: ./artifacts)")

@@ -37,7 +37,7 @@ def reuters_test() -> list[str]:
     """The sentences of the Reuters-21578 test documents (Lewis split TEST), PTB-tokenized as
     training tokenizes (cached in .cache/), but for those that also occur in the training
     documents (stories filed twice): news the default model never trained on."""
-    from textqa.paths import PUNKT_DIR, cache_dir
+    from textqa.runtime.paths import PUNKT_DIR, cache_dir
     from textqa.training.corpus import drop_overlap, tokenized_corpus
     from textqa.training.truecaser import DEFAULT_DATA
     files = [p for p in DEFAULT_DATA if ".sgm" in p.name]
@@ -62,7 +62,7 @@ def dev_sentences() -> list[str]:
 def default_model(artifacts: Path | None = None):
     """The truecaser artifact under ``artifacts`` (default: ``artifacts/``), loaded: its model."""
     from textqa.models.truecaser.service_api import TruecaserService
-    from textqa.paths import artifacts_dir
+    from textqa.runtime.paths import artifacts_dir
     return TruecaserService.load(artifacts_dir(artifacts) / "truecaser").model
 
 
@@ -81,7 +81,7 @@ def training_sentences(model, dev: list[str], corpus: Path | None = None, max_li
     import gzip
 
     from textqa.models.truecaser.casing import fold_accents
-    from textqa.paths import cache_dir
+    from textqa.runtime.paths import cache_dir
     from textqa.training.corpus import drop_overlap, tokenized_cache_path
     from textqa.training.truecaser import DEFAULT_DATA
     corpus = corpus or tokenized_cache_path(DEFAULT_DATA, cache_dir())
@@ -187,7 +187,7 @@ def dir_size_mb(path: Path) -> float:
 
 
 def main(argv=None) -> int:
-    from textqa.paths import artifacts_dir
+    from textqa.runtime.paths import artifacts_dir
     from textqa.training.truecaser import DEFAULT_DEV
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -274,7 +274,7 @@ def main(argv=None) -> int:
         f"{manifest.get('training_tokens', 0):,} training tokens, n-grams {manifest.get('ngram_counts')}"
         + (f"; in the LM after count pruning (`--prune {' '.join(map(str, lm_info['prune']))}`): {lm_info['kept']}."
            if "kept" in (lm_info := manifest.get("lm", {})) else "."),
-        f"- Targets (issue 2): >= 1.5x the peer's tokens/s (stretch 3x): "
+        f"- Targets: >= 1.5x the peer's tokens/s (stretch 3x): "
         f"**{v['tokens_per_second'] / peer:.2f}x**; model load <= 5 s: **{v['load_seconds']:.2f} s**; "
         f"training <= 10 min on 2 cores: **{train_seconds / 60:.1f} min**. Issue 14: >= 3x the peer: "
         f"**{v['tokens_per_second'] / peer:.2f}x**; artifact <= 200 MB: **{size:,.0f} MB**; load <= 3 s: "

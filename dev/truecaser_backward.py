@@ -1,4 +1,4 @@
-"""A right-to-left LM beside the left-to-right one (issue 14, accuracy): does it settle casings?
+"""A right-to-left LM beside the left-to-right one: does it settle casings?
 
 The default truecaser scores a path with a left-to-right trigram LM, so a token's right context
 reaches it only through the next tokens' probabilities.  This experiment adds a second trigram LM
@@ -161,7 +161,7 @@ def main(argv=None) -> int:
     from dev.truecaser_order import lmplz_work
 
     from textqa.models.truecaser.service_api import TruecaserService
-    from textqa.paths import artifacts_dir
+    from textqa.runtime.paths import artifacts_dir
     from bench.truecaser import dev_sentences
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--lambdas", type=float, nargs="+", default=[0.0, 0.5, 1.0])

@@ -1,4 +1,4 @@
-"""Other ways to combine the class LM with the word LM (issue 14, accuracy): measured on dev and the
+"""Other ways to combine the class LM with the word LM: measured on dev and the
 news sets, not kept.
 
 The default decoder adds ``class_lm_weight * (log10 P_class(c | class history) + log10 P(w | c))``

@@ -1,4 +1,4 @@
-"""A class-based LM beside the word LM (issue 14, accuracy): the one try that gains on every set.
+"""A class-based LM beside the word LM: the one try that gains on every set.
 
 This is the experiment that chose the settings, with ``lmplz`` LMs; the product's version is
 :mod:`textqa.models.truecaser.classes` (``textqa train truecaser --class-lm 600``).
@@ -157,7 +157,7 @@ def main(argv=None) -> int:
     from dev.truecaser_backward import dev_scorer
     from dev.truecaser_order import lm_corpus, lmplz_binary, lmplz_work
     from textqa.models.truecaser.service_api import TruecaserService
-    from textqa.paths import artifacts_dir
+    from textqa.runtime.paths import artifacts_dir
     from bench.truecaser import dev_sentences
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--mus", type=float, nargs="+", default=[0.0, 0.15, 0.25, 0.4])

@@ -41,7 +41,7 @@ TEMPLATES = {"local (class, rank, share, position)": "local", "+ word, suffix": 
 def corpora(work: Path):
     """(held-out gold sentences, path of the LM-token text without them)."""
     from textqa.models.truecaser.model import LMVocabulary
-    from textqa.paths import PUNKT_DIR, cache_dir
+    from textqa.runtime.paths import PUNKT_DIR, cache_dir
     from bench.truecaser import dev_sentences
     from textqa.training.corpus import drop_overlap, tokenized_corpus
     from textqa.training.truecaser import DEFAULT_DATA
@@ -85,7 +85,7 @@ def main(argv=None) -> int:
     import kenlm
 
     from textqa.models.truecaser.service_api import TruecaserService
-    from textqa.paths import artifacts_dir
+    from textqa.runtime.paths import artifacts_dir
     from bench.truecaser import dev_sentences
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--work", type=Path, default=None, help="folder for the corpus and the LM (default: a temp dir)")

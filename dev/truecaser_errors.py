@@ -1,4 +1,4 @@
-"""Error analysis of the default truecaser on the dev set (issue 14, item 6).
+"""Error analysis of the default truecaser on the dev set.
 
 Decodes the lowercased dev set with the trained artifact and sorts every token error: a capital
 missed (reference has a capital, output none), a capital added (the reverse), or the wrong

@@ -1,7 +1,7 @@
-"""The truecaser on Wikipedia text like its training text but not trained on (issue 14, accuracy).
+"""The truecaser on Wikipedia text like its training text but not trained on.
 
 Dev (Coster & Kauchak) is 2010 Wikipedia sentences picked for a simplification corpus; the LM
-learns from a 2015 dump.  How much of the gap to issue 14's target is that mismatch?  A model
+learns from a 2015 dump.  How much of the gap to the target is that mismatch?  A model
 trained with ``textqa train truecaser --discriminative ...`` keeps one block of 500 consecutive
 training sentences in 40 out of everything it learns (LM, casing table, phrase table, OOV model;
 :func:`textqa.models.truecaser.rerank.held_out`).  This script rebuilds that split from the
@@ -32,7 +32,7 @@ def held_out_wikipedia(expected: int) -> list[str]:
     """The Wikipedia sentences the ``--discriminative`` training run held out of the default data
     (``expected``: the number held out in all, from the artifact's manifest, as a check)."""
     from textqa.models.truecaser import rerank
-    from textqa.paths import PUNKT_DIR, cache_dir
+    from textqa.runtime.paths import PUNKT_DIR, cache_dir
     from bench.truecaser import dev_sentences
     from textqa.training.corpus import drop_overlap, tokenized_corpus
     from textqa.training.truecaser import DEFAULT_DATA
@@ -50,7 +50,7 @@ def held_out_wikipedia(expected: int) -> list[str]:
 def main(argv=None) -> int:
     from textqa.evaluation.truecase import score_truecase
     from textqa.models.truecaser.service_api import TruecaserService
-    from textqa.paths import artifacts_dir
+    from textqa.runtime.paths import artifacts_dir
     from bench.truecaser import dev_sentences
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifacts", type=Path, default=None, help="artifacts root of a --discriminative model")

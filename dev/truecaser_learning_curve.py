@@ -1,4 +1,4 @@
-"""How the default truecaser's dev F1 grows with its training text (issue 14, accuracy).
+"""How the default truecaser's dev F1 grows with its training text.
 
 The default training text (two 2015 Wikipedia parts and the Reuters training documents, 38.6 M
 tokens after the dev overlap is dropped) is cut into blocks of 500 consecutive sentences; the
@@ -30,7 +30,7 @@ BLOCK = 500
 
 def write_subsets(work: Path, fractions: list[int]) -> dict[int, Path]:
     """{k: tokenized text of every k-th block of the default training sentences}, written once."""
-    from textqa.paths import PUNKT_DIR, cache_dir
+    from textqa.runtime.paths import PUNKT_DIR, cache_dir
     from bench.truecaser import dev_sentences
     from textqa.training.corpus import drop_overlap, tokenized_corpus
     from textqa.training.truecaser import DEFAULT_DATA
@@ -46,7 +46,7 @@ def write_subsets(work: Path, fractions: list[int]) -> dict[int, Path]:
 
 
 def main(argv=None) -> int:
-    from textqa.paths import artifacts_dir
+    from textqa.runtime.paths import artifacts_dir
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--fractions", type=int, nargs="+", default=[8, 4, 2],
                    help="train on 1/k of the default text for each k (default: 8 4 2)")

@@ -1,4 +1,4 @@
-"""Golden sentence scores from KenLM's ``lmplz`` for ``tests/truecaser/test_lm.py`` (issue 14, item 1).
+"""Golden sentence scores from KenLM's ``lmplz`` for ``tests/truecaser/test_lm.py``.
 
 The project's own Kneser-Ney estimator (``textqa/models/truecaser/lm.py``) works at any order; this
 script records what ``lmplz`` (interpolated modified Kneser-Ney, the reference implementation)

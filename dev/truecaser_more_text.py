@@ -1,4 +1,4 @@
-"""More cased English for the truecaser's training text (issue 14, accuracy): measured on dev, not
+"""More cased English for the truecaser's training text: measured on dev, not
 kept.
 
 The learning curve (docs/truecaser.md) says the truecaser is short of text.  The only cased English text the

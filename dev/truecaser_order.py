@@ -1,4 +1,4 @@
-"""Longer context for the truecaser (issue 14, item 1): LMs of order 3, 4 and 5 over the same
+"""Longer context for the truecaser: LMs of order 3, 4 and 5 over the same
 case-carrying tokens, decoded exactly, on the dev set.
 
 The project's own estimator (``textqa/models/truecaser/lm.py``) is a trigram; KenLM's ``lmplz``
@@ -67,7 +67,7 @@ def lm_corpus(work: Path) -> Path:
 def write_lm_corpus(path: Path) -> int:
     """The default training sentences as LM tokens (what ``Truecaser.fit`` counts)."""
     from textqa.models.truecaser.model import LMVocabulary
-    from textqa.paths import PUNKT_DIR, cache_dir
+    from textqa.runtime.paths import PUNKT_DIR, cache_dir
     from bench.truecaser import dev_sentences
     from textqa.training.corpus import drop_overlap, tokenized_corpus
     from textqa.training.truecaser import DEFAULT_DATA
@@ -112,7 +112,7 @@ def main(argv=None) -> int:
 
     from textqa.evaluation.truecase import score_truecase
     from textqa.models.truecaser.service_api import TruecaserService
-    from textqa.paths import artifacts_dir
+    from textqa.runtime.paths import artifacts_dir
     from bench.truecaser import dev_sentences
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--orders", type=int, nargs="+", default=[3, 4, 5])

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 def main(argv=None) -> int:
     from bench.truecaser import default_model_and_sets, score_cells
     from textqa.models.truecaser.phrases import PhraseTable
-    from textqa.paths import PUNKT_DIR, cache_dir
+    from textqa.runtime.paths import PUNKT_DIR, cache_dir
     from textqa.training.corpus import drop_overlap, tokenized_corpus
     from textqa.training.truecaser import DEFAULT_DATA
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

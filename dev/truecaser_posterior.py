@@ -1,4 +1,4 @@
-"""Posterior (max-marginal) decoding instead of Viterbi (issue 14, accuracy): measured on dev and the
+"""Posterior (max-marginal) decoding instead of Viterbi: measured on dev and the
 news sets.
 
 The Viterbi search finds the single most probable casing of the sentence; the scores count tokens,

@@ -1,4 +1,4 @@
-"""Three more scores beside the LM, measured on dev (issue 14, accuracy): none was kept.
+"""Three more scores beside the LM, measured on dev: none was kept.
 
 1. ``--bias B ...``: B added to the log10 score of every capitalised candidate of a known word with
    two or more candidates (does the default decoder under-capitalise? 67% of its dev errors are
@@ -148,7 +148,7 @@ def main(argv=None) -> int:
     from dev.truecaser_order import lm_corpus
 
     from textqa.models.truecaser.service_api import TruecaserService
-    from textqa.paths import artifacts_dir
+    from textqa.runtime.paths import artifacts_dir
     from bench.truecaser import dev_sentences
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bias", type=float, nargs="+", default=[0.0, 0.1, 0.2])

@@ -1,4 +1,4 @@
-"""Quoted spans: evidence the trigram LM cannot see for the tokens inside `` ... '' (issue 14).
+"""Quoted spans: evidence the trigram LM cannot see for the tokens inside `` ... ''.
 
 The error analysis of 2026-12-01 found the default's error rate inside the dev set's closed quoted
 spans (5,441 tokens, 1.9% of dev) at 11.6%, against 2.5% over all tokens: 630 of its 7,435 errors,

@@ -1,4 +1,4 @@
-"""A second class LM beside the default's (issue 14, accuracy): measured on dev and the news sets,
+"""A second class LM beside the default's: measured on dev and the news sets,
 not kept.
 
 The default decoder adds one class-based LM (600 classes over the 30,000 commonest LM tokens,

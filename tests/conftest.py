@@ -26,7 +26,7 @@ from hypothesis import settings as hypothesis_settings
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from textqa.paths import DATA_DIR, PUNKT_DIR  # noqa: E402
+from textqa.runtime.paths import DATA_DIR, PUNKT_DIR  # noqa: E402
 
 N_PARAGRAPHS = 4000
 

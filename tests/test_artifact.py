@@ -67,7 +67,7 @@ def test_outdated_formats_are_recognised_for_retraining(tmp_path):
     format 2 computed other features (other negation triggers, no WordNet features)."""
     import json
 
-    from textqa._api import outdated_format
+    from textqa.api import outdated_format
     from textqa.models.icd9.store import FORMAT_VERSION as ICD9_FORMAT
     from textqa.models.qa.store import FORMAT_VERSION as QA_FORMAT
     for name, current in (("icd9", ICD9_FORMAT), ("qa", QA_FORMAT)):

@@ -1,5 +1,5 @@
 """``textqa batch`` on real Dask clusters: byte-identical to the single-process commands, resumable,
-and unaffected by a worker killed mid-run (issue 12)."""
+and unaffected by a worker killed mid-run."""
 import gzip
 import json
 import os
@@ -33,14 +33,22 @@ def tokenized_lines(tmp_path_factory) -> Path:
     return path
 
 
-def test_truecase_is_byte_identical(truecaser_artifact, tokenized_lines, tmp_path):
+@pytest.mark.parametrize("options", [[], ["--decoder", "trigram", "--no-compounds"]])
+def test_truecase_is_byte_identical(truecaser_artifact, tokenized_lines, tmp_path, options):
+    """The same bytes as ``textqa truecase`` with the same options; the options reach the model
+    (the bytes are those of ``textqa.load`` with them, in process)."""
+    import textqa as api
     model = truecaser_artifact / "truecaser"
-    single = textqa("truecase", "--tokenized", "--model", model, stdin=tokenized_lines.read_bytes()).stdout
+    single = textqa("truecase", "--tokenized", "--model", model, *options, stdin=tokenized_lines.read_bytes()).stdout
     out = tmp_path / "out.txt"
     r = textqa("batch", "truecase", tokenized_lines, out, "--tokenized", "--model", model,
-               "--partition-size", 300, "--workers", 2)
+               "--partition-size", 300, "--workers", 2, *options)
     assert out.read_bytes() == single and "7 partition(s) (0 reused" in r.stderr.decode()
     assert not (tmp_path / "out.txt.parts").exists()
+    load_options = {"decoder": "trigram", "compounds": False} if options else {}
+    lines = tokenized_lines.read_text(encoding="utf-8").splitlines()
+    in_process = api.load(model, **load_options).truecase_tokenized(lines[:200])
+    assert single.decode("utf-8").splitlines()[:200] == in_process
 
 
 def test_truecase_hostile_bytes_are_byte_identical(truecaser_artifact, tmp_path):

@@ -206,12 +206,14 @@ class _FakeTrainer:
 
 def test_train_all_skips_existing_artifacts_unless_forced(tmp_path, monkeypatch, capsys):
     import textqa.cli as cli
+    import textqa.cli.train as train_cli
+    from textqa.registry import NAMES
     calls = []
     data = tmp_path / "data.txt"
     data.write_text("x\n")
-    fakes = {name: _FakeTrainer(name, calls, [data]) for name in cli.TRAINERS}
+    fakes = {name: _FakeTrainer(name, calls, [data]) for name in NAMES}
     fakes["icd9"].DEFAULT_DATA = [tmp_path / "absent.xml"]            # training data missing: skipped, said so
-    monkeypatch.setattr(cli, "_trainer", lambda name: fakes[name])
+    monkeypatch.setattr(train_cli, "_trainer", lambda name: fakes[name])
     root = tmp_path / "root"
     (root / "blanc").mkdir(parents=True)
     (root / "blanc" / "manifest.json").write_text('{"kept": true}')
@@ -292,15 +294,15 @@ def test_trainer_docs_are_the_modules_docstrings(tmp_path, monkeypatch):
     import ast
     import importlib.util
 
-    import textqa.cli as cli
-    for name, module in cli.TRAINERS.items():
-        source = Path(importlib.util.find_spec(module).origin).read_text(encoding="utf-8")
-        assert cli._trainer_doc(name) == ast.get_docstring(ast.parse(source)) and len(cli._trainer_doc(name)) > 100
+    from textqa.cli.train import module_doc
+    from textqa.registry import MODELS
+    for m in MODELS:
+        source = Path(importlib.util.find_spec(m.trainer).origin).read_text(encoding="utf-8")
+        assert module_doc(m.trainer) == ast.get_docstring(ast.parse(source)) and len(module_doc(m.trainer)) > 100
     sources = {"commented": '#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n\n"""Trains X.\n\n    Indented.\n"""\nx = 1\n',
                "raw": 'r"""A \\d raw one."""\n', "adjacent": '"Two " "parts."\n', "none": 'x = "not a docstring"\n'}
     monkeypatch.syspath_prepend(str(tmp_path))
     for name, source in sources.items():
         (tmp_path / f"doc_{name}.py").write_text(source, encoding="utf-8")
-        monkeypatch.setitem(cli.TRAINERS, name, f"doc_{name}")
-        assert cli._trainer_doc(name) == (ast.get_docstring(ast.parse(source)) or ""), name
-    assert cli._trainer_doc("raw") == "A \\d raw one." and cli._trainer_doc("none") == ""
+        assert module_doc(f"doc_{name}") == (ast.get_docstring(ast.parse(source)) or ""), name
+    assert module_doc("doc_raw") == "A \\d raw one." and module_doc("doc_none") == ""

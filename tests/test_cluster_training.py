@@ -1,6 +1,7 @@
 """``textqa train ... --scheduler``: the joblib loops of ICD-9, BLANC and QA training on a real
 LocalCluster of 2 worker processes give the same artifact as a local run, to the last bit
-(issue 12).  The local runs are the session fixtures (``--jobs 1``)."""
+
+The local runs are the session fixtures (``--jobs 1``)."""
 import gzip
 import json
 import os
@@ -11,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from textqa.paths import DATA_DIR
+from textqa.runtime.paths import DATA_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -133,7 +134,7 @@ import sys
 
 import dask
 
-from textqa import cluster
+from textqa.runtime import dask_cluster
 
 
 def imported_before_the_task(name):
@@ -142,7 +143,7 @@ def imported_before_the_task(name):
 
 if __name__ == "__main__":
     name = "textqa.models.icd9.coder"
-    with cluster.cluster("local", 1, preload=(name,)) as client:
+    with dask_cluster.cluster("local", 1, preload=(name,)) as client:
         loaded, method = client.submit(imported_before_the_task, name, pure=False).result()
     dask.config.get("distributed.comm.require-encryption")       # distributed's defaults outlive the block
     print(loaded, method)
@@ -151,11 +152,11 @@ if __name__ == "__main__":
 
 def test_a_local_cluster_forks_its_workers_from_a_server_that_imported_the_preload(tmp_path):
     """``--scheduler local`` workers are forked from a forkserver that imported the tasks' module
-    once (``cluster._preload``), so each starts with it imported rather than importing it again;
+    once (``dask_cluster._preload``), so each starts with it imported rather than importing it again;
     in a fresh process (distributed not imported yet), leaving the block keeps distributed's config
     (a second cluster in the process could not start without it); a misspelt module is an error,
     not a silent loss of the preload."""
-    from textqa import cluster
+    from textqa.runtime import dask_cluster
     script = tmp_path / "preloaded.py"
     script.write_text(PRELOADED, encoding="utf-8")
     r = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, timeout=300,
@@ -163,4 +164,4 @@ def test_a_local_cluster_forks_its_workers_from_a_server_that_imported_the_prelo
     assert r.returncode == 0, r.stderr.decode()[-3000:]
     assert r.stdout.decode().split() == ["True", "forkserver"]
     with pytest.raises(ValueError, match="no such module to preload"):
-        cluster._preload(("textqa.models.icd9.codr",))
+        dask_cluster._preload(("textqa.models.icd9.codr",))

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from textqa.cli import main
-from textqa.paths import DATA_DIR
+from textqa.runtime.paths import DATA_DIR
 
 ODD = st.sampled_from(["\ud800", "\udc92", "e\u0301", "\u202e", "\u200b", "\ufeff", "\u05d0\u05d1", "\x00", "\r",
                        "\t", "\u2028", "x" * 100_000, "-LRB-", "{", "\"", "\\", "\n"])

@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from textqa.paths import REPO_ROOT, artifacts_dir, cache_dir
+from textqa.runtime.paths import REPO_ROOT, artifacts_dir, cache_dir
 
 
 def test_default_artifacts_and_cache_are_temporary_folders():
@@ -14,7 +14,7 @@ def test_default_artifacts_and_cache_are_temporary_folders():
 
 
 def test_subprocesses_inherit_the_isolation():
-    out = subprocess.run([sys.executable, "-c", "from textqa.paths import artifacts_dir, cache_dir; "
+    out = subprocess.run([sys.executable, "-c", "from textqa.runtime.paths import artifacts_dir, cache_dir; "
                           "print(artifacts_dir()); print(cache_dir())"], cwd=REPO_ROOT, capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == [str(artifacts_dir()), str(cache_dir())]

@@ -1,4 +1,4 @@
-"""numba's on-disk cache under processes compiling into it at once (``textqa/numba_cache.py``).
+"""numba's on-disk cache under processes compiling into it at once (``textqa/runtime/numba_cache.py``).
 
 A function compiled with ``@njit(cache=True)`` in a module of its own, in a temporary folder:
 sixteen processes at once each call it with another signature (eight dtypes, C-contiguous or
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MODULE = """
 from numba import njit
 
-from textqa import numba_cache
+from textqa.runtime import numba_cache
 
 numba_cache.install()
 

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from textqa import lexical
-from textqa.paths import DATA_DIR, PUNKT_DIR
+from textqa.runtime import wordnet
+from textqa.runtime.paths import DATA_DIR, PUNKT_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 REUTERS = DATA_DIR / "truecase" / "reuters21578" / "reut2-000.sgm.gz"
@@ -45,10 +45,10 @@ def test_wordnet_unpacked_by_another_process_meanwhile_is_used_not_an_error(tmp_
     def replace(src, dst):
         if not raced and Path(dst).name == "wordnet":
             raced.append(True)
-            lexical.unpack_wordnet(root=root)               # the other process, finishing first
+            wordnet.unpack_wordnet(root=root)               # the other process, finishing first
         return real_replace(src, dst)
 
-    monkeypatch.setattr(lexical.os, "replace", replace)
-    dest = lexical.unpack_wordnet(root=root)
+    monkeypatch.setattr(wordnet.os, "replace", replace)
+    dest = wordnet.unpack_wordnet(root=root)
     assert raced and dest == root / "corpora" / "wordnet" and (dest / "data.noun").stat().st_size > 10_000_000
     assert sorted(p.name for p in (root / "corpora").iterdir()) == ["wordnet"]  # no temporary folder left

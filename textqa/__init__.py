@@ -3,11 +3,12 @@
 The public Python API is ``textqa.load`` (see the README, "Python API"); everything else in the
 package is reached through the ``textqa`` command, the HTTP service, or the objects ``load`` returns.
 """
-__version__ = "0.1.0"
+from textqa.version import __version__
+
 __all__ = ["load", "__version__"]
 
 
-def load(model, artifacts=None):
+def load(model, artifacts=None, **options):
     """Load a trained model: ``"truecaser"``, ``"blanc"``, ``"icd9"`` or ``"qa"`` (a folder under the
     artifacts root: ``artifacts``, else ``$TEXTQA_ARTIFACTS``, else ``./artifacts``), or the path of an
     artifact folder.  Returns the object the HTTP service uses:
@@ -17,8 +18,13 @@ def load(model, artifacts=None):
     * ICD-9: ``code(documents)`` (strings, ``{"id", "text"}`` / ``{"id", "sections"}`` dicts);
     * QA: ``answer(question, top_k=5)``.
 
+    ``options`` are the model's load-time options (``textqa.registry``), the same as the command
+    line's flags: for the truecaser ``decoder="trigram"`` (the paper's decoder), ``phrases=False``,
+    ``compounds=False``, ``discriminative=False``, ``class_lm=False``, ``context=False``.  An unknown
+    option raises ``TypeError``.
+
     Raises ``textqa.models.artifact.ArtifactError`` (a ``ValueError``) when the artifact is missing or
     invalid.
     """
-    from ._api import load as _load
-    return _load(model, artifacts)
+    from textqa.api import load as _load
+    return _load(model, artifacts, **options)

@@ -39,7 +39,7 @@ def test_batch_f_equals_sentence_score_on_real_segments():
     """On real WMT-style text through the 13a tokenizer: F from batched statistics = sentence_score."""
     import gzip
 
-    from textqa.paths import DATA_DIR
+    from textqa.runtime.paths import DATA_DIR
     rows = [l.split("\t") for l in gzip.open(DATA_DIR / "mt" / "coling16_toen_da_seg.tsv.gz", "rt",
                                              encoding="utf-8").read().splitlines()[1:61]]
     params = BLANCParams(alpha=0.1, beta=0.3, partial_weight=0.5, size_weights=(0.4, 0.3, 0.2, 0.1), beta_f=2.0)

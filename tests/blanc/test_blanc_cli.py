@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from textqa.cli import main
-from textqa.paths import DATA_DIR
+from textqa.runtime.paths import DATA_DIR
 
 COLING = DATA_DIR / "mt" / "coling16_toen_da_seg.tsv.gz"
 

@@ -1,4 +1,4 @@
-"""chrF and chrF++ are points of BLANC's parameter space (issue 13): with no ACS sizes, six
+"""chrF and chrF++ are points of BLANC's parameter space: with no ACS sizes, six
 character orders weighted 1 (and two chrF++ word orders), beta_F = 2, BLANC's sentence and corpus
 scores are sacrebleu 2.6.0's CHRF() and CHRF(word_order=2) scores / 100, on real WMT22 segments."""
 import gzip
@@ -8,7 +8,7 @@ from sacrebleu.metrics import CHRF
 
 from textqa.models.blanc.metric import BLANC, BLANCParams
 from textqa.models.blanc.store import load_blanc, save_blanc
-from textqa.paths import DATA_DIR
+from textqa.runtime.paths import DATA_DIR
 
 CHRF_POINT = dict(size_weights=(), char_weights=(1.0,) * 6, beta_f=2.0)
 CHRF_PP_POINT = dict(CHRF_POINT, word_ngram_weights=(1.0, 1.0))

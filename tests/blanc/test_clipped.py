@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from sacrebleu.metrics import CHRF
 
 from textqa.models.blanc.clipped import (chrf_chars, chrf_words, clipped_stats, clipped_stats_reference)
-from textqa.paths import DATA_DIR
+from textqa.runtime.paths import DATA_DIR
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from textqa.models.blanc.store import load_blanc
-from textqa.paths import DATA_DIR
+from textqa.runtime.paths import DATA_DIR
 from textqa.training.blanc import GRIDS, JudgedPairs, _Objective, _start, add_arguments, correlations, hill_climb, run
 
 COLING = DATA_DIR / "mt" / "coling16_toen_da_seg.tsv.gz"

@@ -6,8 +6,8 @@ from nltk.metrics.agreement import AnnotationTask
 from nltk.metrics.distance import binary_distance, jaccard_distance, masi_distance
 
 from textqa.evaluation.agreement import DISTANCES, jaccard, krippendorff_alpha, masi, monotonicity, read_agreement_tsv
-from textqa.evaluation.io import EvalInputError
-from textqa.paths import DATA_DIR
+from textqa.errors import InputError
+from textqa.runtime.paths import DATA_DIR
 
 F = frozenset
 AGREE = DATA_DIR / "eval" / "agreement"
@@ -89,8 +89,8 @@ def test_distances_match_nltk_pairwise():
 def test_tsv_errors(tmp_path):
     f = tmp_path / "a.tsv"
     f.write_text("a\tu1\tx\nb\tu1\n")
-    with pytest.raises(EvalInputError, match=r"a.tsv:2: expected"):
+    with pytest.raises(InputError, match=r"a.tsv:2: expected"):
         read_agreement_tsv(f)
     f.write_text("a\tu1\tx\na\tu1\ty\n")
-    with pytest.raises(EvalInputError, match=r"a.tsv:2: coder 'a' already coded unit 'u1' at line 1"):
+    with pytest.raises(InputError, match=r"a.tsv:2: coder 'a' already coded unit 'u1' at line 1"):
         read_agreement_tsv(f)

@@ -6,7 +6,7 @@ import pytest
 
 from textqa.evaluation.aqwv import (Counts, e2e_query_value, modified_query_weighted_value, query_value,
                              query_weighted_value, score_folders, score_modes)
-from textqa.evaluation.io import EvalInputError
+from textqa.errors import InputError
 
 REF = {"q1": {"d1": "Y", "d2": "Y", "d3": "N", "d4": "N"},
        "q2": {"d1": "N", "d2": "Y", "d3": "N", "d4": "N"},
@@ -89,20 +89,20 @@ def test_text_and_speech_average(tmp_path):
 def test_validation(tmp_path, lines, message):
     ref = write(tmp_path / "ref", {"q": [("d1", "Y")]})
     sysd = write(tmp_path / "sys", {"q": lines})
-    with pytest.raises(EvalInputError, match=r"q.tsv:\d+: .*" + message.replace("(", r"\(")):
+    with pytest.raises(InputError, match=r"q.tsv:\d+: .*" + message.replace("(", r"\(")):
         score_folders(ref, sysd)
 
 
 def test_missing_documents_and_inconsistency(tmp_path):
     ref = write(tmp_path / "ref", {"a": [("d1", "Y"), ("d2", "N")], "b": [("d1", "N")]})
     sysd = write(tmp_path / "s1", {"a": [("d1", "Y", "0.5")], "b": [("d1", "N", "0.1")]})
-    with pytest.raises(EvalInputError, match="missing, e.g. d2"):
+    with pytest.raises(InputError, match="missing, e.g. d2"):
         score_folders(ref, sysd)
     sysd = write(tmp_path / "s2", {"a": [("d1", "Y", "0.5"), ("d2", "N", "0.3")], "b": [("d1", "N", "0.7")]})
-    with pytest.raises(EvalInputError, match=r"b.tsv:1: inconsistent confidence"):
+    with pytest.raises(InputError, match=r"b.tsv:1: inconsistent confidence"):
         score_folders(ref, sysd)
     sysd = write(tmp_path / "s3", {"a": [("d1", "Y", "0.5"), ("d2", "N", "0.3")]})
-    with pytest.raises(EvalInputError, match="missing system file"):
+    with pytest.raises(InputError, match="missing system file"):
         score_folders(ref, sysd)
 
 
@@ -122,7 +122,7 @@ def test_trec_input_agrees_with_trec_eval_counts():
     # Real TREC-9 CLIR run: returning all 100 documents per topic finds the 38 relevant ones trec_eval counts.
     from textqa.evaluation.aqwv import score_trec
     from textqa.evaluation.rank import read_qrels, read_run
-    from textqa.paths import DATA_DIR
+    from textqa.runtime.paths import DATA_DIR
     d = DATA_DIR / "eval" / "rank" / "trec9_chinese_clir"
     r = score_trec(read_qrels(d / "ref_out.txt"), read_run(d / "search_output_trec.txt"), threshold=-1e9,
                    collection_size=150_000)   # N_Total is not in the files: an assumed size, affects P_FA only
@@ -157,7 +157,7 @@ def test_cli_trec_input_json_keys(capsys):
     import json
 
     from textqa.cli import main
-    from textqa.paths import DATA_DIR
+    from textqa.runtime.paths import DATA_DIR
     d = DATA_DIR / "eval" / "rank" / "trec9_chinese_clir"
     assert main(["eval", "aqwv", "--qrels", str(d / "ref_out.txt"), "--run", str(d / "search_output_trec.txt"),
                  "--threshold", "20", "--collection-size", "127938", "--json"]) == 0

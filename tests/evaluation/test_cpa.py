@@ -5,7 +5,7 @@ All inputs here are synthetic, made up for the tests.
 import pytest
 
 from textqa.evaluation.cpa import (bcubed, f_measure, is_hypernym, read_task1, score_task1, score_task2, score_task3)
-from textqa.evaluation.io import EvalInputError
+from textqa.errors import InputError
 
 
 def test_bcubed_hand_example():
@@ -81,10 +81,10 @@ def test_task3_partial_credit():
 def test_input_errors(tmp_path):
     p = tmp_path / "t1.tsv"
     p.write_text("v\tt1\tsyntax\tsubj\nv\tt1\tsyntax\tobj\n")
-    with pytest.raises(EvalInputError, match=r"t1.tsv:2: item 't1' of verb 'v' labelled twice"):
+    with pytest.raises(InputError, match=r"t1.tsv:2: item 't1' of verb 'v' labelled twice"):
         read_task1(p)
     p.write_text("v\tt1\tsyntax\n")
-    with pytest.raises(EvalInputError, match=r"t1.tsv:1: expected 4 tab-separated fields"):
+    with pytest.raises(InputError, match=r"t1.tsv:1: expected 4 tab-separated fields"):
         read_task1(p)
 
 
@@ -147,10 +147,10 @@ def test_task3_and_hierarchy_readers(tmp_path):
     assert read_task3(p) == {"v": {"p1": {"subject": "Human"}, "p2": {"subject": "Dog"}},
                              "w": {"p1": {"object": "Entity"}}}
     _write(p, [("v", "p1", "subject", "Human"), ("v", "p1", "subject", "Dog")])
-    with pytest.raises(EvalInputError, match=r"t3:2: slot 'subject' of pattern 'p1' filled twice"):
+    with pytest.raises(InputError, match=r"t3:2: slot 'subject' of pattern 'p1' filled twice"):
         read_task3(p)
     h = _write(tmp_path / "h", [("Human", "Animate"), ("Animate", "Entity")])
     assert read_hierarchy(h) == {"Human": "Animate", "Animate": "Entity"}
     _write(h, [("Human", "Animate"), ("Animate",)])
-    with pytest.raises(EvalInputError, match=r"h:2: expected 2 tab-separated fields"):
+    with pytest.raises(InputError, match=r"h:2: expected 2 tab-separated fields"):
         read_hierarchy(h)

@@ -6,7 +6,7 @@ from scipy.stats import kendalltau, pearsonr
 
 from textqa.evaluation.mt import MTRow, SystemLevel, bootstrap_average_pearsons, per_pair_correlation, read_mt_tsv, \
     score_from_statistics, segment_statistics, sentence_rouge_l, sentence_scores_and_statistics
-from textqa.paths import DATA_DIR
+from textqa.runtime.paths import DATA_DIR
 
 
 def _corpus(name, hyps, refs):

@@ -2,10 +2,10 @@
 import pytest
 import sacrebleu
 
-from textqa.evaluation.io import EvalInputError
+from textqa.errors import InputError
 from textqa.evaluation.mt import per_pair_correlation, read_mt_tsv, sentence_rouge_l, sentence_scores_and_statistics
 from textqa.evaluation.mteval import ascii_lowercase, nist_bleu, read_sgml, score_sgml
-from textqa.paths import DATA_DIR
+from textqa.runtime.paths import DATA_DIR
 
 D = DATA_DIR / "eval" / "bleu_nist" / "newstest2015-100sents-enru-"
 
@@ -42,7 +42,7 @@ def test_nist_hand_computed():
 def test_sgml_errors(tmp_path):
     bad = tmp_path / "x.sgm"
     bad.write_text('<refset>\n<seg id="1">x</seg>\n', encoding="utf-8")
-    with pytest.raises(EvalInputError, match="x.sgm:2: <seg> outside a <doc>"):
+    with pytest.raises(InputError, match="x.sgm:2: <seg> outside a <doc>"):
         read_sgml(bad)
 
 

@@ -37,7 +37,7 @@ def test_length_ignores_whitespace():
 
 def test_real_answer_keys():
     from textqa.evaluation.nugget import read_answer_key
-    from textqa.paths import DATA_DIR
+    from textqa.runtime.paths import DATA_DIR
     trec = DATA_DIR / "eval" / "nugget" / "trec"
     k05 = read_answer_key(trec / "trec14answers_other")
     assert len(k05) == 75 and k05["66.8"]["question"].startswith("'other' question for target Russian submarine")
@@ -68,14 +68,14 @@ def test_real_answer_keys():
 
 
 def test_answer_key_errors(tmp_path):
-    from textqa.evaluation.io import EvalInputError
+    from textqa.errors import InputError
     from textqa.evaluation.nugget import read_answer_key
     bad = tmp_path / "key"
     bad.write_text("Qid 1.1: q\n1.1 1\tvital\tA\n1.1 1\tokay\tB\n")
-    with pytest.raises(EvalInputError, match=r"key:3: nugget 1 of question 1.1 defined twice"):
+    with pytest.raises(InputError, match=r"key:3: nugget 1 of question 1.1 defined twice"):
         read_answer_key(bad)
     bad.write_text("1.1 1 vital A\n")
-    with pytest.raises(EvalInputError, match=r"key:1: not a nugget line"):
+    with pytest.raises(InputError, match=r"key:1: not a nugget line"):
         read_answer_key(bad)
 
 

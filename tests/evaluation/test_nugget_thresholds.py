@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from textqa.evaluation.io import EvalInputError
+from textqa.errors import InputError
 from textqa.evaluation.nugget_thresholds import ERROR_RATES, THRESHOLDS, fill_thresholds, judged_pairs, select_thresholds
 from textqa.evaluation.nuggeteer import read_trec_other_judged
 from textqa.cli import main
@@ -106,7 +106,7 @@ def test_trec_other_judged_layout():
 def test_trec_other_judged_errors_name_file_and_line(tmp_path, text, message):
     f = tmp_path / "RUN-1.otherjudged"
     f.write_text(text)
-    with pytest.raises(EvalInputError, match=f"RUN-1.otherjudged:{message}"):
+    with pytest.raises(InputError, match=f"RUN-1.otherjudged:{message}"):
         read_trec_other_judged([f])
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from textqa.evaluation.nugget import read_answer_key
 from textqa.evaluation.nuggeteer import NuggetJudge, assign_nuggets, idf_table, normalize_response
-from textqa.paths import DATA_DIR
+from textqa.runtime.paths import DATA_DIR
 
 RESPONSES = [
     "Fermi designed and built the first nuclear reactor in Chicago.",
@@ -117,12 +117,12 @@ def test_score_runs_pyramid_and_missing_answers():
 
 
 def test_file_errors(tmp_path):
-    from textqa.evaluation.io import EvalInputError
+    from textqa.errors import InputError
     from textqa.evaluation.nuggeteer import read_judgements, read_responses
     p = tmp_path / "r.tsv"
     p.write_text("q\trun\tx\ttext\n")
-    with pytest.raises(EvalInputError, match=r"r.tsv:1: response number 'x'"):
+    with pytest.raises(InputError, match=r"r.tsv:1: response number 'x'"):
         read_responses(p)
     p.write_text("q\t1,a\ttext\n")
-    with pytest.raises(EvalInputError, match=r"r.tsv:1: nugget numbers"):
+    with pytest.raises(InputError, match=r"r.tsv:1: nugget numbers"):
         read_judgements(p)

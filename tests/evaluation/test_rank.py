@@ -2,7 +2,7 @@
 import pytest
 
 from textqa.evaluation.rank import RankInputError, read_qrels, read_run, score_run, trec_order
-from textqa.paths import DATA_DIR
+from textqa.runtime.paths import DATA_DIR
 
 RANK = DATA_DIR / "eval" / "rank"
 

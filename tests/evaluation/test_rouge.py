@@ -11,7 +11,7 @@ import pytest
 
 from textqa.cli import main
 from textqa.evaluation import rouge
-from textqa.paths import DATA_DIR
+from textqa.runtime.paths import DATA_DIR
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "rouge"
 NIST = ("-n", "4", "-w", "1.2", "-m", "-2", "4", "-u", "-c", "95", "-r", "1000", "-f", "A", "-p", "0.5",

@@ -105,7 +105,7 @@ def test_json_is_strict_when_a_rate_is_not_finite(tmp_path, capsys):
 def test_json_safe_replaces_every_non_finite_number():
     import numpy as np
 
-    from textqa.evaluation.commands import json_safe
+    from textqa.cli.eval import json_safe
     value = {"a": float("nan"), "b": [1.5, float("-inf"), {"c": np.float64("inf")}], "d": np.array([1.0, np.nan]),
              "e": (2, "x"), "f": np.int64(3)}
     assert json_safe(value) == {"a": None, "b": [1.5, None, {"c": None}], "d": [1.0, None], "e": [2, "x"], "f": 3}

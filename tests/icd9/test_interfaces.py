@@ -8,7 +8,7 @@ import pytest
 from textqa.evaluation.icd9 import score_codes
 from textqa.service import create_app
 from textqa.cli import main
-from textqa.paths import DATA_DIR
+from textqa.runtime.paths import DATA_DIR
 
 CMC = DATA_DIR / "icd9" / "cmc2007_train_dev80.xml.gz"
 

@@ -10,7 +10,7 @@ from textqa.models.icd9.bayes_ridge import (log_marginal_likelihood, optimal_sig
                                      posterior_mean, predictive_variance)
 from textqa.models.icd9.coder import ICD9Coder, _phi_select, best_f1_threshold
 from textqa.models.icd9.records import read_cmc_xml
-from textqa.paths import DATA_DIR, english_stopwords
+from textqa.runtime.paths import DATA_DIR, english_stopwords
 
 STOP = english_stopwords()
 

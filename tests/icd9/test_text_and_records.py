@@ -7,7 +7,7 @@ import pytest
 from textqa.models.icd9.records import (MAX_CHARS, RecordError, load_descriptions, read_cmc_xml, read_jsonl,
                                  read_records)
 from textqa.models.icd9.text import NUMBER_TOKEN, PRONOUN_TOKEN, TextOptions, dedupe_paragraphs, record_features
-from textqa.paths import DATA_DIR, english_stopwords
+from textqa.runtime.paths import DATA_DIR, english_stopwords
 
 CMC = DATA_DIR / "icd9" / "cmc2007_train_dev80.xml.gz"
 STOP = english_stopwords()

@@ -80,7 +80,7 @@ def test_the_pipeline_multiplies_with_numpy_and_analyses_as_blis_does():
     import spacy
 
     import textqa.models.qa.nlp as nlp
-    from textqa.paths import DATA_DIR
+    from textqa.runtime.paths import DATA_DIR
     ours = nlp.pipeline()
     layers = [proc.model.ops for _, proc in ours.pipeline if getattr(proc, "model", None) is not None]
     assert len(layers) >= 4 and all(type(o).__name__ == "NumpyOps" and not o.use_blis for o in layers)
@@ -102,15 +102,15 @@ def test_the_collection_analysed_in_the_worker_processes_is_the_one_analysed_her
     import gzip
     from itertools import islice
 
-    from textqa import workers
+    from textqa.runtime import process_pool
     from textqa.models.qa.collection import analyse
-    from textqa.paths import DATA_DIR
+    from textqa.runtime.paths import DATA_DIR
     with gzip.open(DATA_DIR / "truecase" / "val_input.txt.gz", "rt", encoding="utf-8") as f:
         texts = [line.strip() for line in islice(f, 330) if line.strip()]
     said = []
     here = analyse(texts, 1, batch=16)
     there = analyse(texts, 2, said.append, batch=16)
-    assert workers._pool is not None                        # the worker processes did it
+    assert process_pool._pool is not None                        # the worker processes did it
     assert there == here and len(here) == len(texts) and [t for t, _, _ in there] == texts
     assert sum(len(c) for _, _, c in here) > 300                # candidates were found
     assert said and said[-1].startswith("analysed 320/")

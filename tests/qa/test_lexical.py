@@ -1,17 +1,17 @@
-"""The bundled WordNet 3.0 (textqa.lexical): unpacked safely into the cache, read by NLTK's reader."""
+"""The bundled WordNet 3.0 (textqa.runtime.wordnet): unpacked safely into the cache, read by NLTK's reader."""
 import io
 import tarfile
 
 import pytest
 
-from textqa import lexical
+from textqa.runtime import wordnet
 
 
 def test_bundled_wordnet_is_princetons_3_0(tmp_path, monkeypatch):
     monkeypatch.setenv("TEXTQA_CACHE", str(tmp_path))
-    lexical.wordnet.cache_clear()
+    wordnet.wordnet.cache_clear()
     try:
-        wn = lexical.wordnet()
+        wn = wordnet.wordnet()
         assert (tmp_path / "nltk_data" / "corpora" / "wordnet" / "data.noun").is_file()
         assert wn.get_version() == "3.0"
         dog, cat = wn.synset("dog.n.01"), wn.synset("cat.n.01")
@@ -36,7 +36,7 @@ def test_bundled_wordnet_is_princetons_3_0(tmp_path, monkeypatch):
         assert wn._exception_map == plain._exception_map and wn._lexnames == plain._lexnames
         _check_the_stored_lemma_index(tmp_path / "nltk_data" / "corpora" / "wordnet", plain, monkeypatch)
     finally:
-        lexical.wordnet.cache_clear()
+        wordnet.wordnet.cache_clear()
 
 
 def _check_the_stored_lemma_index(folder, plain, monkeypatch):
@@ -46,23 +46,23 @@ def _check_the_stored_lemma_index(folder, plain, monkeypatch):
     import os
 
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
-    stored = folder / lexical.LEMMA_MAP
+    stored = folder / wordnet.LEMMA_MAP
     assert stored.is_file()
     parses = []
     parse = WordNetCorpusReader._load_lemma_pos_offset_map
     monkeypatch.setattr(WordNetCorpusReader, "_load_lemma_pos_offset_map", lambda self: parses.append(1) or parse(self))
-    wn = lexical.reader(folder)
+    wn = wordnet.reader(folder)
     assert parses == [] and wn._lemma_pos_offset_map == plain._lemma_pos_offset_map
     assert wn._lemma_pos_offset_map["fast"]["s"] and [s.name() for s in wn.synsets("fast", "s")][:1] == ["fast.s.01"]
     data = bytearray(stored.read_bytes())
     data[-20] ^= 1                                   # one bit of the index flipped
     stored.write_bytes(bytes(data))
-    wn = lexical.reader(folder)
+    wn = wordnet.reader(folder)
     assert parses == [1] and wn._lemma_pos_offset_map == plain._lemma_pos_offset_map
-    assert lexical.reader(folder)._lemma_pos_offset_map == plain._lemma_pos_offset_map and parses == [1]  # replaced
+    assert wordnet.reader(folder)._lemma_pos_offset_map == plain._lemma_pos_offset_map and parses == [1]  # replaced
     st = (folder / "index.adv").stat()
     os.utime(folder / "index.adv", ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))        # an index file changed
-    assert lexical.reader(folder)._lemma_pos_offset_map == plain._lemma_pos_offset_map and parses == [1, 1]
+    assert wordnet.reader(folder)._lemma_pos_offset_map == plain._lemma_pos_offset_map and parses == [1, 1]
     assert not [p for p in folder.iterdir() if p.name.startswith(".")]               # no temporary file left
 
 
@@ -78,18 +78,18 @@ def test_unsafe_or_incomplete_archives_write_nothing_outside(tmp_path):
     bad = tmp_path / "bad.tar.xz"
     _tar(bad, [("wordnet/../../escaped", b"x")])
     root = tmp_path / "root"
-    with pytest.raises(lexical.WordNetUnavailable, match="cannot unpack"):
-        lexical.unpack_wordnet(bad, root)
+    with pytest.raises(wordnet.WordNetUnavailable, match="cannot unpack"):
+        wordnet.unpack_wordnet(bad, root)
     assert not (tmp_path / "escaped").exists() and not (root / "escaped").exists()
     assert not (root / "corpora" / "wordnet").exists()
     partial = tmp_path / "partial.tar.xz"
     _tar(partial, [("wordnet/data.noun", b"")])
-    with pytest.raises(lexical.WordNetUnavailable, match="not a WordNet database"):
-        lexical.unpack_wordnet(partial, root)
+    with pytest.raises(wordnet.WordNetUnavailable, match="not a WordNet database"):
+        wordnet.unpack_wordnet(partial, root)
     assert not (root / "corpora" / "wordnet").exists()
     assert list((root / "corpora").iterdir()) == []               # no temporary folder left behind
-    with pytest.raises(lexical.WordNetUnavailable, match="not found"):
-        lexical.unpack_wordnet(tmp_path / "nowhere.tar.xz", root)
+    with pytest.raises(wordnet.WordNetUnavailable, match="not found"):
+        wordnet.unpack_wordnet(tmp_path / "nowhere.tar.xz", root)
 
 
 def test_wordnet_features_of_the_sentence_ranker():

@@ -10,7 +10,7 @@ from textqa.models.qa.nlp import parse
 from textqa.models.qa.selection import SentenceSelector, ner_coarse
 from textqa.models.qa.trecqa import Sentence, TrecQAError, read_trecqa
 from textqa.cli import main
-from textqa.paths import DATA_DIR
+from textqa.runtime.paths import DATA_DIR
 from textqa.training.qa import ranking_scores
 
 QA = DATA_DIR / "qa"

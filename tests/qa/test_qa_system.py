@@ -7,7 +7,7 @@ import pytest
 
 from textqa.service import create_app
 from textqa.cli import main
-from textqa.paths import DATA_DIR
+from textqa.runtime.paths import DATA_DIR
 
 DEV = DATA_DIR / "qa" / "trecqa" / "dev-less-than-40.manual-edit.xml.gz"
 

@@ -6,7 +6,7 @@ import pytest
 
 from textqa.cli import main
 from textqa.models.qa import resources as R
-from textqa.paths import english_stopwords
+from textqa.runtime.paths import english_stopwords
 
 STOP = english_stopwords()
 

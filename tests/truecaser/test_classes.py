@@ -12,7 +12,7 @@ import pytest
 from textqa.models.artifact import ArtifactError
 from textqa.models.truecaser.classes import PackedText, WordClasses, neighbour_matrix, ranks
 from textqa.models.truecaser.model import LM_SPECIALS, Truecaser, load_truecaser, save_truecaser
-from textqa.paths import PUNKT_DIR
+from textqa.runtime.paths import PUNKT_DIR
 
 
 def test_neighbour_matrix_by_hand():

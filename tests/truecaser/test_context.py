@@ -1,4 +1,4 @@
-"""The sentence-context model (issue 14; :mod:`textqa.models.truecaser.context`): the hash index, samples
+"""The sentence-context model (:mod:`textqa.models.truecaser.context`): the hash index, samples
 collected in parts (``--scheduler``) as in one pass, the scores against a by-hand reference over the
 stored weights, the int8 storage, and the model in the search: off at weight 0 and in the paper's
 trigram decoder, the same from the C++ and the Python search, saved and loaded.  Trained on real
@@ -16,7 +16,7 @@ from textqa.models.truecaser.casing import fold_accents
 from textqa.models.truecaser.context import (KeyIndex, SentenceContext, collect, fit_context, merge_samples,
                                              occurrences, quotas, ranges, target_words)
 from textqa.models.truecaser.model import TRIGRAM_DECODER, load_truecaser, save_truecaser
-from textqa.paths import PUNKT_DIR
+from textqa.runtime.paths import PUNKT_DIR
 
 
 def test_key_index_finds_each_key_and_nothing_else():
@@ -218,18 +218,18 @@ def _blas_threads():
 def test_the_words_fitted_in_worker_processes_are_fitted_as_in_this_one(small_truecaser, folded, monkeypatch):
     """Above ``_TASK_SAMPLES`` samples (the default model has 11.6 M) the words are fitted in chunks
     in two worker processes; the model must be the same, weight for weight, as one fitted here."""
-    from textqa import workers
+    from textqa.runtime import process_pool
     import textqa.models.truecaser.context as context_module
     targets = target_words(small_truecaser.casing_.forms, small_truecaser._candidate_forms)
     samples = collect(folded, targets, 300)
     here = fit_context(None, targets, samples=samples, min_weight=0.01)
     pools = []
-    real = workers.pool
-    monkeypatch.setattr(workers, "pool", lambda: pools.append(1) or real())
+    real = process_pool.pool
+    monkeypatch.setattr(process_pool, "pool", lambda: pools.append(1) or real())
     monkeypatch.setattr(context_module, "_TASK_SAMPLES", samples[0].shape[0] // 9)
     there = fit_context(None, targets, samples=samples, min_weight=0.01)
     assert pools, "the worker processes were not used"
-    assert workers.pool().submit(_blas_threads).result() == [1], "a worker's BLAS has more than one thread"
+    assert process_pool.pool().submit(_blas_threads).result() == [1], "a worker's BLAS has more than one thread"
     assert len(here) > 100 and here.to_data()[0] == there.to_data()[0]
     for name, array in here.to_data()[1].items():
         assert np.array_equal(array, there.to_data()[1][name]), name

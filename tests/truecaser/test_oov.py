@@ -37,7 +37,7 @@ def test_the_model_fitted_in_a_worker_process_is_the_one_fitted_here(wiki_senten
     either way, weight for weight (one BLAS thread in both)."""
     from collections import Counter
 
-    from textqa import workers
+    from textqa.runtime import process_pool
     from textqa.models.truecaser import model as model_mod
     from textqa.models.truecaser.oov import oov_to_data
     counts = Counter(t for s in wiki_sentences[:4000] for t in s.split())
@@ -45,8 +45,8 @@ def test_the_model_fitted_in_a_worker_process_is_the_one_fitted_here(wiki_senten
     rare = {w: c for w, c in counts.items() if c < 3}
     words = model_mod.oov_training_words(known, rare, 3)
     assert 1000 < len(words[0]) <= model_mod._OOV_IN_PROCESS
-    pools, real = [], workers.pool
-    monkeypatch.setattr(workers, "pool", lambda: pools.append(1) or real())
+    pools, real = [], process_pool.pool
+    monkeypatch.setattr(process_pool, "pool", lambda: pools.append(1) or real())
     said = []
     here = model_mod.Truecaser()
     here._start_oov(words, said.append)

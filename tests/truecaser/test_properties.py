@@ -4,7 +4,7 @@ from hypothesis import strategies as st
 
 from textqa.models.truecaser.service_api import TruecaserService
 from textqa.models.truecaser.tokenize import PTBTokenizer
-from textqa.paths import PUNKT_DIR
+from textqa.runtime.paths import PUNKT_DIR
 
 WORDS = st.sampled_from(["the", "new", "york", "u.s.", "(", ")", '"', "''", "``", "'s", "n't", ".", "?", "!",
                          "paris", "mcdonald", "x-ray", "1991", "-lrb-", "\u00e9cole", "\u4e2d", " ", "\n", "\t"])

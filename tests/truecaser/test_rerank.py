@@ -1,4 +1,4 @@
-"""The discriminative pass over the truecasing lattice (``Truecaser(discriminative=...)``, issue 14
+"""The discriminative pass over the truecasing lattice (``Truecaser(discriminative=...)``
 item 2): held-out blocks, features by hand, a perceptron trained on real Wikipedia text, the same
 output from the C++ and the Python search, and the weights saved and loaded with the artifact."""
 import json
@@ -9,7 +9,7 @@ import pytest
 from textqa.models.artifact import ArtifactError
 from textqa.models.truecaser.model import TRIGRAM_DECODER, Truecaser, load_truecaser, save_truecaser
 from textqa.models.truecaser.rerank import FEATURE_SETS, CandidateWeights, candidate_features, held_out
-from textqa.paths import PUNKT_DIR
+from textqa.runtime.paths import PUNKT_DIR
 
 
 def test_held_out_blocks_are_one_in_forty_and_contiguous():

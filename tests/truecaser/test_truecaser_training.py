@@ -106,7 +106,7 @@ def test_arpa_fallback_is_reported(wiki_sentences, tmp_path, monkeypatch, caplog
 def test_reuters_test_documents_are_never_trained_on():
     """Lewis's test split (LEWISSPLIT="TEST", the ModApte test set) of the real Reuters-21578 file
     reut2-014 (177 test and 823 training documents) is held out of training text."""
-    from textqa.paths import DATA_DIR
+    from textqa.runtime.paths import DATA_DIR
     from textqa.training.corpus import paragraphs, reuters_paragraphs
     path = DATA_DIR / "truecase" / "reuters21578" / "reut2-014.sgm.gz"
     train, test, both = (list(reuters_paragraphs(path, split=s)) for s in ("train", "test", "all"))
@@ -150,7 +150,7 @@ def small_training_run(wiki_sentences, dev_sentences, tmp_path):
 
 
 def test_an_order_4_lm_is_trained_saved_and_decoded_exactly(wiki_sentences, dev_sentences, tmp_path, monkeypatch):
-    """``--order 4`` (issue 14, item 1): the artifact's LM is a 4-gram model, and the C++ and Python
+    """``--order 4``: the artifact's LM is a 4-gram model, and the C++ and Python
     searches (both recombining on KenLM's state, now three words long) give the same output."""
     from textqa.training.truecaser import run
     p, base, dev = small_training_run(wiki_sentences, dev_sentences, tmp_path)
@@ -241,7 +241,7 @@ def test_a_truncated_or_corrupt_compressed_corpus_is_a_one_line_error(name, cut,
     no gzip stream, give ``textqa train truecaser`` a one-line error naming the file (exit status 2),
     not a traceback, and no artifact."""
     from textqa.cli import main
-    from textqa.paths import DATA_DIR
+    from textqa.runtime.paths import DATA_DIR
     bad = tmp_path / name
     if cut:
         src = DATA_DIR / "truecase" / ("reuters21578/" + name if name.startswith("reut") else name)

@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Callable, Hashable
 
-from .io import EvalInputError, tsv_rows
+from textqa.errors import InputError
+from textqa.runtime.files import tsv_rows
 
 Label = frozenset
 
@@ -90,10 +91,10 @@ def read_agreement_tsv(path) -> list[tuple[str, str, frozenset]]:
     for lineno, parts in tsv_rows(path, 3, "coder, unit, labels"):
         coder, unit, labels = parts
         if (coder, unit) in seen:
-            raise EvalInputError(f"{path}:{lineno}: coder {coder!r} already coded unit {unit!r} "
+            raise InputError(f"{path}:{lineno}: coder {coder!r} already coded unit {unit!r} "
                                  f"at line {seen[(coder, unit)]}")
         seen[(coder, unit)] = lineno
         out.append((coder, unit, frozenset(l.strip() for l in labels.split(",") if l.strip())))
     if not out:
-        raise EvalInputError(f"{path}: no annotations")
+        raise InputError(f"{path}: no annotations")
     return out

@@ -23,7 +23,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .io import EvalInputError, read_lines
+from textqa.errors import InputError
+from textqa.runtime.files import read_lines
 
 DEFAULT_BETA = 40.0
 CONFIDENCE = re.compile(r"^[0-9]\.[0-9]{1,5}$")       # section 6.4: one digit, point, 1-5 digits
@@ -84,9 +85,9 @@ def read_reference(path: Path) -> dict[str, bool]:
             continue
         parts = line.split("\t")
         if len(parts) != 2 or parts[1] not in ("Y", "N"):
-            raise EvalInputError(f"{path}:{lineno}: expected 'DocID<TAB>Y|N'")
+            raise InputError(f"{path}:{lineno}: expected 'DocID<TAB>Y|N'")
         if parts[0] in ref:
-            raise EvalInputError(f"{path}:{lineno}: document {parts[0]} listed twice")
+            raise InputError(f"{path}:{lineno}: document {parts[0]} listed twice")
         ref[parts[0]] = parts[1] == "Y"
     return ref
 
@@ -99,15 +100,15 @@ def read_system(path: Path) -> dict[str, tuple[bool, float, int]]:
             continue
         parts = line.split("\t")
         if len(parts) not in (3, 4):
-            raise EvalInputError(f"{path}:{lineno}: expected 'DocID<TAB>Y|N<TAB>confidence[<TAB>metadata]'")
+            raise InputError(f"{path}:{lineno}: expected 'DocID<TAB>Y|N<TAB>confidence[<TAB>metadata]'")
         doc, decision, conf = parts[:3]
         if decision not in ("Y", "N"):
-            raise EvalInputError(f"{path}:{lineno}: decision must be Y or N, got {decision!r}")
+            raise InputError(f"{path}:{lineno}: decision must be Y or N, got {decision!r}")
         if not CONFIDENCE.match(conf) or float(conf) > 1.0:
-            raise EvalInputError(f"{path}:{lineno}: confidence {conf!r} is not one digit, a point and 1-5 digits "
+            raise InputError(f"{path}:{lineno}: confidence {conf!r} is not one digit, a point and 1-5 digits "
                                  f"in [0.0, 1.0] (plan section 6.4)")
         if doc in out:
-            raise EvalInputError(f"{path}:{lineno}: document {doc} listed twice (first at line {out[doc][2]})")
+            raise InputError(f"{path}:{lineno}: document {doc} listed twice (first at line {out[doc][2]})")
         out[doc] = (decision == "Y", float(conf), lineno)
     return out
 
@@ -132,24 +133,24 @@ def score_folders(ref_dir: Path, sys_dir: Path, beta: float = DEFAULT_BETA) -> M
     ref_dir, sys_dir = Path(ref_dir), Path(sys_dir)
     for d in (ref_dir, sys_dir):
         if not d.is_dir():
-            raise EvalInputError(f"{d}: not a folder")
+            raise InputError(f"{d}: not a folder")
     ref_files = sorted(ref_dir.glob("*.tsv"))
     if not ref_files:
-        raise EvalInputError(f"{ref_dir}: no <QueryID>.tsv reference files")
+        raise InputError(f"{ref_dir}: no <QueryID>.tsv reference files")
     data = {}
     max_no, min_yes = None, None          # consistency across the whole submission (section 6.4)
     for rf in ref_files:
         qid = rf.stem
         sf = sys_dir / rf.name
         if not sf.is_file():
-            raise EvalInputError(f"{sf}: missing system file for reference query {qid}")
+            raise InputError(f"{sf}: missing system file for reference query {qid}")
         ref, sysout = read_reference(rf), read_system(sf)
         missing = [d for d in ref if d not in sysout]
         if missing:
-            raise EvalInputError(f"{sf}: {len(missing)} reference document(s) missing, e.g. {missing[0]}")
+            raise InputError(f"{sf}: {len(missing)} reference document(s) missing, e.g. {missing[0]}")
         extra = [d for d in sysout if d not in ref]
         if extra:
-            raise EvalInputError(f"{sf}:{sysout[extra[0]][2]}: document {extra[0]} is not in the reference {rf}")
+            raise InputError(f"{sf}:{sysout[extra[0]][2]}: document {extra[0]} is not in the reference {rf}")
         for yes, conf, lineno in sysout.values():
             if yes and (min_yes is None or conf < min_yes[0]):
                 min_yes = (conf, sf, lineno)
@@ -157,11 +158,11 @@ def score_folders(ref_dir: Path, sys_dir: Path, beta: float = DEFAULT_BETA) -> M
                 max_no = (conf, sf, lineno)
         data[qid] = (ref, sysout)
     if max_no and min_yes and max_no[0] > min_yes[0]:
-        raise EvalInputError(f"{max_no[1]}:{max_no[2]}: inconsistent confidence: an N decision at {max_no[0]} is "
+        raise InputError(f"{max_no[1]}:{max_no[2]}: inconsistent confidence: an N decision at {max_no[0]} is "
                              f"higher than a Y decision at {min_yes[0]} ({min_yes[1]}:{min_yes[2]})")
     extra_files = sorted(p.name for p in sys_dir.glob("*.tsv") if not (ref_dir / p.name).exists())
     if extra_files:
-        raise EvalInputError(f"{sys_dir / extra_files[0]}: no reference file for this query")
+        raise InputError(f"{sys_dir / extra_files[0]}: no reference file for this query")
 
     def counts_at(decide) -> dict[str, Counts]:
         out = {}

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from .io import EvalInputError, tsv_rows as _rows
+from textqa.errors import InputError
+from textqa.runtime.files import tsv_rows as _rows
 
 
 def f_measure(p: float, r: float) -> float:
@@ -39,7 +40,7 @@ def _read_nested(path, what: str, keys, duplicate) -> dict:
     for lineno, parts in _rows(path, 4, what):
         verb, group, key, value = keys(parts)
         if key in out[verb][group]:
-            raise EvalInputError(f"{path}:{lineno}: {duplicate(verb, group, key)}")
+            raise InputError(f"{path}:{lineno}: {duplicate(verb, group, key)}")
         out[verb][group][key] = value
     return out
 
@@ -55,7 +56,7 @@ def read_task2(path) -> dict:
     out: dict = defaultdict(dict)
     for lineno, (verb, inst, cluster) in _rows(path, 3, "verb, instance, cluster"):
         if inst in out[verb]:
-            raise EvalInputError(f"{path}:{lineno}: instance {inst!r} of verb {verb!r} listed twice")
+            raise InputError(f"{path}:{lineno}: instance {inst!r} of verb {verb!r} listed twice")
         out[verb][inst] = cluster
     return out
 

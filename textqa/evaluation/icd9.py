@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 
-from .io import EvalInputError, read_lines
+from textqa.errors import InputError
+from textqa.runtime.files import read_lines
 
 
 def _prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
@@ -64,17 +65,17 @@ def read_predictions(path) -> tuple[dict, dict | None]:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
-            raise EvalInputError(f"{where}: malformed JSON at column {e.colno}: {e.msg}") from None
+            raise InputError(f"{where}: malformed JSON at column {e.colno}: {e.msg}") from None
         if not isinstance(obj, dict) or "id" not in obj or not isinstance(obj.get("codes"), list):
-            raise EvalInputError(f"{where}: expected {{\"id\": ..., \"codes\": [...]}}")
+            raise InputError(f"{where}: expected {{\"id\": ..., \"codes\": [...]}}")
         rid = str(obj["id"])
         if rid in predicted:
-            raise EvalInputError(f"{where}: id {rid!r} given twice")
+            raise InputError(f"{where}: id {rid!r} given twice")
         codes = set()
         for c in obj["codes"]:
             code = c.get("code") if isinstance(c, dict) else c
             if not isinstance(code, str) or not code:
-                raise EvalInputError(f"{where} (id {rid!r}): a code must be a string or {{\"code\": ...}}")
+                raise InputError(f"{where} (id {rid!r}): a code must be a string or {{\"code\": ...}}")
             codes.add(code)
         predicted[rid] = codes
         if isinstance(obj.get("scores"), dict):

@@ -28,7 +28,8 @@ import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
 
-from textqa.evaluation.io import EvalInputError, replaced_whole
+from textqa.errors import InputError
+from textqa.runtime.files import replaced_whole
 
 TASKS = ("CLIR", "E2E", "ASR")
 TYPES = ("primary", "contrastive")
@@ -49,7 +50,7 @@ MAX_MEMBERS = 200_000
 MAX_BYTES = 4 << 30          # uncompressed bytes a check reads at most
 
 
-class SubmissionError(EvalInputError):
+class SubmissionError(InputError):
     """A label or a submission breaks the plan; the message names the field or the member."""
 
 
@@ -146,7 +147,7 @@ def _check_tsv(path: Path, shown: str, label: dict, problems: list, extremes: di
     from textqa.evaluation.aqwv import read_system
     try:
         rows = read_system(path)
-    except EvalInputError as e:
+    except InputError as e:
         problems.append(str(e).replace(str(path), shown))
         return
     for doc, (yes, conf, line) in rows.items():
@@ -163,7 +164,7 @@ def _check_ctm(path: Path, shown: str, label: dict, problems: list) -> None:
     _docid(doc, label, shown, problems)
     try:
         words = read_ctm(path)
-    except EvalInputError as e:
+    except InputError as e:
         problems.append(str(e).replace(str(path), shown))
         return
     for w in words:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .io import EvalInputError, decode, read_bytes
+from textqa.errors import InputError
+from textqa.runtime.files import decode, read_bytes
 from .stats import kendall_tau_b, pearson, spearman
 
 COLUMNS = ("lang_pair", "seg_id", "system", "source", "reference", "hypothesis", "human_score")
@@ -41,11 +42,11 @@ def read_mt_tsv(path, allow_empty: bool = False, need_scores: bool = True) -> li
     """
     lines = decode(read_bytes(path), path).split("\n")     # TSV rows end at \n only
     if not lines or not lines[0].strip():
-        raise EvalInputError(f"{path}:1: empty file (expected a header: {' '.join(COLUMNS)})")
+        raise InputError(f"{path}:1: empty file (expected a header: {' '.join(COLUMNS)})")
     header = lines[0].rstrip("\r").split("\t")
     missing = [c for c in COLUMNS if c not in header]
     if missing:
-        raise EvalInputError(f"{path}:1: header lacks column(s) {', '.join(missing)} (expected "
+        raise InputError(f"{path}:1: header lacks column(s) {', '.join(missing)} (expected "
                              f"{' '.join(COLUMNS)})")
     idx = [header.index(c) for c in COLUMNS]
     rows = []
@@ -55,12 +56,12 @@ def read_mt_tsv(path, allow_empty: bool = False, need_scores: bool = True) -> li
             continue
         parts = line.split("\t")
         if len(parts) != len(header):
-            raise EvalInputError(f"{path}:{lineno}: expected {len(header)} tab-separated fields, got {len(parts)}")
+            raise InputError(f"{path}:{lineno}: expected {len(header)} tab-separated fields, got {len(parts)}")
         lp, seg, system, src, ref, hyp, score = (parts[i] for i in idx)
         if not ref.strip():
-            raise EvalInputError(f"{path}:{lineno}: empty reference")
+            raise InputError(f"{path}:{lineno}: empty reference")
         if not hyp.strip() and not allow_empty:
-            raise EvalInputError(f"{path}:{lineno}: empty hypothesis (use --allow-empty to score it 0)")
+            raise InputError(f"{path}:{lineno}: empty hypothesis (use --allow-empty to score it 0)")
         if score.strip().upper() in ("NA", "") and not need_scores:
             value = None
         else:
@@ -69,10 +70,10 @@ def read_mt_tsv(path, allow_empty: bool = False, need_scores: bool = True) -> li
             except ValueError:
                 value = math.nan
             if not math.isfinite(value):
-                raise EvalInputError(f"{path}:{lineno}: human_score {score!r} is not a number")
+                raise InputError(f"{path}:{lineno}: human_score {score!r} is not a number")
         rows.append(MTRow(lp, seg, system, src, ref, hyp, value, lineno))
     if not rows:
-        raise EvalInputError(f"{path}: no data rows")
+        raise InputError(f"{path}: no data rows")
     return rows
 
 

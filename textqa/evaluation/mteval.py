@@ -23,7 +23,8 @@ import math
 import re
 from collections import Counter
 
-from .io import EvalInputError, read_lines
+from textqa.errors import InputError
+from textqa.runtime.files import read_lines
 
 _SEG = re.compile(r'<seg[^>]*\bid\s*=\s*"?([^">\s]+)"?[^>]*>(.*?)</seg>', re.IGNORECASE)
 _DOC = re.compile(r'<doc[^>]*\bdocid\s*=\s*"([^"]+)"', re.IGNORECASE)
@@ -40,12 +41,12 @@ def read_sgml(path) -> dict:
             doc = m.group(1)
         for seg_id, text in _SEG.findall(line):
             if doc is None:
-                raise EvalInputError(f"{path}:{lineno}: <seg> outside a <doc>")
+                raise InputError(f"{path}:{lineno}: <seg> outside a <doc>")
             if (doc, seg_id) in out:
-                raise EvalInputError(f"{path}:{lineno}: segment {seg_id} of document {doc} given twice")
+                raise InputError(f"{path}:{lineno}: segment {seg_id} of document {doc} given twice")
             out[(doc, seg_id)] = text
     if not out:
-        raise EvalInputError(f"{path}: no <seg> elements found")
+        raise InputError(f"{path}: no <seg> elements found")
     return out
 
 
@@ -129,6 +130,6 @@ def score_sgml(src, ref, tst, lowercase: bool = True) -> dict:
     missing = [k for k in source if k not in test or k not in reference]
     if missing:
         doc, seg = missing[0]
-        raise EvalInputError(f"{tst}: segment {seg} of document {doc} (in {src}) has no output or reference")
+        raise InputError(f"{tst}: segment {seg} of document {doc} (in {src}) has no output or reference")
     keys = list(source)
     return nist_bleu([test[k] for k in keys], [[reference[k]] for k in keys], lowercase=lowercase)

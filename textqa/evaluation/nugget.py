@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import re
 
-from .io import EvalInputError, read_lines
+from textqa.errors import InputError
+from textqa.runtime.files import read_lines
 
 _HEADER = re.compile(r"^Qid\s+(\S+?):\s*(.*)$")
 _BINARY = re.compile(r"^(\S+) (\d+)\t(vital|okay)\t(.*)$")
@@ -55,22 +56,22 @@ def read_answer_key(path) -> dict:
         else:
             m = _PYRAMID.match(line)
             if not m:
-                raise EvalInputError(f"{path}:{lineno}: not a nugget line ('<qid> <no><TAB>vital|okay<TAB>text' "
+                raise InputError(f"{path}:{lineno}: not a nugget line ('<qid> <no><TAB>vital|okay<TAB>text' "
                                      f"or '<qid><TAB><no><TAB><weight><TAB>text') nor a 'Qid ...:' header")
             qid, no, weight, desc = m.groups()
             try:
                 w = float(weight)
             except ValueError:
-                raise EvalInputError(f"{path}:{lineno}: weight {weight!r} is not a number") from None
+                raise InputError(f"{path}:{lineno}: weight {weight!r} is not a number") from None
             if not 0.0 <= w <= 1.0:
-                raise EvalInputError(f"{path}:{lineno}: weight {w} is outside [0, 1]")
+                raise InputError(f"{path}:{lineno}: weight {w} is outside [0, 1]")
             nugget = {"vital": None, "weight": w, "description": desc}
         entry = key.setdefault(qid, {"question": None, "nuggets": {}})
         if int(no) in entry["nuggets"]:
-            raise EvalInputError(f"{path}:{lineno}: nugget {no} of question {qid} defined twice")
+            raise InputError(f"{path}:{lineno}: nugget {no} of question {qid} defined twice")
         entry["nuggets"][int(no)] = nugget
     if not key:
-        raise EvalInputError(f"{path}: no nuggets")
+        raise InputError(f"{path}: no nuggets")
     return key
 
 

@@ -25,7 +25,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .io import EvalInputError, read_lines, tsv_rows
+from textqa.errors import InputError
+from textqa.runtime.files import read_lines, tsv_rows
 from .nugget import non_whitespace_length, official_f, pyramid_f
 from .stats import bootstrap_ci
 
@@ -144,10 +145,10 @@ def read_responses(path) -> dict:
         try:
             n = int(no)
         except ValueError:
-            raise EvalInputError(f"{path}:{lineno}: response number {no!r} is not an integer") from None
+            raise InputError(f"{path}:{lineno}: response number {no!r} is not an integer") from None
         per_q = rows.setdefault(run, {}).setdefault(qid, {})
         if n in per_q:
-            raise EvalInputError(f"{path}:{lineno}: response {n} of run {run} question {qid} given twice")
+            raise InputError(f"{path}:{lineno}: response {n} of run {run} question {qid} given twice")
         per_q[n] = text
     return {run: {q: [t for _, t in sorted(r.items())] for q, r in qs.items()} for run, qs in rows.items()}
 
@@ -161,7 +162,7 @@ def read_judgements(path) -> dict:
         try:
             nuggets = {int(x) for x in nos.split(",") if x.strip()}
         except ValueError:
-            raise EvalInputError(f"{path}:{lineno}: nugget numbers {nos!r} are not comma-separated integers") \
+            raise InputError(f"{path}:{lineno}: nugget numbers {nos!r} are not comma-separated integers") \
                 from None
         out.setdefault(qid, {}).setdefault(normalize_response(text), set()).update(nuggets)
     return out
@@ -187,22 +188,22 @@ def read_trec_other_judged(paths) -> tuple[dict, dict]:
                 continue
             parts = line.split(None, 4)
             if len(parts) < 4:
-                raise EvalInputError(f"{path}:{lineno}: expected 'qid tag item docno string' or "
+                raise InputError(f"{path}:{lineno}: expected 'qid tag item docno string' or "
                                      f"'qid tag item nugget', got {len(parts)} fields")
             qid, tag, item = parts[:3]
             try:
                 item_no = int(item)
             except ValueError:
-                raise EvalInputError(f"{path}:{lineno}: item number {item!r} is not an integer") from None
+                raise InputError(f"{path}:{lineno}: item number {item!r} is not an integer") from None
             if len(parts) == 4 and parts[3].isdigit():
                 marks.setdefault((tag, qid, item_no), []).append((lineno, int(parts[3])))
             elif (tag, qid, item_no) in items:
-                raise EvalInputError(f"{path}:{lineno}: item {item_no} of {tag} question {qid} given twice")
+                raise InputError(f"{path}:{lineno}: item {item_no} of {tag} question {qid} given twice")
             else:
                 items[(tag, qid, item_no)] = parts[4] if len(parts) == 5 else ""
         for (tag, qid, item_no), ms in marks.items():
             if (tag, qid, item_no) not in items:
-                raise EvalInputError(f"{path}:{ms[0][0]}: nugget {ms[0][1]} marked in item {item_no} of {tag} "
+                raise InputError(f"{path}:{ms[0][0]}: nugget {ms[0][1]} marked in item {item_no} of {tag} "
                                      f"question {qid}, which the file does not list")
         for (tag, qid, item_no), text in sorted(items.items()):
             runs.setdefault(tag, {}).setdefault(qid, []).append(text)

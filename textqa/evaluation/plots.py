@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 def _save(fig, path) -> None:
     """The figure, written whole or not at all (a failed save leaves no partial PNG)."""
-    from textqa.evaluation.io import replaced_whole
+    from textqa.runtime.files import replaced_whole
     with replaced_whole(path) as tmp:
         fig.savefig(tmp)
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .io import EvalInputError, read_lines
+from textqa.errors import InputError
+from textqa.runtime.files import read_lines
 
 
-class RankInputError(EvalInputError):
+class RankInputError(InputError):
     """A qrels or run file is malformed; the message names file and line."""
 
 

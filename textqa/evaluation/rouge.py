@@ -41,8 +41,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from textqa import numba_cache
-from textqa.evaluation.io import EvalInputError
+from textqa.runtime import numba_cache
+from textqa.errors import InputError
 
 DATA = Path(__file__).with_name("rouge_data")
 EXCEPTION_FILES = ("adj.exc", "adv.exc", "noun.exc", "verb.exc")
@@ -151,7 +151,7 @@ class Resources:
                     if parts:
                         exceptions[parts[0]] = parts[1] if len(parts) > 1 else ""
         except OSError as e:
-            raise EvalInputError(f"ROUGE data directory {home}: {e.strerror}: {e.filename}") from None
+            raise InputError(f"ROUGE data directory {home}: {e.strerror}: {e.filename}") from None
         return cls(stop, exceptions)
 
 
@@ -212,7 +212,7 @@ def read_sentences(path: Path, fmt: str) -> list[str]:
     try:
         data = Path(path).read_bytes().decode("latin-1")
     except OSError as e:
-        raise EvalInputError(f"{path}: {e.strerror}") from None
+        raise InputError(f"{path}: {e.strerror}") from None
     lines = data.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -231,7 +231,7 @@ def read_sentences(path: Path, fmt: str) -> list[str]:
             if m:
                 out.append(_lower(m.group(1)))
         else:
-            raise EvalInputError(f"{path}: unknown input format {fmt} (SEE, ISI or SPL)")
+            raise InputError(f"{path}: unknown input format {fmt} (SEE, ISI or SPL)")
     return out
 
 
@@ -508,7 +508,7 @@ class Scorer:
         s = self._files.get(key)
         if s is None:
             if missing and not Path(path).exists():
-                raise EvalInputError(f"{missing}: {path}")
+                raise InputError(f"{missing}: {path}")
             s = self._files[key] = self._summarise(read_sentences(path, fmt))
         return s
 
@@ -586,14 +586,14 @@ def read_config(path: Path, peer_root: str | None = None, model_root: str | None
     try:
         raw = Path(path).read_bytes()
     except OSError as e:
-        raise EvalInputError(f"{path}: {e.strerror}") from None
+        raise InputError(f"{path}: {e.strerror}") from None
     if b"<!DOCTYPE" in raw.upper() or b"<!ENTITY" in raw.upper():
-        raise EvalInputError(f"{path}: DOCTYPE and ENTITY declarations are not accepted in a ROUGE configuration")
+        raise InputError(f"{path}: DOCTYPE and ENTITY declarations are not accepted in a ROUGE configuration")
     try:
         root = ET.fromstring(raw)
     except ET.ParseError as e:
         line = e.position[0] if hasattr(e, "position") else "?"
-        raise EvalInputError(f"{path}:{line}: not well-formed XML ({e})") from None
+        raise InputError(f"{path}:{line}: not well-formed XML ({e})") from None
     evals: list[Evaluation] = []
 
     def text(el) -> str:
@@ -604,7 +604,7 @@ def read_config(path: Path, peer_root: str | None = None, model_root: str | None
         if tag == "EVAL":
             eid = el.get("ID") or el.get("id")
             if eid is None:
-                raise EvalInputError(f"{path}: an <EVAL> without an ID attribute")
+                raise InputError(f"{path}: an <EVAL> without an ID attribute")
             current = next((e for e in evals if e.id == eid), None)
             if current is None:
                 current = Evaluation(eid)
@@ -613,11 +613,11 @@ def read_config(path: Path, peer_root: str | None = None, model_root: str | None
                 walk(child, current)
             return
         if tag in ("INPUT-FORMAT", "PEER-ROOT", "MODEL-ROOT", "PEERS", "MODELS") and current is None:
-            raise EvalInputError(f"{path}: <{el.tag}> outside an <EVAL>")
+            raise InputError(f"{path}: <{el.tag}> outside an <EVAL>")
         if tag == "INPUT-FORMAT":
             fmt = (el.get("TYPE") or el.get("type") or "").upper()
             if fmt not in FORMATS:
-                raise EvalInputError(f"{path}: EVAL {current.id}: unknown input type {fmt!r} (SEE, ISI or SPL)")
+                raise InputError(f"{path}: EVAL {current.id}: unknown input type {fmt!r} (SEE, ISI or SPL)")
             current.fmt = fmt
         elif tag == "PEER-ROOT":
             current.peer_root = peer_root if peer_root is not None else text(el)
@@ -637,10 +637,10 @@ def read_config(path: Path, peer_root: str | None = None, model_root: str | None
 
     walk(root, None)
     if not evals:
-        raise EvalInputError(f"{path}: no <EVAL> in the configuration")
+        raise InputError(f"{path}: no <EVAL> in the configuration")
     for e in evals:
         if not e.models:
-            raise EvalInputError(f"{path}: EVAL {e.id} has no <MODELS>")
+            raise InputError(f"{path}: EVAL {e.id} has no <MODELS>")
     return evals
 
 
@@ -648,24 +648,24 @@ def read_file_list(path: Path, fmt: str, system_id: str = "X") -> list[Evaluatio
     """``-z FORMAT``: one evaluation per line, ``peer model1 model2 ...`` ('#' lines are comments)."""
     fmt = fmt.upper()
     if fmt not in FORMATS:
-        raise EvalInputError(f"-z {fmt}: unknown input format (SEE, ISI or SPL)")
+        raise InputError(f"-z {fmt}: unknown input format (SEE, ISI or SPL)")
     try:
         lines = Path(path).read_text("latin-1").splitlines()
     except OSError as e:
-        raise EvalInputError(f"{path}: {e.strerror}") from None
+        raise InputError(f"{path}: {e.strerror}") from None
     evals = []
     for no, line in enumerate(lines, 1):
         if line.startswith("#") or not line.strip():
             continue
         files = line.split()
         if len(files) < 2:
-            raise EvalInputError(f"{path}:{no}: a line needs a peer and at least one model (peer model1 ... modelN)")
+            raise InputError(f"{path}:{no}: a line needs a peer and at least one model (peer model1 ... modelN)")
         e = Evaluation(str(len(evals) + 1), fmt)
         e.peers[system_id] = files[0]
         e.models = [(f"M.{i}", f) for i, f in enumerate(files[1:], 1)]
         evals.append(e)
     if not evals:
-        raise EvalInputError(f"{path}: no evaluation lines")
+        raise InputError(f"{path}: no evaluation lines")
     return evals
 
 

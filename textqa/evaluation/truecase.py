@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from .io import EvalInputError
+from textqa.errors import InputError
 
 CLASSES = ("LC", "UC", "CA", "MC")
 
@@ -34,7 +34,7 @@ def _case_class(token: str) -> str:
     return "MC"
 
 
-class TruecaseInputError(EvalInputError):
+class TruecaseInputError(InputError):
     """Gold and prediction files do not line up; names the file and line."""
 
 

@@ -24,7 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from textqa.evaluation.io import EvalInputError, decode, read_bytes
+from textqa.errors import InputError
+from textqa.runtime.files import decode, read_bytes
 
 IGNORE = "ignore_time_segment_in_scoring"
 SUB, INS, DEL = 4, 3, 3
@@ -80,9 +81,9 @@ def _number(value: str, what: str, where: str) -> float:
     try:
         x = float(value)
     except ValueError:
-        raise EvalInputError(f"{where}: {what} {value!r} is not a number") from None
+        raise InputError(f"{where}: {what} {value!r} is not a number") from None
     if x != x or x in (float("inf"), float("-inf")):
-        raise EvalInputError(f"{where}: {what} {value!r} is not a finite number")
+        raise InputError(f"{where}: {what} {value!r} is not a finite number")
     return x
 
 
@@ -93,22 +94,22 @@ def read_ctm(path: Path) -> list[HypWord]:
         f = line.split()
         where = f"{path}:{no}"
         if len(f) not in (5, 6):
-            raise EvalInputError(f"{where}: a CTM record is '<F> <C> <BT> <DUR> word [<CONF>]' "
+            raise InputError(f"{where}: a CTM record is '<F> <C> <BT> <DUR> word [<CONF>]' "
                                  f"(5 or 6 fields), found {len(f)}")
         begin = _number(f[2], "begin time", where)
         dur = _number(f[3], "duration", where)
         if dur < 0:
-            raise EvalInputError(f"{where}: negative duration {f[3]}")
+            raise InputError(f"{where}: negative duration {f[3]}")
         conf = _number(f[5], "confidence", where) if len(f) == 6 else None
         if "/" in f[0]:
-            raise EvalInputError(f"{where}: the waveform id {f[0]!r} must be a base name, without a path")
+            raise InputError(f"{where}: the waveform id {f[0]!r} must be a base name, without a path")
         out.append(HypWord(f[0], f[1], begin, dur, clean(f[4]), conf))
     return out
 
 
 def _check_words(words: list[str], where: str) -> None:
     if any(w.startswith("{") for w in words):
-        raise EvalInputError(f"{where}: alternations ('{{ a / b }}') are not supported")
+        raise InputError(f"{where}: alternations ('{{ a / b }}') are not supported")
 
 
 def read_stm(path: Path, lines=None) -> list[Segment]:
@@ -119,12 +120,12 @@ def read_stm(path: Path, lines=None) -> list[Segment]:
         f = line.split()
         where = f"{path}:{no}"
         if len(f) < 5:
-            raise EvalInputError(f"{where}: an STM segment is '<F> <C> <speaker> <BT> <ET> [<label>] "
+            raise InputError(f"{where}: an STM segment is '<F> <C> <speaker> <BT> <ET> [<label>] "
                                  f"transcript' (at least 5 fields), found {len(f)}")
         begin = _number(f[3], "begin time", where)
         end = _number(f[4], "end time", where)
         if end < begin:
-            raise EvalInputError(f"{where}: the segment ends ({f[4]}) before it begins ({f[3]})")
+            raise InputError(f"{where}: the segment ends ({f[4]}) before it begins ({f[3]})")
         words = f[5:]
         if words and words[0].startswith("<") and words[0].endswith(">"):
             words = words[1:]
@@ -139,11 +140,11 @@ def read_trn(path: Path, lines=None) -> list[Segment]:
     for no, line in lines if lines is not None else _lines(path):
         where = f"{path}:{no}"
         if not line.endswith(")") or "(" not in line:
-            raise EvalInputError(f"{where}: a transcript line ends with its file id in parentheses: 'words (<F>)'")
+            raise InputError(f"{where}: a transcript line ends with its file id in parentheses: 'words (<F>)'")
         text, _, uid = line[:-1].rpartition("(")
         uid = uid.strip()
         if not uid or " " in uid:
-            raise EvalInputError(f"{where}: bad file id {uid!r}")
+            raise InputError(f"{where}: bad file id {uid!r}")
         words = text.split()
         _check_words(words, where)
         out.append(Segment(uid, "*", uid, float("-inf"), float("inf"), [clean(w) for w in words], no))
@@ -217,7 +218,7 @@ def assign(segments: list[Segment], words: list[HypWord]) -> None:
         key = (fold(w.file), "*" if trn else fold(w.channel))
         segs = by_key.get(key)
         if segs is None:
-            raise EvalInputError(f"hypothesis words for file {w.file!r} channel {w.channel!r} have no "
+            raise InputError(f"hypothesis words for file {w.file!r} channel {w.channel!r} have no "
                                  f"reference segment (sclite stops on this: 'Hyp file has more data than ref file')")
         k = walk.get(key, 0)
         mid = w.begin + w.duration / 2

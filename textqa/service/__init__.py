@@ -9,7 +9,7 @@ from pathlib import Path
 from flask import Flask
 
 from .errors import APIError, register_error_handlers
-from .registry import load_models
+from .registry import get_model, load_models  # noqa: F401  (get_model: the blueprints' way to a model)
 
 DEFAULT_CONFIG = {
     "MAX_CONTENT_LENGTH": 2 * 1024 * 1024,      # bytes per request body (413 above)
@@ -72,7 +72,7 @@ def _install_request_ids_and_access_log(app: Flask) -> None:
 
 def create_app(artifacts_dir: str | Path | None = None, config: dict | None = None) -> Flask:
     """Build the app and load every model found under ``artifacts_dir`` (once per process)."""
-    from textqa.paths import artifacts_dir as default_artifacts
+    from textqa.runtime.paths import artifacts_dir as default_artifacts
 
     app = Flask(__name__)
     app.config.update(DEFAULT_CONFIG)
@@ -90,27 +90,15 @@ def create_app(artifacts_dir: str | Path | None = None, config: dict | None = No
 
     from flask_swagger_ui import get_swaggerui_blueprint
 
-    from .blanc import bp as blanc_bp
-    from .icd9 import bp as icd9_bp
+    from textqa.registry import MODELS, resolve
+
     from .ops import bp as ops_bp
     from .playground import bp as playground_bp
-    from .qa import bp as qa_bp
-    from .truecaser import bp as truecaser_bp
 
-    for bp in (ops_bp, truecaser_bp, blanc_bp, icd9_bp, qa_bp, playground_bp):
+    for bp in (ops_bp, *(resolve(m.blueprint) for m in MODELS), playground_bp):
         app.register_blueprint(bp)
     # Swagger UI from the files the flask-swagger-ui wheel ships (no CDN): /docs
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={"app_name": "textqa API"}))
 
     logging.getLogger(__name__).info("textqa service ready; artifacts in %s", root)
     return app
-
-
-def get_model(name: str):
-    """The loaded model ``name`` of the current app, or a 503 APIError."""
-    from flask import current_app
-    slot = current_app.extensions["textqa_models"].get(name)
-    if slot is None or not slot.loaded:
-        reason = slot.error if slot is not None else "not configured"
-        raise APIError(503, f"model {name!r} is not loaded: {reason}")
-    return slot.model

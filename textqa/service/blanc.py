@@ -7,6 +7,7 @@ from .contract import POST_ERRORS, endpoint
 from .errors import invalid
 from .schemas import BlancResponse
 from .validation import check_request_budget
+from .registry import get_model
 
 bp = Blueprint("blanc", __name__)
 
@@ -17,8 +18,6 @@ bp = Blueprint("blanc", __name__)
                                          "references": ["The cat is on the mat."]}]}})
 def score(req):
     """One score per pair (or one corpus score) with precision and recall, and the metric's signature."""
-    from . import get_model
-
     metric = get_model("blanc")
     pairs = [(p.hypothesis, p.references) for p in req.pairs]
     cells = sum(len(metric.tokens(h)) * len(metric.tokens(r)) for h, refs in pairs for r in refs)

@@ -7,6 +7,7 @@ from .contract import POST_ERRORS, endpoint
 from .errors import invalid
 from .schemas import Icd9Response
 from .validation import check_request_budget
+from .registry import get_model
 
 bp = Blueprint("icd9", __name__)
 
@@ -18,8 +19,6 @@ bp = Blueprint("icd9", __name__)
 def code(req):
     """Codes above their thresholds per document, best first, in the order of the documents."""
     from textqa.models.icd9.records import Record
-
-    from . import get_model
 
     coder = get_model("icd9")
     if req.classifier not in getattr(coder, "models_", {}):

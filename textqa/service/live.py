@@ -12,7 +12,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from textqa.paths import REPO_ROOT
+from textqa.runtime.paths import REPO_ROOT
 
 READY_DEADLINE = 240          # seconds: a worker may load four models; generous for a loaded 2-core machine
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic.json_schema import models_json_schema
 
-from textqa import __version__
+from textqa.version import __version__
 
 from .contract import ENDPOINTS, ERRORS
 from .schemas import ErrorResponse, Limits, SchemaGenerator, request_models

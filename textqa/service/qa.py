@@ -6,6 +6,7 @@ from flask import Blueprint
 from .contract import POST_ERRORS, endpoint
 from .errors import APIError
 from .schemas import QaResponse
+from .registry import get_model
 
 bp = Blueprint("qa", __name__)
 
@@ -17,8 +18,6 @@ def answer(req):
     """Ranked answers (score, supporting sentence, clusters), the answer-type distribution, the UIUC
     class and the clusters used."""
     from textqa.models.artifact import ArtifactError
-
-    from . import get_model
 
     model = get_model("qa")
     try:

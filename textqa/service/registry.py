@@ -1,4 +1,4 @@
-"""Models the service knows: how to load each from its artifact folder.
+"""The models the service has loaded, one slot per entry of ``textqa.registry``.
 
 Models are loaded once per process (per gunicorn worker) when the app is
 created, and only read afterwards, so workers scale horizontally.  A model
@@ -10,22 +10,19 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from textqa.models.artifact import ArtifactError
+from textqa.registry import MODELS, ModelEntry
+
+from .errors import APIError
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
-class ModelSpec:
-    name: str                       # artifact folder name under artifacts/
-    loader: Callable[[Path], Any]   # folder -> loaded model
-
-
-@dataclass
 class ModelSlot:
-    spec: ModelSpec
+    spec: ModelEntry
     path: Path
     model: Any = None
     manifest: dict = field(default_factory=dict)
@@ -36,33 +33,15 @@ class ModelSlot:
         return self.model is not None
 
 
-#: one small call per model right after loading, so that the first client request does not pay for
-#: lazy initialisation (numba loading or compiling BLANC's ACS kernels, spaCy's first parse, ...)
-WARM_UP = {
-    "truecaser": lambda m: m.truecase("warm up ."),
-    "blanc": lambda m: m.sentence_score("warm up", ["warm up ."]),
-    "icd9": lambda m: m.code(["warm up"]),
-    "qa": lambda m: m.answer("Who warmed up?", 1),
-}
-
-
-def _spec(name: str) -> ModelSpec:
-    from textqa._api import LOADERS
-    return ModelSpec(name, LOADERS[name])
-
-
-SPECS = [_spec(n) for n in ("truecaser", "blanc", "icd9", "qa")]
-
-
 def load_models(artifacts_dir: Path, only: list[str] | None = None) -> dict[str, ModelSlot]:
     slots = {}
-    for spec in SPECS:
+    for spec in MODELS:
         if only is not None and spec.name not in only:
             continue
         slot = ModelSlot(spec, artifacts_dir / spec.name)
         try:
-            model = spec.loader(slot.path)
-            WARM_UP[spec.name](model)
+            model = spec.load(slot.path)
+            spec.warm_up(model)
             slot.model, slot.manifest = model, getattr(model, "manifest", {})
             log.info("loaded %s from %s", spec.name, slot.path)
         except ArtifactError as e:
@@ -73,3 +52,13 @@ def load_models(artifacts_dir: Path, only: list[str] | None = None) -> dict[str,
             log.exception("model %s failed to load", spec.name)
         slots[spec.name] = slot
     return slots
+
+
+def get_model(name: str):
+    """The loaded model ``name`` of the current app, or a 503 APIError."""
+    from flask import current_app
+    slot = current_app.extensions["textqa_models"].get(name)
+    if slot is None or not slot.loaded:
+        reason = slot.error if slot is not None else "not configured"
+        raise APIError(503, f"model {name!r} is not loaded: {reason}")
+    return slot.model

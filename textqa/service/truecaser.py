@@ -6,6 +6,7 @@ from flask import Blueprint
 from .contract import POST_ERRORS, endpoint
 from .schemas import TruecaseResponse
 from .validation import check_request_budget
+from .registry import get_model
 
 bp = Blueprint("truecaser", __name__)
 
@@ -16,8 +17,6 @@ bp = Blueprint("truecaser", __name__)
                     "batch": {"sentences": ["us rep. james pond showed up ."], "tokenized": True}})
 def truecase(req):
     """Only the case of letters changes; whitespace, punctuation and line ends are kept."""
-    from . import get_model
-
     items = [req.text] if req.sentences is None else req.sentences
     check_request_budget(sum(len(x.split()) for x in items), "TEXTQA_MAX_TOKENS_PER_REQUEST", "tokens",
                          "send long text in several requests" if req.sentences is None

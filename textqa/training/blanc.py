@@ -26,14 +26,14 @@ from pathlib import Path
 
 import numpy as np
 
-from textqa.evaluation.io import EvalInputError
+from textqa.errors import InputError
 from textqa.evaluation.mt import (read_mt_tsv, score_from_statistics, segment_statistics,
                                   sentence_scores_and_statistics)
 from textqa.models.blanc.batch import PairBatch
 from textqa.models.blanc.metric import BLANC, BLANCParams, stats_f
 from textqa.models.blanc.store import save_blanc
 from textqa.models.sklearn_data import same_numbers_anywhere
-from textqa.paths import DATA_DIR, artifacts_dir
+from textqa.runtime.paths import DATA_DIR, artifacts_dir
 
 MT = DATA_DIR / "mt"
 DEFAULT_TRAIN = [MT / "wmt21_toen_da_seg.tsv.gz", MT / "coling16_toen_da_seg.tsv.gz"]
@@ -94,8 +94,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/blanc)")
     p.add_argument("--artifacts", type=Path, default=None,
                    help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
-    from textqa import cluster
-    cluster.add_arguments(p, None, "run the restarts")
+    from textqa.runtime import dask_cluster
+    dask_cluster.add_arguments(p, None, "run the restarts")
 
 
 # ------------------------------------------------------------------ data
@@ -312,8 +312,8 @@ def params_of(state, base: BLANCParams) -> BLANCParams:
 # ------------------------------------------------------------------ run
 def run(args: argparse.Namespace) -> int:
     """Train; with ``--scheduler`` the joblib loops run on a Dask cluster (the same artifact)."""
-    from textqa import cluster
-    with cluster.joblib_on(args.scheduler, args.workers, "textqa train blanc",
+    from textqa.runtime import dask_cluster
+    with dask_cluster.joblib_on(args.scheduler, args.workers, "textqa train blanc",
                            preload=("textqa.training.blanc",)):
         return _run(args)
 
@@ -434,7 +434,7 @@ def _run(args: argparse.Namespace) -> int:
                        files=files)
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    except EvalInputError as e:
+    except InputError as e:
         raise SystemExit(f"error: {e}") from e
     say(f"wrote {out} (params.json, plots: hill_climbing.png, human_vs_blanc.png)")
     print(f"parameters: {BLANC(params).signature()}")

@@ -19,7 +19,7 @@ CORPUS_VERSION = "reuters-lewis-train"   # bump when the text taken from a file 
 
 def open_text(path: str | os.PathLike, encoding: str = "utf-8"):
     """Open a plain, .gz or .xz text file for reading, replacing undecodable bytes; a truncated or
-    corrupt compressed file is an ``EvalInputError`` naming it (the CLI's one-line error)."""
+    corrupt compressed file is an ``InputError`` naming it (the CLI's one-line error)."""
     path = Path(path)
     if path.suffix == ".gz":
         return _Decompressed(gzip.open(path, "rt", encoding=encoding, errors="replace"), path)
@@ -44,8 +44,8 @@ class _Decompressed:
         self.f.close()
 
     def _corrupt(self, e: Exception):
-        from textqa.evaluation.io import EvalInputError
-        return EvalInputError(f"{self.path}: truncated or corrupt compressed file ({e})")
+        from textqa.errors import InputError
+        return InputError(f"{self.path}: truncated or corrupt compressed file ({e})")
 
     def __iter__(self):
         try:
@@ -198,7 +198,7 @@ def tokenized_corpus(paths, punkt_dir, cache: Path | None, n_jobs: int = 2, pret
     sents = tokenize_lines(lines, punkt_dir, n_jobs=n_jobs)
     if cached:
         cached.parent.mkdir(parents=True, exist_ok=True)
-        from textqa.evaluation.io import replaced_whole
+        from textqa.runtime.files import replaced_whole
         with replaced_whole(cached) as tmp, gzip.open(tmp, "wt", encoding="utf-8", compresslevel=1) as f:
             f.write("\n".join(sents))
             f.write("\n")

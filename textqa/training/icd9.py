@@ -23,7 +23,7 @@ from textqa.models.icd9.coder import CLASSIFIERS, ICD9Coder
 from textqa.models.icd9.records import RecordError, load_descriptions, read_records
 from textqa.models.icd9.guidelines import RULES as GUIDELINE_RULES
 from textqa.models.icd9.text import TRIGGER_GROUPS
-from textqa.paths import DATA_DIR, artifacts_dir, english_stopwords
+from textqa.runtime.paths import DATA_DIR, artifacts_dir, english_stopwords
 
 DEFAULT_DATA = [DATA_DIR / "icd9" / "cmc2007_train_dev80.xml.gz"]
 DESCRIPTIONS = DATA_DIR / "icd9" / "CMS32_DESC_LONG_DX.txt.gz"
@@ -71,8 +71,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/icd9)")
     p.add_argument("--artifacts", type=Path, default=None,
                    help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
-    from textqa import cluster
-    cluster.add_arguments(p, None, "fit the per-code models (and the cross-validation folds)")
+    from textqa.runtime import dask_cluster
+    dask_cluster.add_arguments(p, None, "fit the per-code models (and the cross-validation folds)")
 
 
 def make_coder(args, classifiers) -> ICD9Coder:
@@ -133,8 +133,8 @@ def _curve(cal: dict) -> tuple:
 
 def run(args: argparse.Namespace) -> int:
     """Train; with ``--scheduler`` the joblib loops run on a Dask cluster (the same artifact)."""
-    from textqa import cluster
-    with cluster.joblib_on(args.scheduler, args.workers, "textqa train icd9",
+    from textqa.runtime import dask_cluster
+    with dask_cluster.joblib_on(args.scheduler, args.workers, "textqa train icd9",
                            preload=("textqa.models.icd9.coder",)):
         return _run(args)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from textqa.paths import DATA_DIR, artifacts_dir
+from textqa.runtime.paths import DATA_DIR, artifacts_dir
 
 QA = DATA_DIR / "qa"
 UIUC = QA / "uiuc_qc" / "train_5500.label.gz"
@@ -86,8 +86,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/qa)")
     p.add_argument("--artifacts", type=Path, default=None,
                    help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
-    from textqa import cluster
-    cluster.add_arguments(p, None, "train the per-cluster models")
+    from textqa.runtime import dask_cluster
+    dask_cluster.add_arguments(p, None, "train the per-cluster models")
 
 
 def _mean(values) -> float:
@@ -158,10 +158,10 @@ def choose_c(train, X, y, folds: int, seed: int) -> tuple[float, dict]:
 
 def run(args: argparse.Namespace) -> int:
     """Train; with ``--scheduler`` the joblib loops run on a Dask cluster (the same artifact)."""
-    from textqa import cluster
+    from textqa.runtime import dask_cluster
     if args.jobs < 1:
         raise SystemExit("error: --jobs must be at least 1")
-    with cluster.joblib_on(args.scheduler, args.workers, "textqa train qa",
+    with dask_cluster.joblib_on(args.scheduler, args.workers, "textqa train qa",
                            preload=("textqa.models.qa.system",)):
         return _run(args)
 
@@ -172,7 +172,7 @@ def _run(args: argparse.Namespace) -> int:
     from textqa.models.qa.selection import SentenceSelector
     from textqa.models.qa.store import save_qa
     from textqa.models.qa.trecqa import read_qids, read_trecqa
-    from textqa.paths import cache_dir
+    from textqa.runtime.paths import cache_dir
     from textqa.training.corpus import file_fingerprint
 
     t0 = time.perf_counter()
@@ -361,7 +361,7 @@ def train_instance(args, train, dev, metrics, say, answer_types, selector, typer
     from textqa.models.qa.collection import analysed_cached, build_index, trec_all_sentences
     from textqa.models.qa.nlp import parse
     from textqa.models.qa.system import InstanceQA
-    from textqa.paths import cache_dir
+    from textqa.runtime.paths import cache_dir
     pool = trec_all_sentences(TRAIN_ALL)
     if args.collection_limit:
         pool = pool[:args.collection_limit]

@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from textqa.paths import DATA_DIR, PUNKT_DIR, artifacts_dir, cache_dir
+from textqa.runtime.paths import DATA_DIR, PUNKT_DIR, artifacts_dir, cache_dir
 
 from textqa.evaluation.truecase import score_truecase
 from textqa.models.truecaser import lm as lmmod
@@ -128,8 +128,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not reuse/store the tokenized corpus in .cache/")
     p.add_argument("--arpa", type=Path, default=None, metavar="FILE",
                    help="also write the LM as an ARPA file here (the artifact keeps KenLM's binary)")
-    from textqa import cluster
-    cluster.add_arguments(p, None, "tokenize and count n-grams and the class LM's counts (map-reduces; the "
+    from textqa.runtime import dask_cluster
+    dask_cluster.add_arguments(p, None, "tokenize and count n-grams and the class LM's counts (map-reduces; the "
                                    "artifact is the same)")
     p.add_argument("--partition-size", type=int, default=20000,
                    help="paragraphs per Dask task with --scheduler (default 20,000)")
@@ -264,11 +264,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         model.work_dir = str(work)
         if args.scheduler:
-            from textqa import cluster
+            from textqa.runtime import dask_cluster
 
             from .truecaser_dask import count_on_cluster
             say(f"reading {names} into the Dask cluster {args.scheduler}")
-            with cluster.cluster(args.scheduler, args.workers, "textqa train truecaser",
+            with dask_cluster.cluster(args.scheduler, args.workers, "textqa train truecaser",
                                  preload=("textqa.training.truecaser_dask",)) as client:
                 vocab, count_ngrams, count_phrases, n_sentences, dropped, class_text, collect = count_on_cluster(
                     client, data, PUNKT_DIR, dev, args.pretokenized, args.partition_size, args.min_count, say,

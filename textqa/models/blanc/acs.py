@@ -47,7 +47,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from textqa import numba_cache
+from textqa.runtime import numba_cache
 
 GAP_SIDES = ("max", "hyp", "ref")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from textqa import numba_cache
+from textqa.runtime import numba_cache
 
 from .acs import _grid, own_skip_ngram_mass, step_factors
 from .matching import match_parts

@@ -36,7 +36,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from textqa import numba_cache
+from textqa.runtime import numba_cache
 
 
 @lru_cache(maxsize=64)

@@ -169,7 +169,7 @@ class BLANC:
     def __init__(self, params: BLANCParams | None = None, version: str | None = None):
         self.params = params or BLANCParams()
         if version is None:
-            from textqa import __version__ as version
+            from textqa.version import __version__ as version
         self.version = version
         self._tokenizer = None
         self._token_cache: dict = {}

@@ -26,6 +26,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .concepts import concept_features
+from .tokens import _NUMBER, _TOKEN, NUMBER_TOKEN, PRONOUN_TOKEN, PRONOUNS, _class  # noqa: F401
+
 NEGATION = ("no", "not", "without", "negative for", "no evidence of", "no evidence", "free of", "absence of",
             "absent", "resolved", "resolution of", "denies", "unremarkable", "normal", "clear", "never")
 UNCERTAINTY = ("possible", "possibly", "probable", "probably", "may", "might", "could", "cannot exclude",
@@ -57,12 +60,7 @@ POST_UNCERTAINTY = ("cannot be excluded", "can not be excluded", "cannot be rule
                     "is favored", "are favored", "is likely", "are likely")
 TRIGGER_GROUPS = ("hypothetical", "hedges", "pseudo", "post")
 TERMINATORS = frozenset(("but", "however", "although", "which", "though", "except", "apart", "aside"))
-PRONOUNS = frozenset(("i", "me", "my", "he", "him", "his", "she", "her", "hers", "they", "them", "their",
-                      "we", "us", "our", "you", "your"))
-_TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+(?:[.,]\d+)*")
 _SENTENCE = re.compile(r"(?<=[.;:!?])\s+|\n+|(?<=\s)\d+\.\s+(?=[A-Z])")
-_NUMBER = re.compile(r"\d")
-NUMBER_TOKEN, PRONOUN_TOKEN = "__num__", "__pron__"
 SECTION_PREFIXES = ("H_", "I_")          # clinical history, impression (records.SECTION_NAMES)
 
 
@@ -136,15 +134,6 @@ def dedupe_paragraphs(text: str) -> str:
 
 def sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE.split(text) if s and s.strip()]
-
-
-@lru_cache(maxsize=100_000)
-def _class(token: str) -> str:
-    if _NUMBER.search(token):
-        return NUMBER_TOKEN
-    if token in PRONOUNS:
-        return PRONOUN_TOKEN
-    return token
 
 
 def tagged_sentences(text: str, options: TextOptions) -> list[list[tuple[str | None, str]]]:
@@ -241,7 +230,6 @@ def record_features(sections: dict[str, str], options: TextOptions) -> list[str]
         tagged = tagged_sentences(text, options)
         feats = section_features(text, options, tagged=tagged)
         if options.concepts:
-            from .concepts import concept_features
             feats = feats + concept_features(tagged, options.stopwords)
         out.extend(feats)
         if options.sections:

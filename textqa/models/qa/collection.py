@@ -26,7 +26,7 @@ def _analyse_here(texts, batch: int = BATCH) -> list[tuple[str, list, list]]:
 
 def analyse(texts, n_process: int = 1, progress=None, batch: int = BATCH) -> list[tuple[str, list, list]]:
     """(text, tokens, candidates) for each sentence.  ``n_process`` > 1: in the two worker processes
-    of :func:`textqa.workers.pool`, a batch of ``batch`` sentences a task, each worker returning the
+    of :func:`textqa.runtime.process_pool.pool`, a batch of ``batch`` sentences a task, each worker returning the
     tuples, not spaCy Docs.  spaCy's own ``n_process`` sends each Doc back serialised, and this
     process then decoded them and walked their tokens: on 6,800 sentences 38-50 s and 95 s of CPU,
     against 30-35 s and 69 s here.  The batches are the ones of one process, so the analyses are
@@ -34,8 +34,8 @@ def analyse(texts, n_process: int = 1, progress=None, batch: int = BATCH) -> lis
     texts = list(texts)
     batches = [texts[i:i + batch] for i in range(0, len(texts), batch)]
     if n_process > 1 and len(batches) > 1:
-        from textqa import workers
-        analysed = workers.results_in_order(_analyse_here, batches, batch)
+        from textqa.runtime import process_pool
+        analysed = process_pool.results_in_order(_analyse_here, batches, batch)
     else:
         analysed = (_analyse_here(b, batch) for b in batches)
     out = []
@@ -66,7 +66,7 @@ def analysed_cached(texts: list[str], cache: Path | None, n_process: int = 1, pr
             return [tuple(json.loads(line)) for line in f]
     items = analyse(texts, n_process, progress)
     path.parent.mkdir(parents=True, exist_ok=True)
-    from textqa.evaluation.io import replaced_whole
+    from textqa.runtime.files import replaced_whole
     with replaced_whole(path) as tmp, gzip.open(tmp, "wt", encoding="utf-8") as f:
         for item in items:
             f.write(json.dumps(item) + "\n")

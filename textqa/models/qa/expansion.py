@@ -29,7 +29,7 @@ _WN_POS = {"NOUN": "n", "PROPN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 
 def content_tokens(doc) -> list:
     """The question's content tokens: the tokens behind :func:`system.keywords`."""
-    from .system import keywords
+    from .answers import keywords
     kws = set(keywords(doc))
     return [t for t in doc if t.lower_ in kws]
 
@@ -38,7 +38,7 @@ def content_tokens(doc) -> list:
 def synonyms(word: str, upos: str) -> tuple:
     """WordNet synonyms of ``word`` (lowercased lemmas of its first :data:`SENSES` synsets of the
     part of speech, the word itself excluded; a multi-word lemma as a phrase, a tuple of words)."""
-    from textqa.lexical import wordnet
+    from textqa.runtime.wordnet import wordnet
     pos = _WN_POS.get(upos)
     if pos is None:
         return ()
@@ -141,10 +141,10 @@ def learn_cluster_features(questions, docs, index, clusters: dict, k: int = 20, 
     :meth:`InstanceQA.fit` learns it (:func:`query_content.learn`).  ``questions``: objects with
     ``qid`` and ``patterns``; ``clusters``: frame -> member qids (``FrameClusters.clusters_``);
     ``progress(1)`` after each cluster."""
-    from textqa.paths import english_stopwords
+    from textqa.runtime.paths import english_stopwords
 
     from .query_content import learn, sentence_features
-    from .system import _Matcher, keywords
+    from .answers import _Matcher, keywords
     stop = english_stopwords()
     data = {}
     for q, doc in zip(questions, docs):
@@ -181,7 +181,7 @@ def compare(questions, docs, index, features: dict, sizes: dict, ks=KS, progress
     strategy's row counts the relevant sentences it adds to the simple query's (the paper's
     inflectional row also builds on the synonyms; here each builds on the simple query alone), the
     "all" rows count every relevant sentence of the union."""
-    from .system import pattern_match
+    from .answers import pattern_match
     kmax = max(ks)
     rows = []
     for q, doc in zip(questions, docs):

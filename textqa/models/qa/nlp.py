@@ -69,16 +69,16 @@ def _parse_to_bytes(texts, batch_size: int) -> bytes:
 
 
 def parse_in_workers(texts, batch_size: int = 256):
-    """``parse(texts)`` in the two worker processes of :func:`textqa.workers.pool`, a batch a task,
+    """``parse(texts)`` in the two worker processes of :func:`textqa.runtime.process_pool.pool`, a batch a task,
     each sent back as one ``DocBin`` (the annotations :func:`parsed_cached` keeps, read back as the
     cache reads them).  The 5,436 UIUC questions: 9-10 s instead of 15-17 s in this process."""
     from spacy.tokens import DocBin
 
-    from textqa import workers
+    from textqa.runtime import process_pool
     texts = list(texts)
     vocab, docs = pipeline().vocab, []
     batches = [texts[i:i + batch_size] for i in range(0, len(texts), batch_size)]
-    for data in workers.results_in_order(_parse_to_bytes, batches, batch_size):
+    for data in process_pool.results_in_order(_parse_to_bytes, batches, batch_size):
         docs += DocBin().from_bytes(data).get_docs(vocab)
     return docs
 
@@ -103,7 +103,7 @@ def parsed_cached(texts: list[str], cache, progress=None, n_process: int = 1):
         if progress:
             progress(f"{path}: unreadable cache entry, parsing again")
     docs = parse(texts, n_process=n_process)
-    from textqa.evaluation.io import replaced_whole
+    from textqa.runtime.files import replaced_whole
     path.parent.mkdir(parents=True, exist_ok=True)
     with replaced_whole(path) as tmp:
         tmp.write_bytes(DocBin(docs=docs).to_bytes())

@@ -52,7 +52,7 @@ def words(text: str) -> list[str]:
 
 
 def _matches(patterns, text: str) -> bool:
-    from .system import pattern_match
+    from .answers import pattern_match
     return bool(text) and pattern_match(patterns, text)
 
 
@@ -62,7 +62,7 @@ def question_terms(question: str, target: str | None = None, wn=None, stopwords=
     """WordNet lemmas (``_``-joined) of the word n-grams (n <= 4) of the question and its target,
     longest first; a phrase may hold stopwords inside, not at its ends ("Statue of Liberty")."""
     if wn is None:
-        from textqa.lexical import wordnet
+        from textqa.runtime.wordnet import wordnet
         wn = wordnet()
     out: list = []
     for text in (question, target):
@@ -81,7 +81,7 @@ def question_terms(question: str, target: str | None = None, wn=None, stopwords=
 def wordnet_texts(terms: list[str], wn=None) -> dict:
     """{relation: [texts]} that WordNet gives for ``terms`` (see the module doc)."""
     if wn is None:
-        from textqa.lexical import wordnet
+        from textqa.runtime.wordnet import wordnet
         wn = wordnet()
     out = {r: [] for r in WN_RELATIONS}
     for term in terms:
@@ -239,8 +239,8 @@ GAZ_RESOURCES = {"countries": ("country",), "all": ("country", "state", "city", 
 def analyse(questions: list[Question], progress=None) -> list[Question]:
     """Fill ``q.found`` for WordNet's relations and the gazetteers (``gaz_countries``, ``gaz_all``:
     the extracted answer and whether it is right)."""
-    from textqa.lexical import wordnet
-    from textqa.paths import english_stopwords
+    from textqa.runtime.wordnet import wordnet
+    from textqa.runtime.paths import english_stopwords
     wn, stop, table = wordnet(), english_stopwords(), gazetteer()
     for q in questions:
         q.found = {f"wn_{k}": v for k, v in wordnet_found(q, wn, stop).items()}
@@ -322,7 +322,7 @@ def pattern_questions(path):
 
 def read_question_set(name: str, limit: int | None = None) -> list[Question]:
     """The questions of one TREC set that have NIST answer patterns (factoid and list)."""
-    from textqa.paths import DATA_DIR
+    from textqa.runtime.paths import DATA_DIR
     if name not in QUESTION_SETS:
         raise QuestionSetError(f"unknown question set {name!r}; choose from {', '.join(QUESTION_SETS)}")
     file, year = QUESTION_SETS[name]

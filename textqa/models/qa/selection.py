@@ -9,7 +9,7 @@ A logistic-regression ranker over features of a (question, sentence) pair:
   question words (BBN types mapped to the UIUC coarse classes), and how close the nearest such
   entity is to a question word (Lita & Carbonell 2004 use keyword distance to the candidate);
 * the sentence's length;
-* lexical-semantic matches through WordNet 3.0 (:func:`textqa.lexical.wordnet`; Lita, Hunt & Nyberg
+* lexical-semantic matches through WordNet 3.0 (:func:`textqa.runtime.wordnet.wordnet`; Lita, Hunt & Nyberg
   2004 bound how much of TREC WordNet reaches): the idf share of the question's content words
   that the sentence does not contain (not even as a WordNet base form, "geese" for "goose") but
   relates to one of its words as a synonym, as a direct hypernym or hyponym ("river" and
@@ -33,7 +33,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from textqa.paths import english_stopwords
+from textqa.runtime.paths import english_stopwords
 
 from ..porter import stem
 from .trecqa import Sentence
@@ -162,7 +162,7 @@ def pair_features(q: Sentence, c: Sentence, qtype: dict, idf: dict, default_idf:
 
 @lru_cache(maxsize=200_000)
 def _base(word: str) -> str:
-    from textqa.lexical import wordnet
+    from textqa.runtime.wordnet import wordnet
     return wordnet().morphy(word) or word
 
 
@@ -170,7 +170,7 @@ def _base(word: str) -> str:
 def _related(word: str) -> tuple:
     """(synonyms, hypernyms and hyponyms, derivationally related forms, antonyms) of ``word``'s
     first ``WN_SENSES`` synsets, as lowercased lemma names."""
-    from textqa.lexical import wordnet
+    from textqa.runtime.wordnet import wordnet
     syn, hyp, der, ant = set(), set(), set(), set()
     for s in wordnet().synsets(word)[:WN_SENSES]:
         for lemma in s.lemmas():

@@ -36,69 +36,13 @@ from functools import lru_cache
 import numpy as np
 
 from textqa.models.sklearn_data import same_numbers_anywhere
-from textqa.paths import english_stopwords
+from textqa.runtime.paths import english_stopwords
 
+from .answers import (_Matcher, focus_of, keywords, normalise_answer, pattern_match,  # noqa: F401
+                      question_stems, restates_question)
+from .expansion import LEXICAL, fuse, search
 from .candidates import ANSWER_TYPES, Candidate, cluster_distribution, type_distribution
 from .frames import FrameClusters
-
-_NORM = re.compile(r"[^a-z0-9 ]+")
-
-
-def keywords(doc) -> list[str]:
-    """Content words of a question (the retrieval query and the features' keywords)."""
-    stop = english_stopwords()
-    return [t.lower_ for t in doc if not t.is_punct and t.lower_ not in stop and t.lower_ not in
-            ("name", "many", "much", "long", "far")]
-
-
-def focus_of(doc) -> str | None:
-    """The lemma of the question's informer (:func:`answer_type.informer`) when it names the
-    answer's type: the question asks "what", "which" or "name" and the informer is at most three
-    words after it ("What river ...", "What is the capital ..."); None otherwise ("Who wrote
-    Hamlet?" asks for no hamlet)."""
-    from .answer_type import informer
-    wh_i = next((i for i, t in enumerate(doc) if t.lower_ in ("what", "which", "name")), None)
-    if wh_i is None:
-        return None
-    head = informer(doc, wh_i)
-    return head.lemma_.lower() if head is not None and head.i - wh_i <= 3 else None
-
-
-def normalise_answer(text: str) -> str:
-    t = _NORM.sub(" ", text.lower())
-    t = re.sub(r"^(the|a|an) ", "", " ".join(t.split()))
-    return t
-
-
-def pattern_match(patterns, text: str) -> bool:
-    for p in patterns:
-        try:
-            if re.search(p, text, flags=re.IGNORECASE):
-                return True
-        except re.error:
-            if p.lower() in text.lower():
-                return True
-    return False
-
-
-def question_stems(doc) -> frozenset:
-    """Porter stems of the question's words (not stopwords, not punctuation)."""
-    from ..porter import stem
-    stop = english_stopwords()
-    return frozenset(stem(t.lower_) for t in doc if not t.is_punct and t.lower_ not in stop)
-
-
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def restates_question(q_stems: frozenset, text: str) -> bool:
-    """True when every content word of a candidate is a question word (by Porter stem, split at
-    hyphens and apostrophes: "Crips members" for "What ethnic group are Crip members?", "the AARP"
-    for "What does AARP stand for?"): such a phrase names what the question gives, not what it asks."""
-    from ..porter import stem
-    stop = english_stopwords()
-    words = [w for w in _WORD.findall(text.lower()) if w not in stop]
-    return bool(words) and all(stem(w) in q_stems for w in words)
 
 
 @dataclass
@@ -142,16 +86,6 @@ class ClusterModel:
     expansions: list = field(default_factory=list)      # query-content model (4.2)
 
 
-class _Matcher:
-    """Picklable 'does a NIST pattern match this text' for one question."""
-
-    def __init__(self, patterns):
-        self.patterns = patterns
-
-    def __call__(self, text: str) -> bool:
-        return pattern_match(self.patterns, text)
-
-
 UIUC_TYPES = {"HUM": {"person", "organization"}, "LOC": {"location"},
               "NUM": {"year", "decade", "date", "number", "quantity"}, "ENTY": {"entity", "phrase"},
               "DESC": {"phrase"}, "ABBR": {"phrase", "entity"}}
@@ -166,7 +100,7 @@ def uiuc_match(uiuc: dict | None, cand_type: str) -> float:
 
 @lru_cache(maxsize=4096)
 def _focus_synsets(focus: str) -> frozenset:
-    from textqa.lexical import wordnet
+    from textqa.runtime.wordnet import wordnet
     return frozenset(wordnet().synsets(focus, "n")[:WN_SENSES])
 
 
@@ -174,7 +108,7 @@ def _focus_synsets(focus: str) -> frozenset:
 def _ancestors(text: str) -> frozenset:
     """Every hypernym (instance hypernyms included, transitively) of the first noun senses of
     ``text`` as one WordNet lemma ("mississippi", "new_york_city")."""
-    from textqa.lexical import wordnet
+    from textqa.runtime.wordnet import wordnet
     out: set = set()
     for s in wordnet().synsets(text.lower().replace(" ", "_"), "n")[:WN_SENSES]:
         out.update(s.closure(lambda x: x.hypernyms() + x.instance_hypernyms(), depth=12))
@@ -243,7 +177,7 @@ _DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "its", "his"
 
 @lru_cache(maxsize=64)
 def _fine_synsets(fine: str) -> frozenset:
-    from textqa.lexical import wordnet
+    from textqa.runtime.wordnet import wordnet
     return frozenset(wordnet().synset(n) for n in FINE_SYNSETS.get(fine, ()))
 
 
@@ -352,7 +286,6 @@ class InstanceQA:
                  max_clusters: int = 8, n_jobs: int = 1, query_content: bool = False, expansion: str = "simple",
                  redundancy: float = 0.05, answer_k: int | None = 10, sentence_ranker: bool = True,
                  fine_type: bool = True, drop_restated: bool = True, fine_wordnet: bool = False):
-        from .expansion import LEXICAL
         if expansion not in LEXICAL:
             raise ValueError(f"unknown query expansion {expansion!r}; choose from {', '.join(LEXICAL)}")
         if not redundancy >= 0:
@@ -379,7 +312,6 @@ class InstanceQA:
         rankings are fused."""
         k = k or self.retrieve_k
         if doc is not None and self.expansion != "simple":
-            from .expansion import fuse, search
             hits = fuse([index.search(words, k), search(index, doc, self.expansion, k)], k)
         else:
             hits = index.search(words, k)

@@ -1,4 +1,4 @@
-"""The sentence's words: a casing model per ambiguous known word (issue 14; beyond the paper).
+"""The sentence's words: a casing model per ambiguous known word (beyond the paper).
 
 A trigram LM sees two words to the left; the truecaser's commonest errors ("district", "church",
 "the" in titles of works, "Raw" the television show) hang on what the whole sentence is about.  As
@@ -513,7 +513,7 @@ _TASK_SAMPLES, _IN_FLIGHT = 300_000, 4
 
 def _fit_all(X, labels, order, bounds, n_casings: list, C: float, min_weight: float):
     """(word index, :func:`_fit_word`'s result) of every word, in order.  On more than one task's
-    samples, the words are fitted in the two worker processes of :func:`textqa.workers.pool`, about
+    samples, the words are fitted in the two worker processes of :func:`textqa.runtime.process_pool.pool`, about
     ``_TASK_SAMPLES`` samples a task (fitting in threads was no faster: the Python around each fit
     dominates).  Here too BLAS gets one thread, as in the workers, so the fits are the same wherever
     they run and on any number of cores (the lbfgs fits' sums depend on BLAS's threads)."""
@@ -526,11 +526,11 @@ def _fit_all(X, labels, order, bounds, n_casings: list, C: float, min_weight: fl
         from ..sklearn_data import same_numbers_anywhere        # one thread, as in the workers
         yield from same_numbers_anywhere(_fit_words)([task(j) for j in range(n)], C, min_weight)
         return
-    from textqa import workers
+    from textqa.runtime import process_pool
     cuts = np.searchsorted(bounds, np.arange(_TASK_SAMPLES, X.shape[0], _TASK_SAMPLES))
     edges = np.unique(np.concatenate([[0], np.clip(cuts, 1, n), [n]]))
     tasks = ([task(j) for j in range(a, b)] for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()))
-    for fitted in workers.results_in_order(_fit_words, tasks, C, min_weight, in_flight=_IN_FLIGHT):
+    for fitted in process_pool.results_in_order(_fit_words, tasks, C, min_weight, in_flight=_IN_FLIGHT):
         yield from fitted
 
 

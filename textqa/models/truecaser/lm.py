@@ -20,7 +20,7 @@ weight is (1 - a).  KenLM (the ``kenlm`` package) then queries it.
 
 Interpolated modified Kneser-Ney (Chen & Goodman 1998) is offered as the
 alternative smoothing (``smoothing="kneser_ney"``), in the same ARPA form, at any
-order (:class:`OrderCounts`; issue 14 measured orders 4 and 5).
+order (:class:`OrderCounts`; orders 4 and 5 were measured: docs/experiments/truecaser.md).
 
 Counting is done on numpy arrays of token ids: an n-gram is packed into one
 int64 key, so counting ten million trigrams is a sort, not a dictionary loop.

@@ -27,8 +27,8 @@ import kenlm
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ... import workers
-from ...collector import gc_paused, promote_to_oldest_generation as _promote_to_oldest_generation
+from textqa.runtime import process_pool
+from textqa.runtime.gc_pause import gc_paused, promote_to_oldest_generation as _promote_to_oldest_generation
 from . import lm as lmmod
 from .classes import CLASS_ORDER, TARGETS, PackedText, WordClasses
 from .casing import (CASE_CLASSES, NONE, UNKNOWN_TOKENS, Indexed, apply_class, capitalize_first, case_class,
@@ -622,7 +622,7 @@ class Truecaser(BaseEstimator):
         with one BLAS thread, so the model is the same."""
         if len(words[0]) > _OOV_IN_PROCESS:
             say("training the character-level casing model for unseen words (in a worker process)")
-            self._oov_future = workers.pool().submit(CharCasingClassifier().fit, *words)
+            self._oov_future = process_pool.pool().submit(CharCasingClassifier().fit, *words)
         else:
             say("training the character-level casing model for unseen words")
             from ..sklearn_data import same_numbers_anywhere

@@ -1,4 +1,4 @@
-"""A discriminative pass over the truecasing lattice (issue 14, item 2; beyond the paper, off by default).
+"""A discriminative pass over the truecasing lattice (beyond the paper, off by default).
 
 Each candidate casing of a token with two or more candidates gets a linear score from features
 the LM cannot see, added to its emission score in the same exact Viterbi search (the C++ and the

@@ -7,7 +7,7 @@ from pathlib import Path
 from textqa.models.artifact import artifact_id
 
 from .casing import transfer_case
-from .model import Truecaser, load_truecaser
+from .model import TRIGRAM_DECODER, Truecaser, load_truecaser
 from .tokenize import PTBTokenizer
 
 _TOKEN = re.compile(r"\S+")
@@ -24,9 +24,23 @@ class TruecaserService:
                         "created_at": self.manifest.get("created_at"), "id": artifact_id(self.manifest)}
 
     @classmethod
-    def load(cls, path: str | Path) -> "TruecaserService":
+    def load(cls, path: str | Path, decoder: str = "default", phrases: bool = True, compounds: bool = True,
+             discriminative: bool = True, class_lm: bool = True, context: bool = True) -> "TruecaserService":
+        """The truecaser in artifact folder ``path``, decoding as trained, or with parts of the search
+        switched off: ``decoder="trigram"`` (the paper's decoder: every part below off), or each part
+        alone (the cased-phrase scores, the casing of unseen compounds part by part, the discriminative
+        pass, the class LM, the sentence-context model)."""
         path = Path(path)
         model = load_truecaser(path)
+        if decoder not in ("default", "trigram"):
+            raise ValueError(f"decoder must be 'default' or 'trigram', not {decoder!r}")
+        if decoder == "trigram":
+            model.set_params(**TRIGRAM_DECODER)
+        for on, params in ((phrases, {"phrase_weight": 0.0}), (compounds, {"compound_casing": False}),
+                           (discriminative, {"discriminative": "none"}), (class_lm, {"class_lm_weight": 0.0}),
+                           (context, {"context_weight": 0.0})):
+            if not on:
+                model.set_params(**params)
         return cls(model, PTBTokenizer(path / "punkt"), model.manifest_)
 
     def _predict(self, token_lists: list[list[str]], baseline: bool) -> list[list[str]]:

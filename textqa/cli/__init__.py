@@ -1,0 +1,72 @@
+"""The ``textqa`` command: train, run, evaluate and serve the models.
+
+One module per command group, each registered the same way: ``HELP`` (one line for ``textqa
+--help``), ``DESCRIPTION``, ``add_arguments(parser)`` and ``run(args) -> int``.  A group with
+actions (``textqa qa answer``) adds them as subparsers whose ``func`` its ``run`` calls.  User
+errors are :class:`textqa.errors.InputError`: printed as ``textqa: error: MESSAGE`` (``FILE:LINE:
+...``), exit status 2, no traceback.
+
+    textqa train all | truecaser | blanc | icd9 | qa [...]
+    textqa truecase [--model DIR] [--tokenized] [--baseline] [--decoder trigram] [--no-phrases] ...
+    textqa blanc score [--model DIR] --refs R1 [R2 ...] [--hyps FILE] [--corpus] [--details]
+    textqa icd9 code [--model DIR] (--cmc-xml F | --jsonl F | stdin JSONL) [--classifier svm|brr]
+    textqa qa answer | answer-type | select | resources | expansion [...]
+    textqa eval truecase | rank | agreement | aqwv | cpa | nuggets | rouge | wer | material | correlate | icd9
+    textqa batch truecase | blanc | icd9 | qa INPUT OUTPUT [--scheduler local|ADDRESS] [model options]
+    textqa serve [--host --port --workers --artifacts --models]
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from textqa.version import __version__
+from textqa.errors import InputError
+
+#: command -> module, in ``textqa --help``'s order
+COMMANDS = {
+    "train": "textqa.cli.train",
+    "truecase": "textqa.cli.truecase",
+    "eval": "textqa.cli.eval",
+    "blanc": "textqa.cli.blanc",
+    "icd9": "textqa.cli.icd9",
+    "qa": "textqa.cli.qa",
+    "batch": "textqa.cli.batch",
+    "serve": "textqa.cli.serve",
+}
+
+
+def build_parser(argv=None) -> argparse.ArgumentParser:
+    """The command line's parser (``argv``, default ``sys.argv[1:]``, tells ``textqa train`` which
+    model's own arguments to add)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    p = argparse.ArgumentParser(prog="textqa", description="Train, run, evaluate and serve textqa models.")
+    p.add_argument("--version", action="version", version=f"textqa {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, module_name in COMMANDS.items():
+        module = importlib.import_module(module_name)
+        cp = sub.add_parser(name, help=module.HELP, description=module.__doc__ if name == "batch"
+                            else module.DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+                            if name in ("batch", "eval") else argparse.HelpFormatter)
+        if name == "train":
+            module.add_arguments(cp, argv)
+        else:
+            module.add_arguments(cp)
+        cp.set_defaults(func=module.run)
+    return p
+
+
+def main(argv=None) -> int:
+    parser = build_parser(argv)
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except InputError as e:     # user errors (file, line and problem): no traceback, exit status 2
+        print(f"textqa: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("textqa: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

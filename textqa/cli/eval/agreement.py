@@ -1,0 +1,33 @@
+"""textqa eval agreement --distance nominal|jaccard|masi FILE.tsv"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from textqa.evaluation.agreement import krippendorff_alpha, read_agreement_tsv
+from textqa.cli.eval import print_json, print_pairs
+from textqa.errors import InputError
+
+HELP = "Krippendorff's alpha with nominal, Jaccard or MASI distance"
+DESCRIPTION = ("Krippendorff's alpha over set-valued annotations (Passonneau 2006).\n\n"
+               "FILE: one annotation a line, 'coder<TAB>unit<TAB>label[,label...]' (an empty label field is the "
+               "empty set; lines starting with # are comments). Units coded by fewer than two coders are "
+               "ignored. Two empty sets have distance 0.")
+
+
+def add_arguments(p) -> None:
+    p.add_argument("file", type=Path, help="annotations TSV")
+    p.add_argument("--distance", choices=["nominal", "jaccard", "masi"], default="masi",
+                   help="distance between two label sets (default masi)")
+
+
+def run(args) -> int:
+    data = read_agreement_tsv(args.file)
+    try:
+        result = krippendorff_alpha(data, args.distance)
+    except ValueError as e:
+        raise InputError(f"{args.file}: {e}") from e
+    if args.json:
+        print_json(result)
+    else:
+        print_pairs(result)
+    return 0

@@ -1,0 +1,47 @@
+"""textqa eval wer REF.stm HYP.ctm: word error rate as NIST's sclite computes it"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from textqa.cli.eval import print_json
+
+HELP = "word error rate of CTM ASR output against STM references, equal to NIST sclite's"
+DESCRIPTION = (
+    "WER with substitution, deletion and insertion counts per file and overall, equal to "
+    "`sclite -r REF stm -h HYP ctm -o sum` (MATERIAL evaluation plan section 8.2, ASR regression test).\n\n"
+    "HYP, CTM (plan section 8.2.1), one word per line, ';;' lines are comments:\n"
+    "  <F> <C> <BT> <DUR> word [<CONF>]      e.g. MATERIAL_BASE-1A_12345678 A 11.34 0.2 YES -6.763\n"
+    "REF, STM, one segment per line:\n"
+    "  <F> <C> <speaker> <BT> <ET> [<label>] transcript\n"
+    "  (a transcript IGNORE_TIME_SEGMENT_IN_SCORING excludes the segment and the words in it)\n"
+    "or one utterance per file and line:  transcript (<F>)\n\n"
+    "As sclite: words are compared case-insensitively; a hypothesis word belongs to the segment its "
+    "midpoint falls before the end of, walking forward through each file's segments (words between "
+    "segments count against the next one); costs substitution 4, insertion 3, deletion 3; text from "
+    "';' to the end of a word is dropped.  Errors name the file and line.")
+
+
+def add_arguments(p) -> None:
+    p.add_argument("reference", type=Path, help="reference: STM, or 'transcript (<F>)' lines")
+    p.add_argument("hypothesis", type=Path, help="ASR output: CTM")
+
+
+def format_table(result: dict) -> str:
+    head = f"{'file':<32}{'segs':>6}{'words':>8}{'corr':>7}{'sub':>7}{'del':>7}{'ins':>7}{'WER%':>8}"
+    rows = [head, "-" * len(head)]
+    for name, r in [*result["files"].items(), ("overall", result["overall"])]:
+        if name == "overall":
+            rows.append("-" * len(head))
+        rows.append(f"{name:<32}{r['segments']:>6}{r['reference_words']:>8}{r['correct']:>7}{r['substitutions']:>7}"
+                    f"{r['deletions']:>7}{r['insertions']:>7}{100 * r['wer']:>8.1f}")
+    return "\n".join(rows)
+
+
+def run(args) -> int:
+    from textqa.evaluation.wer import read_ctm, read_reference, score
+    result = score(read_reference(args.reference), read_ctm(args.hypothesis))
+    if args.json:
+        print_json(result)
+    else:
+        print(format_table(result))
+    return 0

@@ -1,0 +1,117 @@
+"""``textqa train all | MODEL``: train models and write their artifacts."""
+from __future__ import annotations
+
+import argparse
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+from textqa.registry import MODELS, BY_NAME, resolve
+from textqa.runtime.paths import artifacts_dir
+
+HELP = "train models and write their artifacts"
+DESCRIPTION = "Train a model from data/ (or your data) and write its artifact."
+
+
+def _trainer(name: str):
+    """The training module of model ``name`` (imported on first use)."""
+    return resolve(BY_NAME[name].trainer)
+
+
+@lru_cache(maxsize=None)
+def module_doc(module: str) -> str:
+    """A training module's docstring, read from its source without importing it (importing one
+    loads scikit-learn and the model: over a second that ``textqa --help`` has no use for).  Only
+    the string tokens that open the module are read, not the whole module parsed: parsing the four
+    trainers took 50 ms of every command's start."""
+    import ast
+    import importlib.util
+    import inspect
+    import tokenize
+    spec = importlib.util.find_spec(module)
+    if spec is None or not (spec.origin or "").endswith(".py"):     # no source to read (a frozen install)
+        return importlib.import_module(module).__doc__ or ""
+    parts = []
+    with open(spec.origin, "rb") as f:
+        for tok in tokenize.tokenize(f.readline):
+            if tok.type == tokenize.STRING:
+                parts.append(tok.string)
+            elif tok.type not in (tokenize.ENCODING, tokenize.COMMENT, tokenize.NL) or parts:
+                break
+    return inspect.cleandoc(ast.literal_eval(" ".join(parts))) if parts else ""
+
+
+def add_arguments(tr, argv: list[str]) -> None:
+    """Only ``textqa train MODEL`` gets MODEL's own arguments (``argv`` says which): the other
+    commands and every ``--help`` but that one's build without importing the training modules."""
+    trs = tr.add_subparsers(dest="model", required=True, metavar="MODEL")
+    ta = trs.add_parser("all", help="train every model whose artifact is missing and whose data is present "
+                                    "(what 'make run' calls)")
+    ta.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: $TEXTQA_ARTIFACTS "
+                                                                 "or ./artifacts)")
+    ta.add_argument("--force", action="store_true", help="retrain models whose artifact exists")
+    for m in MODELS:
+        doc = module_doc(m.trainer)
+        tp = trs.add_parser(m.name, help=(doc.strip().splitlines() or [m.name])[0], description=doc,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+        if argv[:2] == ["train", m.name]:
+            _trainer(m.name).add_arguments(tp)
+
+
+def _stop_workers_on_exit():
+    """Training in joblib/loky worker processes: SIGTERM (like Ctrl-C) unwinds the trainer as an
+    exception, so the artifact's temporary folder is removed and the workers are shut down now,
+    instead of staying orphaned until loky's idle timeout (300 s)."""
+    import signal
+
+    def _terminate(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    signal.signal(signal.SIGTERM, _terminate)
+
+
+def _shutdown_worker_pools() -> None:
+    try:
+        from joblib.externals.loky import get_reusable_executor
+
+        from textqa.runtime import process_pool
+        process_pool.shutdown()
+        get_reusable_executor().shutdown(wait=True, kill_workers=True)
+    except Exception:           # never let cleanup hide the training's own outcome
+        pass
+
+
+def run(args) -> int:
+    _stop_workers_on_exit()
+    try:
+        return _train(args)
+    except KeyboardInterrupt:
+        print(f"textqa: train {args.model}: interrupted; the previous artifact is unchanged", file=sys.stderr)
+        return 130
+    finally:
+        _shutdown_worker_pools()
+
+
+def _train(args) -> int:
+    if args.model != "all":
+        return _trainer(args.model).run(args)
+    from textqa.api import outdated_format
+    root = artifacts_dir(args.artifacts)
+    status = 0
+    for m in MODELS:
+        target = root / m.name
+        if (target / "manifest.json").exists() and not args.force:
+            old = outdated_format(m.name, target)
+            if old is None:
+                print(f"textqa: {m.name}: artifact exists at {target} (use --force to retrain)", file=sys.stderr)
+                continue
+            print(f"textqa: {m.name}: artifact at {target} is format {old}, which this textqa no longer loads: "
+                  f"retraining", file=sys.stderr)
+        mod = _trainer(m.name)
+        missing = [str(f) for f in mod.DEFAULT_DATA if not Path(f).is_file()]
+        if missing:
+            print(f"textqa: {m.name}: skipped, training data not present: {', '.join(missing)}", file=sys.stderr)
+            continue
+        p = argparse.ArgumentParser()
+        mod.add_arguments(p)
+        status |= mod.run(p.parse_args(["--artifacts", str(root)]))
+    return status

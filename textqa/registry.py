@@ -1,0 +1,163 @@
+"""The models textqa knows, each named once: the one table every front end reads.
+
+An entry says where everything about a model lives, as dotted names (``"module:attribute"``) so
+that reading the table imports nothing heavy: ``textqa --help`` and the service's start-up stay fast,
+and each front end imports only the model it uses.
+
+* ``name``: the model's one name, its artifact folder under the artifacts root and its
+  ``manifest.json`` name;
+* ``verb``: the command's word for it (``textqa VERB ...``, ``textqa batch VERB``);
+* ``loader``: artifact folder -> the loaded model (what ``textqa.load`` returns);
+* ``store``: the module whose ``MIN_FORMAT_VERSION`` is the oldest artifact format it loads;
+* ``trainer``: the training module (``add_arguments``, ``run``, ``DEFAULT_DATA``);
+* ``command``: the command-line module (``textqa VERB``);
+* ``batch``: the function that runs one partition of ``textqa batch VERB`` on a worker;
+* ``blueprint``: the Flask blueprint of its HTTP endpoints;
+* ``warm_up``: one small call right after loading, so that the first request does not pay for
+  lazy initialisation (numba, spaCy's first parse, ...);
+* ``options``: its run-time options, each reaching ``textqa.load`` (keyword arguments, for options
+  that configure the loaded model), the command line (flags) and ``textqa batch`` under one name.
+
+Adding a model: a package under ``textqa/models/``, a training module under ``textqa/training/``,
+a command module under ``textqa/cli/``, a blueprint under ``textqa/service/`` and one entry here
+(``docs/development.md``).
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class Option:
+    """One run-time option of a model.
+
+    ``stage`` is ``"load"`` for options that configure the loaded model (``textqa.load(name,
+    **options)``; the command line and ``textqa batch`` pass them when they load it) and ``"call"``
+    for options of each call (``top_k``, ``classifier``), which the commands pass with the input.
+    A boolean whose default is True appears on the command line as ``--no-NAME``, one whose default
+    is False as ``--NAME``; others as ``--NAME VALUE``.  Underscores become hyphens on the command
+    line."""
+    name: str
+    default: Any
+    help: str
+    stage: str = "call"
+    choices: tuple | None = None
+    type: Callable | None = None
+
+    @property
+    def flag(self) -> str:
+        stem = self.name.replace("_", "-")
+        return f"--no-{stem}" if self.default is True else f"--{stem}"
+
+    def add_to(self, parser) -> None:
+        """Add this option's flag to an argparse parser (or argument group)."""
+        if isinstance(self.default, bool):
+            parser.add_argument(self.flag, dest=self.name, action="store_false" if self.default else "store_true",
+                                help=self.help)
+        else:
+            parser.add_argument(self.flag, dest=self.name, default=self.default, choices=self.choices,
+                                type=self.type or type(self.default), help=self.help)
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    name: str
+    verb: str
+    title: str
+    loader: str
+    store: str
+    trainer: str
+    command: str
+    batch: str
+    blueprint: str
+    warm_up: Callable[[Any], Any]
+    options: tuple[Option, ...] = field(default_factory=tuple)
+
+    def option_values(self, source, stage: str | None = None) -> dict:
+        """This model's options (of ``stage``, or all) read from ``source``: an ``argparse.Namespace``
+        or a dict; options it lacks take their defaults."""
+        get = source.get if isinstance(source, dict) else (lambda k, d: getattr(source, k, d))
+        return {o.name: get(o.name, o.default) for o in self.options if stage is None or o.stage == stage}
+
+    def load(self, folder, **options):
+        """The model in artifact ``folder`` with its load-time ``options``; an unknown option is a
+        ``TypeError`` naming the known ones."""
+        known = {o.name for o in self.options if o.stage == "load"}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise TypeError(f"{self.name}: unknown option(s) {', '.join(unknown)}; "
+                            f"known: {', '.join(sorted(known)) or 'none'}")
+        loader = resolve(self.loader)
+        return loader(folder, **options) if options else loader(folder)
+
+
+def resolve(dotted: str):
+    """The object that ``"package.module:attr.attr"`` names (imported on first use)."""
+    module, _, attr = dotted.partition(":")
+    obj = importlib.import_module(module)
+    for part in attr.split(".") if attr else ():
+        obj = getattr(obj, part)
+    return obj
+
+
+_TRUECASER_OPTIONS = (
+    Option("decoder", "default", "'trigram': the paper's decoder, the trigram LM (and the OOV model) alone, "
+           "without the cased-phrase scores, the part-by-part casing of unseen compounds, a discriminative pass, "
+           "a class LM and the sentence-context model; default: what the model was trained with",
+           stage="load", choices=("default", "trigram")),
+    Option("phrases", True, "without the cased-phrase scores", stage="load"),
+    Option("compounds", True, "unseen compounds the search capitalises keep the paper's first-letter capital "
+           "('Saint-laurent-des-combes', not 'Saint-Laurent-des-Combes')", stage="load"),
+    Option("discriminative", True, "without the discriminative pass of a model trained with one "
+           "(train --discriminative)", stage="load"),
+    Option("class_lm", True, "without the class LM of a model trained with one (the default model has one)",
+           stage="load"),
+    Option("context", True, "without the sentence-context model (a casing classifier per ambiguous word over the "
+           "other words of its sentence) of a model trained with one (the default model has one)", stage="load"),
+    Option("baseline", False, "use the unigram most-frequent-casing baseline"),
+)
+
+MODELS: tuple[ModelEntry, ...] = (
+    ModelEntry(
+        name="truecaser", verb="truecase", title="Truecaser (Lita et al. 2003)",
+        loader="textqa.models.truecaser.service_api:TruecaserService.load",
+        store="textqa.models.truecaser.model", trainer="textqa.training.truecaser",
+        command="textqa.cli.truecase", batch="textqa.cli.truecase:run_partition",
+        blueprint="textqa.service.truecaser:bp", warm_up=lambda m: m.truecase("warm up ."),
+        options=_TRUECASER_OPTIONS),
+    ModelEntry(
+        name="blanc", verb="blanc", title="BLANC MT metric (Lita, Rogati & Lavie 2005)",
+        loader="textqa.models.blanc.store:load_blanc", store="textqa.models.blanc.store",
+        trainer="textqa.training.blanc", command="textqa.cli.blanc", batch="textqa.cli.blanc:run_partition",
+        blueprint="textqa.service.blanc:bp", warm_up=lambda m: m.sentence_score("warm up", ["warm up ."]),
+        options=(Option("corpus", False, "one system-level score instead of one per line"),
+                 Option("details", False, "write 'score precision recall' per line"))),
+    ModelEntry(
+        name="icd9", verb="icd9", title="ICD-9-CM coders (Lita et al. 2008)",
+        loader="textqa.models.icd9.store:load_coder", store="textqa.models.icd9.store",
+        trainer="textqa.training.icd9", command="textqa.cli.icd9", batch="textqa.cli.icd9:run_partition",
+        blueprint="textqa.service.icd9:bp", warm_up=lambda m: m.code(["warm up"]),
+        options=(Option("classifier", "svm", "svm (default, better in cross-validation) or brr"),
+                 Option("all_scores", False, "add \"scores\": every code's margin over its threshold "
+                        "(for AUC in 'textqa eval icd9')"))),
+    ModelEntry(
+        name="qa", verb="qa", title="Instance-based QA (Lita & Carbonell 2004, 2008)",
+        loader="textqa.models.qa.store:load_qa", store="textqa.models.qa.store",
+        trainer="textqa.training.qa", command="textqa.cli.qa", batch="textqa.cli.qa:run_partition",
+        blueprint="textqa.service.qa:bp", warm_up=lambda m: m.answer("Who warmed up?", 1),
+        options=(Option("top_k", 5, "answers per question (1-100, default 5)"),)),
+)
+
+BY_NAME: dict[str, ModelEntry] = {m.name: m for m in MODELS}
+BY_VERB: dict[str, ModelEntry] = {m.verb: m for m in MODELS}
+NAMES: tuple[str, ...] = tuple(BY_NAME)
+
+
+def entry(name: str) -> ModelEntry:
+    """The entry of model ``name`` (or of its verb); ``KeyError`` naming the known models."""
+    found = BY_NAME.get(name) or BY_VERB.get(name)
+    if found is None:
+        raise KeyError(f"unknown model {name!r}; known: {', '.join(NAMES)}")
+    return found

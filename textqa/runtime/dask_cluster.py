@@ -1,0 +1,121 @@
+"""Connecting to a Dask cluster: ``--scheduler local`` (a ``distributed.LocalCluster`` on this
+machine) or the address of a running ``dask scheduler``; used by ``textqa batch`` and by
+``textqa train ... --scheduler``, whose joblib loops then run on the cluster through joblib's Dask
+backend (the same tasks with the same seeds: the same artifact as a local run)."""
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import sys
+from contextlib import contextmanager
+
+
+def _timeout() -> float:
+    """Seconds to reach a running scheduler, and again for it to have a worker
+    (``$TEXTQA_DASK_TIMEOUT``, default 30)."""
+    try:
+        return float(os.environ.get("TEXTQA_DASK_TIMEOUT", "30"))
+    except ValueError:
+        return 30.0
+
+
+def add_arguments(p, default: str | None, what: str) -> None:
+    p.add_argument("--scheduler", default=default, metavar="local|ADDRESS",
+                   help=f"{what} on a Dask cluster: 'local' (a LocalCluster on this machine) or a running "
+                        "scheduler's address, e.g. tcp://127.0.0.1:8786"
+                        + (f" (default: {default})" if default else " (default: no cluster)"))
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes of a local cluster (default: one per core)")
+
+
+def has_dashboard() -> bool:
+    """Dask's dashboard needs bokeh (pinned); without it the link would only say so."""
+    return importlib.util.find_spec("bokeh") is not None
+
+
+#: How a LocalCluster starts its worker processes: forked from one server process (see
+#: :func:`_preload`) rather than distributed's default, a fresh interpreter each ("spawn"), where
+#: the platform has a forkserver (POSIX).
+FORKSERVER = {"distributed.worker.multiprocessing-method": "forkserver"}
+
+
+def _preload(modules: tuple[str, ...]) -> None:
+    """Have the forkserver import distributed and ``modules`` (the project's modules whose functions
+    the tasks run, with their imports: NLTK, scikit-learn, SciPy, spaCy) once, before it forks the
+    worker processes: under spawn each worker imported them all again.  ``textqa batch truecase``
+    with 2 workers took 11.1 s of CPU that way, 7.2 s with the forkserver and the preload
+    (``docs/scaling.md``, "Starting a local cluster").  multiprocessing skips a preload module that
+    fails to import: the task then imports it, and reports its error, as before."""
+    from distributed.utils import get_mp_context
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:                     # a misspelt name would be skipped silently, the time lost again
+        raise ValueError(f"no such module to preload: {missing}")
+    get_mp_context().set_forkserver_preload(["distributed", *modules])    # after distributed set its own
+
+
+def connect(scheduler: str, workers: int | None = None, preload: tuple[str, ...] = ()):
+    """(client, the LocalCluster or None).  A LocalCluster has one single-threaded process per core
+    (or ``workers``): the models' code is Python and numpy, which threads would serialise.  Its
+    processes start as :data:`FORKSERVER` says when that is in effect (:func:`cluster` sets it),
+    with ``preload`` imported once (:func:`_preload`)."""
+    import dask
+    from distributed import Client, LocalCluster
+
+    from textqa.errors import InputError      # a user error: one line, exit status 2
+    if workers is not None and workers < 1:
+        raise InputError("--workers must be at least 1")
+    if scheduler == "local":
+        if dask.config.get("distributed.worker.multiprocessing-method") == "forkserver":
+            _preload(preload)
+        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                               dashboard_address=":0" if has_dashboard() else None,
+                               silence_logs=logging.CRITICAL)     # a task's error is reported once, by us
+        return Client(cluster), cluster
+    wait = _timeout()
+    try:
+        client = Client(scheduler, timeout=f"{wait}s")
+    except (OSError, ValueError, TypeError) as e:
+        raise InputError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+    try:                                # without a worker the tasks would wait forever, silently
+        client.wait_for_workers(1, timeout=wait)
+    except (TimeoutError, OSError):
+        client.close()
+        raise InputError(f"no Dask worker joined the scheduler at {scheduler} within {wait:g} s "
+                             "(start some: dask worker ADDRESS, with this project's venv)") from None
+    return client, None
+
+
+@contextmanager
+def cluster(scheduler: str, workers: int | None = None, who: str = "textqa", preload: tuple[str, ...] = ()):
+    """A connected client for the block (the dashboard link on stderr); closed afterwards.  A local
+    cluster's worker processes fork from a server that imported ``preload`` (:func:`_preload`), for
+    the whole block: a worker the nanny restarts too."""
+    import multiprocessing
+
+    import dask
+    importlib.import_module("distributed")    # its config defaults first: leaving a set() made before them drops them
+    with dask.config.set(FORKSERVER if "forkserver" in multiprocessing.get_all_start_methods() else {}):
+        client, local = connect(scheduler, workers, preload)
+        try:
+            if client.dashboard_link and has_dashboard():
+                print(f"{who}: Dask dashboard {client.dashboard_link}", file=sys.stderr, flush=True)
+            yield client
+        finally:
+            client.close()
+            if local is not None:
+                local.close()
+
+
+@contextmanager
+def joblib_on(scheduler: str | None, workers: int | None = None, who: str = "textqa",
+              preload: tuple[str, ...] = ()):
+    """Run the block's joblib ``Parallel`` loops on the cluster (no-op without a scheduler).
+    joblib's Dask backend spreads the tasks over every worker of the cluster (``n_jobs`` is then
+    ignored) and ships large arguments once.  ``preload``: as :func:`cluster`'s."""
+    if not scheduler:
+        yield None
+        return
+    import joblib
+    with cluster(scheduler, workers, who, preload) as client, joblib.parallel_config(backend="dask"):
+        yield client
