@@ -1,4 +1,4 @@
-"""Issue 14 item 6: the default truecaser's additions to the paper's decoder, switched on and off
+"""The default truecaser's additions to the paper's decoder, switched on and off
 one at a time, on dev and on the two news sets.
 
 Rows: the paper's trigram decoder (``textqa truecase --decoder trigram``: trigram LM + OOV model),
