@@ -129,7 +129,7 @@ def rouge_score_gap(duc: Path, evals, gold: dict) -> tuple[list[str], float]:
 
 def main(argv=None) -> int:
     from bench.report import write_section
-    from textqa.evaluation.rouge import read_config
+    from textqa.evaluation.rouge_input import read_config
     from textqa.runtime.paths import DATA_DIR
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--perl-evals", type=int, default=20, help="evaluations the Perl script runs on (default 20)")
@@ -144,7 +144,7 @@ def main(argv=None) -> int:
         duc = work / "ROUGE"
         gold = official(duc)
         evals = read_config(duc / "rougejk.in", str(duc / "peers"), str(duc / "models"))
-        from textqa.evaluation.rouge import all_peers
+        from textqa.evaluation.rouge_input import all_peers
         peers = all_peers(evals)
         lines, seconds = run_textqa(duc, evals, peers)
         same = sum(a == b for pid in peers for a, b in zip(lines[pid], gold[pid]))

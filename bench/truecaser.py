@@ -94,21 +94,6 @@ def training_sentences(model, dev: list[str], corpus: Path | None = None, max_li
     return list(map(fold_accents, sentences)) if model.fold_accents else sentences
 
 
-def add_emission_scores(model, scores) -> None:
-    """Make ``model`` add ``scores(low, sent_off)`` ({flat token index: each candidate's added score},
-    as :meth:`.Truecaser._extra_scores` returns) to its own added emission scores at every batch: the
-    seam through which a dev script tries a new source of evidence in both searches, exactly."""
-    from textqa.models.truecaser.model import add_emissions
-    own = model._extra_scores
-
-    def extra(low, sent_off, **kw):
-        out = own(low, sent_off, **kw)
-        for k, x in scores(low, sent_off).items():
-            add_emissions(out, k, x)
-        return out
-    model._extra_scores = extra
-
-
 def score_cells(model, sets: dict) -> list[str]:
     """Accuracy and F1 cells (two decimals) of ``model`` on each of ``sets`` (``scoring_sets``)."""
     from textqa.evaluation.truecase import score_truecase
@@ -145,7 +130,9 @@ def _worker(system: str, model_dir: str, dev_path: str, repeat: int) -> dict:
             from textqa.models.truecaser.model import TRIGRAM_DECODER
             svc.model.set_params(**TRIGRAM_DECODER)          # the paper's decoder: trigram LM (+ OOV model)
         if system in ("viterbi", "viterbi-python", "viterbi-trigram"):
-            if (svc.model._native_decoder() is None) != (system == "viterbi-python"):
+            if system == "viterbi-python":
+                svc.model.search = "python"
+            if (svc.model.search_in_use() == "python") != (system == "viterbi-python"):
                 raise SystemExit(f"{system}: the C++ decoder is {'not ' if system == 'viterbi' else ''}in use "
                                  "(make builds it; TEXTQA_NATIVE_VITERBI=0 switches it off)")
             run = lambda: svc.model.predict_tokens(lower)

@@ -70,7 +70,7 @@ def main(argv=None) -> int:
             occurrences[key] += 1
             known = key in model.casing_.forms
             n_unseen += not known
-            amb = len(model._candidates(key)) > 1
+            amb = len(model.candidates(key)) > 1
             n_ambiguous += amb
             if g == p:
                 continue
@@ -95,7 +95,7 @@ def main(argv=None) -> int:
         print(f"| inside a multi-word capitalised name {name} | {c:,} | {pct(c, errors)} |")
     print(f"\nUnseen words are {pct(n_unseen, n_tokens)} of the tokens; tokens with two or more candidate casings "
           f"{pct(n_ambiguous, n_tokens)}.\n")
-    print(f"| word (seen in training) | errors | occurrences | error rate |\n|---|---:|---:|---:|")
+    print("| word (seen in training) | errors | occurrences | error rate |\n|---|---:|---:|---:|")
     for w, c in words.most_common(args.top):
         print(f"| {w} | {c:,} | {occurrences[w]:,} | {pct(c, occurrences[w])} |")
     return 0

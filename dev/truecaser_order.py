@@ -66,7 +66,7 @@ def lm_corpus(work: Path) -> Path:
 
 def write_lm_corpus(path: Path) -> int:
     """The default training sentences as LM tokens (what ``Truecaser.fit`` counts)."""
-    from textqa.models.truecaser.model import LMVocabulary
+    from textqa.models.truecaser.vocabulary import LMVocabulary
     from textqa.runtime.paths import PUNKT_DIR, cache_dir
     from bench.truecaser import dev_sentences
     from textqa.training.corpus import drop_overlap, tokenized_corpus
@@ -98,7 +98,7 @@ def states_per_token(model, lines) -> tuple[float, int]:
             for t in part:
                 seen: dict = {}
                 for s in layer:
-                    for _, w, _ in model._candidates(t):
+                    for _, w, _ in model.candidates(t):
                         out = kenlm.State()
                         lm.BaseScore(s, w, out)
                         seen.setdefault(out, out)
@@ -108,7 +108,6 @@ def states_per_token(model, lines) -> tuple[float, int]:
 
 
 def main(argv=None) -> int:
-    import kenlm
 
     from textqa.evaluation.truecase import score_truecase
     from textqa.models.truecaser.service_api import TruecaserService
@@ -140,8 +139,7 @@ def main(argv=None) -> int:
         binary = work / f"lm{tag}.binary"
         if not binary.exists():
             lmplz_binary(corpus, binary, work, order, prune)
-        model.lm_, model.lm_path_ = kenlm.Model(str(binary)), str(binary)
-        model._native, model._native_cache, model._cand_cache = None, {}, {}
+        model.replace_lm(binary)
         model.predict_tokens(lower[:100])
         t = time.perf_counter()
         out = model.predict_tokens(lower)

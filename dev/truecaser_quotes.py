@@ -170,7 +170,7 @@ def span_scores(model, hasher, feats, candidate_forms, low: list[str], sent_off,
 
 
 def main(argv=None) -> int:
-    from bench.truecaser import add_emission_scores, default_model_and_sets, score_cells, training_sentences
+    from bench.truecaser import default_model_and_sets, score_cells, training_sentences
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: artifacts/)")
     p.add_argument("--weights", type=float, nargs="+", default=[0.25, 0.5, 1.0], help="W values to score")
@@ -180,8 +180,8 @@ def main(argv=None) -> int:
     model, hasher, feats, n, rate = fit(sentences, truecaser.casing_.forms)
     print(f"fitted on {n:,} tokens ({100 * rate:.1f}% capitalised)", file=sys.stderr)
     weight = [0.0]
-    add_emission_scores(truecaser, lambda low, sent_off: span_scores(
-        model, hasher, feats, truecaser._candidate_forms, low, sent_off, weight[0]) if weight[0] else {})
+    truecaser.add_emission_scorer(lambda low, sent_off: span_scores(
+        model, hasher, feats, truecaser.candidate_forms, low, sent_off, weight[0]) if weight[0] else {})
 
     print("| W | " + " | ".join(f"{name} accuracy | {name} F1" for name in sets) + " |")
     print("|---:|" + "---:|" * (2 * len(sets)))

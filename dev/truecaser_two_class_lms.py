@@ -31,7 +31,7 @@ os.environ["TEXTQA_NATIVE_VITERBI"] = "0"        # the C++ search takes one clas
 
 from bench.truecaser import dev_sentences, score_cells, scoring_sets  # noqa: E402
 from textqa.models.artifact import ArtifactError           # noqa: E402
-from textqa.models.truecaser.model import load_truecaser    # noqa: E402
+from textqa.models.truecaser.store import load_truecaser    # noqa: E402
 
 
 def weights(text: str) -> tuple[float, float]:
@@ -54,12 +54,12 @@ def main() -> None:
         model, second = load_truecaser(args.model), load_truecaser(args.second)
     except ArtifactError as e:
         p.error(str(e))
-    mu2, own = [0.0], model._class_lms
-    model._class_lms = lambda: own() + ([(second.class_lm_, second.classes_, mu2[0])] if mu2[0] > 0 else [])
+    mu2 = [0.0]
     sets = scoring_sets(dev_sentences())
     print("mu1 mu2 | dev acc, F1 | WSJ acc, F1 | Reuters test acc, F1")
     for mu1, mu2[0] in args.weights:
         model.set_params(class_lm_weight=mu1)
+        model.extra_class_lms = [(second.class_lm_, second.classes_, mu2[0])] if mu2[0] > 0 else []
         t = time.perf_counter()
         print(mu1, mu2[0], "|", " ".join(score_cells(model, sets)), f"({time.perf_counter() - t:.0f} s)", flush=True)
 

@@ -251,7 +251,7 @@ def qa_heldout(tmp_path_factory, request):
 @pytest.fixture
 def truecaser_copy(truecaser_artifact):
     """A private, freshly loaded copy of the small truecaser, for tests that change its settings."""
-    from textqa.models.truecaser.model import load_truecaser
+    from textqa.models.truecaser.store import load_truecaser
     return load_truecaser(truecaser_artifact / "truecaser")
 
 
@@ -261,7 +261,7 @@ def truecaser_artifact(tmp_path_factory, request):
     def build(root):
         from textqa.models.blanc.metric import BLANCParams
         from textqa.models.blanc.store import save_blanc
-        from textqa.models.truecaser.model import save_truecaser
+        from textqa.models.truecaser.store import save_truecaser
         save_truecaser(request.getfixturevalue("small_truecaser"), root / "truecaser", punkt_dir=PUNKT_DIR,
                        metrics={"note": "test model"})
         save_blanc(BLANCParams(), root / "blanc", metrics={"note": "untrained test model"})

@@ -1,7 +1,6 @@
 """Loading an artifact never executes code: pickles are refused even with a correctly recomputed
 manifest (an attacker who can write the folder can rewrite the manifest too)."""
 import json
-import os
 import pickle
 import shutil
 
@@ -34,7 +33,7 @@ def _reseal(folder, format_version=None):
 def _loaders():
     from textqa.models.icd9.store import load_coder
     from textqa.models.qa.store import load_qa
-    from textqa.models.truecaser.model import load_truecaser
+    from textqa.models.truecaser.store import load_truecaser
     return {"truecaser": load_truecaser, "icd9": load_coder, "qa": load_qa}
 
 

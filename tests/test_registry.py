@@ -76,7 +76,27 @@ def test_the_service_offers_exactly_the_registry_models(tmp_path):
     assert list(app.extensions["textqa_models"]) == list(registry.NAMES)
     for m in registry.MODELS:
         assert registry.resolve(m.blueprint).name in app.blueprints
-    assert list(app.test_client().get("/v1/models").get_json()["models"]) == list(registry.NAMES)
+    listed = app.test_client().get("/v1/models").get_json()["models"]
+    assert list(listed) == list(registry.NAMES)
+    assert [m["verb"] for m in listed.values()] == [m.verb for m in registry.MODELS]
+
+
+def test_the_playground_has_a_tab_and_an_example_per_registry_model():
+    """The playground's tabs and panels (one per model's verb, shown when ``/v1/models`` lists the
+    model) and the browser test's worked examples are the registry's models, no more, no fewer."""
+    import re
+
+    from textqa.service import browser
+    page = (ROOT / "textqa" / "service" / "static" / "playground.html").read_text(encoding="utf-8")
+    verbs = [m.verb for m in registry.MODELS]
+    assert re.findall(r'role="tab" data-model="(\w+)"', page) == verbs
+    assert re.findall(r'<section id="panel-(\w+)"', page) == verbs
+    assert list(browser.EXAMPLES) == verbs
+
+
+def test_each_store_writes_its_registry_name():
+    for m in registry.MODELS:
+        assert registry.resolve(m.store).ARTIFACT_NAME == m.name
 
 
 def test_import_layers_and_no_cycles():

@@ -123,7 +123,7 @@ MODELS: tuple[ModelEntry, ...] = (
     ModelEntry(
         name="truecaser", verb="truecase", title="Truecaser (Lita et al. 2003)",
         loader="textqa.models.truecaser.service_api:TruecaserService.load",
-        store="textqa.models.truecaser.model", trainer="textqa.training.truecaser",
+        store="textqa.models.truecaser.store", trainer="textqa.training.truecaser",
         command="textqa.cli.truecase", batch="textqa.cli.truecase:run_partition",
         blueprint="textqa.service.truecaser:bp", warm_up=lambda m: m.truecase("warm up ."),
         options=_TRUECASER_OPTIONS),

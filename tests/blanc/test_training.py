@@ -7,7 +7,8 @@ import pytest
 
 from textqa.models.blanc.store import load_blanc
 from textqa.runtime.paths import DATA_DIR
-from textqa.training.blanc import GRIDS, JudgedPairs, _Objective, _start, add_arguments, correlations, hill_climb, run
+from textqa.training.blanc import add_arguments, run
+from textqa.training.blanc_search import GRIDS, JudgedPairs, _Objective, _start, correlations, hill_climb
 
 COLING = DATA_DIR / "mt" / "coling16_toen_da_seg.tsv.gz"
 
@@ -131,7 +132,7 @@ def test_training_starts_from_chrf_and_chrf_plus_plus_exactly():
 
     from textqa.evaluation.mt import read_mt_tsv
     from textqa.models.blanc.metric import BLANCParams
-    from textqa.training.blanc import beta_f_of
+    from textqa.training.blanc_search import beta_f_of
     assert beta_f_of(0.8) == pytest.approx(2.0)
     data = JudgedPairs([COLING], BLANCParams(size_weights=[1.0] * 4, char_weights=[1.0] * 6,
                                              word_ngram_weights=[1.0] * 2))

@@ -327,13 +327,13 @@ def test_candidates_that_restate_the_question_are_dropped(qa_artifact):
     assert qa.drop_restated
     doc = parse(["What does AARP stand for?"])[0]
     sents = qa.retrieve(model.index, keywords(doc), doc, 20)
-    kept = {c.text for _, c in qa._candidates(doc, sents)}
+    kept = {c.text for _, c in qa.candidates(doc, sents)}
     every = {c.text for s in sents for c in s.candidates}
     assert "AARP" in every and "AARP" not in kept and kept < every
     assert all(not restates_question(question_stems(doc), a["answer"])
                for a in qa.answer(doc, model.index, 50)["answers"])
     qa.drop_restated = False
-    assert {c.text for _, c in qa._candidates(doc, sents)} == every
+    assert {c.text for _, c in qa.candidates(doc, sents)} == every
 
 
 def test_wordnet_checks_candidates_against_the_fine_class():

@@ -11,7 +11,9 @@ import pytest
 
 from textqa.models.artifact import ArtifactError
 from textqa.models.truecaser.classes import PackedText, WordClasses, neighbour_matrix, ranks
-from textqa.models.truecaser.model import LM_SPECIALS, Truecaser, load_truecaser, save_truecaser
+from textqa.models.truecaser.vocabulary import LM_SPECIALS
+from textqa.models.truecaser.model import Truecaser
+from textqa.models.truecaser.store import load_truecaser, save_truecaser
 from textqa.runtime.paths import PUNKT_DIR
 
 
@@ -73,12 +75,12 @@ def test_the_classes_of_the_specials_and_the_class_emissions(class_model):
 
 def brute_force(model, tokens, oov):
     """Every combination of candidates scored with every LM's full-sentence scores and the emissions."""
-    cands = [model._candidates(t) for t in tokens]
+    cands = [model.candidates(t) for t in tokens]
     best, best_forms = -1e9, None
     for combo in itertools.product(*cands):
         lm_tokens = [lmw for _, lmw, _ in combo]
         s = model.lm_.score(" ".join(lm_tokens), bos=True, eos=True)
-        for clm, table, mu in model._class_lms():
+        for clm, table, mu in model.class_lms():
             classes = [table.lookup(t) for t in lm_tokens]
             s += mu * (clm.score(" ".join(c for c, _ in classes), bos=True, eos=True) + sum(e for _, e in classes))
         s += sum(model.oov_weight * oov[t.lower()][cls] for t, (_, _, cls) in zip(tokens, combo) if cls)
@@ -94,7 +96,7 @@ def test_the_search_over_pairs_of_states_is_exact(class_model, dev_sentences, we
                  "zorblaxian traders met mr. quixotl in the old city ."]
     for s in dev_sentences:                              # short real sentences with a few thousand paths at most
         tokens = s.lower().split()
-        if len(tokens) <= 12 and np.prod([len(model._candidates(t)) for t in tokens]) <= 3000:
+        if len(tokens) <= 12 and np.prod([len(model.candidates(t)) for t in tokens]) <= 3000:
             sentences.append(" ".join(tokens))
         if len(sentences) == 40:
             break
@@ -102,8 +104,8 @@ def test_the_search_over_pairs_of_states_is_exact(class_model, dev_sentences, we
     try:
         for sentence in sentences:
             tokens = sentence.split()
-            oov = model._oov_scores([tokens])
-            assert model._viterbi(tokens, oov, None) == brute_force(model, tokens, oov), sentence
+            oov = model.oov_scores([tokens])
+            assert model.viterbi(tokens, oov, None) == brute_force(model, tokens, oov), sentence
     finally:
         model.set_params(class_lm_weight=0.5)
 
@@ -115,22 +117,24 @@ class _Identity:
         return token, 0.0
 
 
-def test_the_search_over_several_class_lms_is_exact(class_model, dev_sentences, monkeypatch):
-    """``_class_lms`` with a second LM (``dev/truecaser_two_class_lms.py``'s seam; here the word LM
-    itself behind an identity class table, weight 0.3): the search over triples of states is exact."""
+def test_the_search_over_several_class_lms_is_exact(class_model, dev_sentences):
+    """A second class LM through ``extra_class_lms`` (``dev/truecaser_two_class_lms.py``'s way; here
+    the word LM itself behind an identity class table, weight 0.3): the search over triples of
+    states is exact, and the Python search decodes it."""
     model, _ = class_model
-    monkeypatch.setattr(model, "_class_lms", lambda: [(model.class_lm_, model.classes_, 0.5),
-                                                       (model.lm_, _Identity(), 0.3)])
+    model.extra_class_lms = [(model.lm_, _Identity(), 0.3)]
+    assert model.class_lms() == [(model.class_lm_, model.classes_, 0.5), (model.lm_, model.extra_class_lms[0][1], 0.3)]
+    assert model.search_in_use() == "python"
     sentences = ["in 1991 the district of mastung was separated from kalat ."]
     sentences += [" ".join(s.lower().split()) for s in dev_sentences
-                  if len(s.split()) <= 10 and np.prod([len(model._candidates(t)) for t in s.lower().split()]) <= 500][:15]
+                  if len(s.split()) <= 10 and np.prod([len(model.candidates(t)) for t in s.lower().split()]) <= 500][:15]
     assert len(sentences) == 16
     for sentence in sentences:
         tokens = sentence.split()
-        oov = model._oov_scores([tokens])
-        assert model._viterbi(tokens, oov, None) == brute_force(model, tokens, oov), sentence
-    monkeypatch.undo()
-    assert model._class_lms() == [(model.class_lm_, model.classes_, 0.5)]
+        oov = model.oov_scores([tokens])
+        assert model.viterbi(tokens, oov, None) == brute_force(model, tokens, oov), sentence
+    model.extra_class_lms = []
+    assert model.class_lms() == [(model.class_lm_, model.classes_, 0.5)]
 
 
 def test_weight_zero_is_the_model_without_it_and_the_weight_changes_decisions(class_model, dev_sentences, monkeypatch):
@@ -138,9 +142,9 @@ def test_weight_zero_is_the_model_without_it_and_the_weight_changes_decisions(cl
     lowered = [s.lower() for s in dev_sentences[:400]]
     on = model.predict(lowered)
     model.set_params(class_lm_weight=0.0)
-    assert model._class_lm_on() is False and model._native_decoder() is not None   # the C++ search, as without it
+    assert model.class_lm_active() is False and model.native_decoder() is not None   # the C++ search, as without it
     off = model.predict(lowered)
-    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "0")
+    monkeypatch.setattr(model, "search", "python")
     assert model.predict(lowered) == off                 # and the Python search agrees
     model.set_params(class_lm_weight=0.5)
     assert model.predict(lowered) == on                  # so does the Python search over pairs of states
@@ -153,10 +157,10 @@ def test_the_native_search_over_pairs_of_states_is_the_python_search(class_model
     lowered = [s.lower() for s in dev_sentences[:600]]
     for weight in (0.5, 3.0):
         model.set_params(class_lm_weight=weight)
-        monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "1")
-        assert model._native_class_decoder() is not None
+        monkeypatch.setattr(model, "search", "native")
+        assert model.native_class_decoder() is not None
         native = model.predict(lowered)
-        monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "0")
+        monkeypatch.setattr(model, "search", "python")
         assert model.predict(lowered) == native
     model.set_params(class_lm_weight=0.5)
 

@@ -86,11 +86,11 @@ def test_an_unseen_compounds_capital_is_scored_as_uc_or_mc(truecaser_copy, dev_s
                     and compound_form(t.lower(), model.compound_parts_) is not None})
     assert len(words) >= 50
     for w in words[:50]:
-        lc, cap, ca = model._candidates(w)
+        lc, cap, ca = model.candidates(w)
         assert lc == (w, "UNKNOWN_LC", "LC") and ca == (w.upper(), "UNKNOWN_CA", "CA")
         assert cap == (compound_form(w, model.compound_parts_), "UNKNOWN_UC", CAPITALISED)
     model.set_params(compound_casing=False)
-    assert model._candidates(words[0])[1] == (capitalize_first(words[0]), "UNKNOWN_UC", "UC")
+    assert model.candidates(words[0])[1] == (capitalize_first(words[0]), "UNKNOWN_UC", "UC")
     model.set_params(compound_casing=True)
 
 
@@ -101,7 +101,7 @@ def test_the_capital_evidence_is_the_union_of_uc_and_mc(truecaser_copy):
     from textqa.models.truecaser.oov import CAPITALISED
     oov = truecaser_copy.oov_
     words = ["alpes-maritimes", "saint-julien-de-mailloc", "drug-sales", "o'brien", "ohio-based"]
-    P = oov.clf_.predict_proba(oov._vectorizer().transform(words))
+    P = oov.clf_.predict_proba(oov.vectorizer().transform(words))
     idx = list(oov.clf_.classes_)
     for w, row, ratios in zip(words, P, oov.log10_ratio(words)):
         pr = oov.prior_
@@ -113,7 +113,7 @@ def test_the_capital_evidence_is_the_union_of_uc_and_mc(truecaser_copy):
 def test_an_artifact_without_the_part_table_renders_compounds_as_before(truecaser_artifact, tmp_path, dev_sentences):
     """A format-3 artifact (no part table) decodes as it always did; a damaged table is refused."""
     from textqa.models.artifact import ArtifactError, sha256_file
-    from textqa.models.truecaser.model import load_truecaser
+    from textqa.models.truecaser.store import load_truecaser
     dest = tmp_path / "tc"
     shutil.copytree(truecaser_artifact / "truecaser", dest)
     current = load_truecaser(dest)

@@ -13,9 +13,11 @@ import pytest
 
 from textqa.models.artifact import ArtifactError, save_arrays
 from textqa.models.truecaser.casing import fold_accents
-from textqa.models.truecaser.context import (KeyIndex, SentenceContext, collect, fit_context, merge_samples,
-                                             occurrences, quotas, ranges, target_words)
-from textqa.models.truecaser.model import TRIGRAM_DECODER, load_truecaser, save_truecaser
+from textqa.models.truecaser.context import SentenceContext, fit_context
+from textqa.models.truecaser.context_samples import (KeyIndex, collect, merge_samples, occurrences, quotas, ranges,
+                                                     target_words)
+from textqa.models.truecaser.model import TRIGRAM_DECODER
+from textqa.models.truecaser.store import load_truecaser, save_truecaser
 from textqa.runtime.paths import PUNKT_DIR
 
 
@@ -79,7 +81,7 @@ def reference_collect(sentences, targets, cap, stop):
 
 
 def test_samples_are_those_taken_token_by_token(small_truecaser, folded):
-    targets = target_words(small_truecaser.casing_.forms, small_truecaser._candidate_forms)
+    targets = target_words(small_truecaser.casing_.forms, small_truecaser.candidate_forms)
     stop = {"the", "of", "in", "and", ",", "."} - set(targets)
     for cap, part in ((3, folded), (10**9, folded[:1500])):
         X, words, labels, vocab = collect(part, targets, cap, stop=stop)
@@ -98,7 +100,7 @@ def test_samples_collected_in_parts_are_the_whole_texts(small_truecaser, folded)
     """What ``--scheduler`` relies on: each partition's share of the first ``cap`` samples (its
     quota, from every partition's occurrences counted first), merged in order, is the first ``cap``
     of the whole text, with the same words around them; and no more than those are collected."""
-    targets = target_words(small_truecaser.casing_.forms, small_truecaser._candidate_forms)
+    targets = target_words(small_truecaser.casing_.forms, small_truecaser.candidate_forms)
     assert len(targets) > 100
     whole = collect(folded, targets, 4)
     cut = [0, 1000, 1001, 2500, len(folded)]
@@ -187,9 +189,9 @@ def test_the_model_in_the_search(with_context, dev_sentences, monkeypatch):
     assert off == plain.set_params().predict(lowered)
     changed = sum(a != b for x, y in zip(on, off) for a, b in zip(x.split(), y.split()))
     assert changed > 5, changed
-    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "0")
+    monkeypatch.setattr(model, "search", "python")
     assert model.set_params().predict(lowered) == on
-    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "1")
+    monkeypatch.setattr(model, "search", "native")
     loaded = load_truecaser(folder)
     assert loaded.context_weight == 1.0 and loaded.predict(lowered) == on
     assert loaded.set_params(**TRIGRAM_DECODER).predict(lowered) == plain.set_params(**TRIGRAM_DECODER).predict(lowered)
@@ -220,7 +222,7 @@ def test_the_words_fitted_in_worker_processes_are_fitted_as_in_this_one(small_tr
     in two worker processes; the model must be the same, weight for weight, as one fitted here."""
     from textqa.runtime import process_pool
     import textqa.models.truecaser.context as context_module
-    targets = target_words(small_truecaser.casing_.forms, small_truecaser._candidate_forms)
+    targets = target_words(small_truecaser.casing_.forms, small_truecaser.candidate_forms)
     samples = collect(folded, targets, 300)
     here = fit_context(None, targets, samples=samples, min_weight=0.01)
     pools = []

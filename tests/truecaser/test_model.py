@@ -6,12 +6,13 @@ import pytest
 from sklearn.base import clone
 
 from textqa.evaluation.truecase import score_truecase
-from textqa.models.truecaser.model import Truecaser, UnigramTruecaser, capitalize_first_word
+from textqa.models.truecaser.model import Truecaser
 
 
+from textqa.models.truecaser.baseline import UnigramTruecaser, capitalize_first_word
 def brute_force_best(model, tokens, oov):
     """Score every combination of candidates with KenLM's full-sentence score (+ OOV terms)."""
-    cands = [model._candidates(t) for t in tokens]
+    cands = [model.candidates(t) for t in tokens]
     best, best_forms = -1e9, None
     for combo in itertools.product(*cands):
         s = model.lm_.score(" ".join(lmw for _, lmw, _ in combo), bos=True, eos=True)
@@ -22,7 +23,7 @@ def brute_force_best(model, tokens, oov):
 
 
 def path_score(model, tokens, forms, oov):
-    cands = [model._candidates(t) for t in tokens]
+    cands = [model.candidates(t) for t in tokens]
     lm_tokens, extra = [], 0.0
     for t, f, cl in zip(tokens, forms, cands):
         (_, lmw, cls), = [c for c in cl if c[0] == f][:1]
@@ -42,8 +43,8 @@ def test_viterbi_is_exact(truecaser_copy, sentence):
     model = truecaser_copy
     model.first_word, model.split_sentences = "lm", False
     tokens = sentence.split()
-    oov = model._oov_scores([tokens])
-    forms = model._viterbi(tokens, oov)
+    oov = model.oov_scores([tokens])
+    forms = model.viterbi(tokens, oov)
     brute_forms, brute_score = brute_force_best(model, tokens, oov)
     assert path_score(model, tokens, forms, oov) == pytest.approx(brute_score, abs=1e-4)
 
@@ -116,9 +117,9 @@ def test_paper_figure_1_delay_example(tmp_path):
 def test_set_params_refreshes_candidates(truecaser_copy):
     model = truecaser_copy
     model.predict(["the city"])
-    assert len(model._candidates("the")) > 1
+    assert len(model.candidates("the")) > 1
     model.set_params(n_casings=1)
-    assert len(model._candidates("the")) == 1
+    assert len(model.candidates("the")) == 1
 
 
 def test_a_loaded_baseline_is_read_when_first_used_and_checked_again(small_truecaser, truecaser_artifact, tmp_path):
@@ -128,7 +129,7 @@ def test_a_loaded_baseline_is_read_when_first_used_and_checked_again(small_truec
     import shutil
 
     from textqa.models.artifact import ArtifactError
-    from textqa.models.truecaser.model import load_truecaser
+    from textqa.models.truecaser.store import load_truecaser
     dest = tmp_path / "tc"
     shutil.copytree(truecaser_artifact / "truecaser", dest)
     lines = ["the united states and new york .", "he met paris hilton in london ."]

@@ -13,10 +13,10 @@ def test_the_library_is_built():
 
 
 def _both(model, lowered, monkeypatch):
-    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "0")
+    monkeypatch.setattr(model, "search", "python")
     python = model.predict(lowered)
-    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "1")
-    assert model._native_decoder() is not None
+    monkeypatch.setattr(model, "search", "native")
+    assert model.native_decoder() is not None
     return python, model.predict(lowered)
 
 
@@ -51,7 +51,7 @@ def test_an_unreadable_lm_is_an_error_naming_it(tmp_path):
 def test_a_model_with_its_decoder_pickles(truecaser_copy, dev_sentences):
     lowered = [s.lower() for s in dev_sentences[:50]]
     before = truecaser_copy.predict(lowered)
-    assert truecaser_copy._native
+    assert truecaser_copy.native_decoder() is not None
     again = pickle.loads(pickle.dumps(truecaser_copy))
     assert again.predict(lowered) == before
 
@@ -72,12 +72,12 @@ def test_another_lm_file_gets_its_own_decoder_and_word_ids(truecaser_copy, dev_s
     model = truecaser_copy
     lowered = [s.lower() for s in dev_sentences[:100]]
     before = model.predict(lowered)
-    first = model._native
+    first = model.native_decoder()
     copy = tmp_path / "lm.binary"
     shutil.copyfile(model.lm_path_, copy)
     model.lm_, model.lm_path_ = kenlm.Model(str(copy)), str(copy)
-    assert model.predict(lowered) == before and model._native is not first
-    assert model._native.lm_path == str(copy)
+    assert model.predict(lowered) == before and model.native_decoder() is not first
+    assert model.native_decoder().lm_path == str(copy)
 
 
 def test_candidate_rows_grow_and_gather():
@@ -85,7 +85,8 @@ def test_candidate_rows_grow_and_gather():
     past their first capacity; ``ranges`` concatenates index ranges."""
     import numpy as np
 
-    from textqa.models.truecaser.model import CandidateRows, ranges
+    from textqa.models.truecaser.native_search import CandidateRows
+    from textqa.models.truecaser.context_samples import ranges
     assert ranges(np.array([5, 0, 9]), np.array([2, 0, 3])).tolist() == [5, 6, 9, 10, 11]
     rows = CandidateRows({})
     made = [rows.add([i, i + 1, i + 2][: 1 + i % 3], [i] * (1 + i % 3), [-0.5 * i] * (1 + i % 3)) for i in range(3000)]
@@ -126,26 +127,26 @@ def test_loading_pauses_the_collector_and_gives_it_back_as_it_was(truecaser_arti
     import gc
 
     from textqa.models.artifact import ArtifactError
-    from textqa.models.truecaser import model as model_mod
-    seen, init = [], model_mod.CasingTable.__init__
+    from textqa.models.truecaser import baseline, store
+    seen, init = [], baseline.CasingTable.__init__
 
     def spy(self, forms):
         seen.append(gc.isenabled())
         init(self, forms)
-    monkeypatch.setattr(model_mod.CasingTable, "__init__", spy)
+    monkeypatch.setattr(baseline.CasingTable, "__init__", spy)
     path = truecaser_artifact / "truecaser"
     assert gc.isenabled()
-    model_mod.load_truecaser(path)
+    store.load_truecaser(path)
     assert seen == [False] and gc.isenabled()
     broken = copy_root(truecaser_artifact) / "truecaser"
     with open(broken / "casing.json", "a", encoding="utf-8") as f:
         f.write(" ")
     with pytest.raises(ArtifactError):
-        model_mod.load_truecaser(broken)
+        store.load_truecaser(broken)
     assert gc.isenabled()
     gc.disable()
     try:
-        model_mod.load_truecaser(path)
+        store.load_truecaser(path)
         assert seen == [False, False] and not gc.isenabled()
     finally:
         gc.enable()
@@ -156,20 +157,53 @@ def test_a_loaded_model_starts_in_the_collectors_oldest_generation(truecaser_art
     them all), and are still collected there; objects frozen by someone else stay frozen."""
     import gc
 
-    from textqa.models.truecaser import model as model_mod
+    from textqa.models.truecaser import store
     path = truecaser_artifact / "truecaser"
 
     def generation_of(obj):
         return next((g for g in range(3) if any(o is obj for o in gc.get_objects(generation=g))), None)
-    model = model_mod.load_truecaser(path)
+    model = store.load_truecaser(path)
     assert gc.get_freeze_count() == 0
     forms = next(iter(model.casing_.forms.values()))          # a list read from casing.json
     assert generation_of(forms) == 2 and generation_of(model.casing_.forms) == 2
     keep = [[1], [2]]                                        # frozen by the test, not by the load
     gc.freeze()
     try:
-        model = model_mod.load_truecaser(path)
+        model = store.load_truecaser(path)
         assert gc.get_freeze_count() > 0 and generation_of(keep) is None
         assert generation_of(next(iter(model.casing_.forms.values()))) in (0, 1, 2)
     finally:
         gc.unfreeze()
+
+
+def test_the_public_search_switch_and_emission_scorers(truecaser_copy, dev_sentences, monkeypatch):
+    """``search`` picks the search ("python" decodes like "native"; "native" without the library is
+    an error, not a silent fallback), and ``add_emission_scorer`` reaches both searches alike."""
+    model = truecaser_copy
+    lowered = [s.lower() for s in dev_sentences[:120]]
+    assert model.search == "auto" and model.search_in_use() == "native"
+    native = model.predict(lowered)
+    model.search = "python"
+    assert model.search_in_use() == "python" and model.predict(lowered) == native
+    with pytest.raises(ValueError, match="search must be one of"):
+        model.search = "gpu"
+    seen = []
+
+    def capitals_for_paris(low, sent_off):
+        """+5 (log10) for the second candidate of every 'paris' that has two or more."""
+        seen.append(len(low))
+        return {i: [0.0, 5.0] + [0.0] * (len(model.candidates(w)) - 2)
+                for i, w in enumerate(low) if w == "paris" and len(model.candidates(w)) > 1}
+    model.add_emission_scorer(capitals_for_paris)
+    sentences = ["he lives in paris .", "paris is a city in france ."] + lowered[:20]
+    python = model.predict(sentences)
+    model.search = "native"
+    assert model.predict(sentences) == python and seen and len(model.emission_scorers) == 1
+    forms = model.candidate_forms("paris")
+    if len(forms) > 1:
+        assert python[0].split()[3] == forms[1]
+    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "0")
+    with pytest.raises(RuntimeError, match="search='native'"):
+        model.predict(["paris ."])
+    model.search = "auto"
+    assert model.search_in_use() == "python" and model.predict(sentences) == python

@@ -18,7 +18,7 @@ def test_fitting_on_the_used_columns_is_the_fit_on_all_of_them(wiki_sentences):
     classes = [case_class(w) for w, _ in pairs]
     assert len(set(classes)) >= 3 and len(words) > 2000
     model = CharCasingClassifier(n_features=2 ** 15).fit(words, classes, sample_weight=weights)
-    X = model._vectorizer().transform(words)
+    X = model.vectorizer().transform(words)
     full = LogisticRegression(C=model.C, max_iter=model.max_iter).fit(X, classes, sample_weight=weights)
     assert model.clf_.coef_.shape == full.coef_.shape == (len(full.classes_), 2 ** 15)
     assert model.clf_.n_features_in_ == 2 ** 15 and list(model.clf_.classes_) == list(full.classes_)
@@ -27,8 +27,8 @@ def test_fitting_on_the_used_columns_is_the_fit_on_all_of_them(wiki_sentences):
     np.testing.assert_allclose(model.clf_.coef_, full.coef_, atol=1e-6)
     np.testing.assert_allclose(model.clf_.intercept_, full.intercept_, atol=1e-6)
     unseen = ["zorblaxian", "quixotl", "mcgillicuddy-smythe", "ibm-compatible", "x86"]
-    P = model.clf_.predict_proba(model._vectorizer().transform(unseen))
-    np.testing.assert_allclose(P, full.predict_proba(model._vectorizer().transform(unseen)), atol=1e-6)
+    P = model.clf_.predict_proba(model.vectorizer().transform(unseen))
+    np.testing.assert_allclose(P, full.predict_proba(model.vectorizer().transform(unseen)), atol=1e-6)
 
 
 def test_the_model_fitted_in_a_worker_process_is_the_one_fitted_here(wiki_sentences, monkeypatch):
@@ -38,21 +38,22 @@ def test_the_model_fitted_in_a_worker_process_is_the_one_fitted_here(wiki_senten
     from collections import Counter
 
     from textqa.runtime import process_pool
-    from textqa.models.truecaser import model as model_mod
+    from textqa.models.truecaser import fitting
+    from textqa.models.truecaser.model import Truecaser
     from textqa.models.truecaser.oov import oov_to_data
     counts = Counter(t for s in wiki_sentences[:4000] for t in s.split())
     known = {w: c for w, c in counts.items() if c >= 3}
     rare = {w: c for w, c in counts.items() if c < 3}
-    words = model_mod.oov_training_words(known, rare, 3)
-    assert 1000 < len(words[0]) <= model_mod._OOV_IN_PROCESS
+    words = fitting.oov_training_words(known, rare, 3)
+    assert 1000 < len(words[0]) <= fitting._OOV_IN_PROCESS
     pools, real = [], process_pool.pool
     monkeypatch.setattr(process_pool, "pool", lambda: pools.append(1) or real())
     said = []
-    here = model_mod.Truecaser()
+    here = Truecaser()
     here._start_oov(words, said.append)
     assert here.oov_ is not None and not pools and "worker" not in said[-1]
-    monkeypatch.setattr(model_mod, "_OOV_IN_PROCESS", len(words[0]) - 1)
-    there = model_mod.Truecaser()
+    monkeypatch.setattr(fitting, "_OOV_IN_PROCESS", len(words[0]) - 1)
+    there = Truecaser()
     there._start_oov(words, said.append)
     assert pools and "worker" in said[-1]
     there.finish_oov(said.append)

@@ -169,7 +169,7 @@ def test_a_damaged_phrase_table_is_an_artifact_error(truecaser_artifact, tmp_pat
     import shutil
 
     from textqa.models.artifact import ArtifactError, sha256_file
-    from textqa.models.truecaser.model import load_truecaser
+    from textqa.models.truecaser.store import load_truecaser
     dest = tmp_path / "tc"
     shutil.copytree(truecaser_artifact / "truecaser", dest)
     table = dest / "phrases.json"

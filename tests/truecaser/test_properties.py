@@ -39,12 +39,11 @@ def test_the_models_tokens_keep_their_length(small_truecaser, tokens):
     """The Python API (``predict_tokens``, without the service's guards), in both searches: each
     token comes back with its own length and letters, whatever its first letter uppercases to
     ("\u00df" -> "SS")."""
-    native = getattr(small_truecaser, "_native", None)
     try:
-        for search in ("C++", "Python"):
+        for search in ("native", "python"):
+            small_truecaser.search = search
             out = small_truecaser.predict_tokens([tokens])[0]
             assert len(out) == len(tokens), search
             assert all(len(o) == len(t) and o.casefold() == t.casefold() for o, t in zip(out, tokens)), search
-            small_truecaser._native = False                  # the Python search next
     finally:
-        small_truecaser._native = native
+        small_truecaser.search = "auto"

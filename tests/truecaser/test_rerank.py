@@ -7,7 +7,8 @@ import shutil
 import pytest
 
 from textqa.models.artifact import ArtifactError
-from textqa.models.truecaser.model import TRIGRAM_DECODER, Truecaser, load_truecaser, save_truecaser
+from textqa.models.truecaser.model import TRIGRAM_DECODER, Truecaser
+from textqa.models.truecaser.store import load_truecaser, save_truecaser
 from textqa.models.truecaser.rerank import FEATURE_SETS, CandidateWeights, candidate_features, held_out
 from textqa.runtime.paths import PUNKT_DIR
 
@@ -63,10 +64,10 @@ def test_the_pass_learns_on_held_out_text_and_changes_decisions(discriminative, 
 def test_native_and_python_search_agree_with_the_pass(discriminative, dev_sentences, monkeypatch):
     model, _ = discriminative
     lowered = [s.lower() for s in dev_sentences[:300]]
-    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "0")
+    monkeypatch.setattr(model, "search", "python")
     python = model.predict(lowered)
-    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "1")
-    assert model._native_decoder() is not None and model.predict(lowered) == python
+    monkeypatch.setattr(model, "search", "native")
+    assert model.native_decoder() is not None and model.predict(lowered) == python
 
 
 def test_the_weights_are_saved_loaded_and_switched_off_by_the_trigram_decoder(discriminative, dev_sentences, tmp_path,

@@ -8,7 +8,7 @@ import pytest
 
 from textqa.evaluation.truecase import score_truecase
 from textqa.models.truecaser import lm as lmmod
-from textqa.models.truecaser.model import load_truecaser
+from textqa.models.truecaser.store import load_truecaser
 from textqa.training.corpus import drop_overlap, normalize_for_overlap
 
 
@@ -69,7 +69,7 @@ def test_dev_report_is_reproduced_by_the_saved_model(trained):
 def test_dev_perplexity_from_kenlm_full_scores(trained):
     """Perplexity = 10^(-sum log10 P / (tokens + </s>)), words the model does not know as their UNKNOWN class token."""
     from textqa.models.truecaser.casing import NONE, UNKNOWN_TOKENS, case_class
-    from textqa.models.truecaser.model import UNKNOWN_NONE
+    from textqa.models.truecaser.vocabulary import UNKNOWN_NONE
     path, dev = trained
     model = load_truecaser(path)
     known = {f for forms in model.casing_.forms.values() for f, _ in forms}
@@ -166,10 +166,10 @@ def test_an_order_4_lm_is_trained_saved_and_decoded_exactly(wiki_sentences, dev_
     model = load_truecaser(tmp_path / "tc4")
     assert model.lm_.order == 4
     lowered = [s.lower() for s in dev]
-    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "0")
+    monkeypatch.setattr(model, "search", "python")
     python = model.predict(lowered)
-    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "1")
-    assert model._native_decoder() is not None and model.predict(lowered) == python
+    monkeypatch.setattr(model, "search", "native")
+    assert model.native_decoder() is not None and model.predict(lowered) == python
     assert manifest["metrics"]["viterbi"]["f1"] == pytest.approx(round(score_truecase(dev, python).f1, 2))
     assert manifest["metrics"]["viterbi"]["f1"] > manifest["metrics"]["unigram_baseline"]["f1"]
 
@@ -195,10 +195,10 @@ def test_a_pruned_lm_is_trained_saved_and_decoded_exactly(wiki_sentences, dev_se
     model = load_truecaser(tmp_path / "tc")
     assert model.prune == [0, 1, 2] and model.lm_.order == 4
     lowered = [s.lower() for s in dev]
-    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "0")
+    monkeypatch.setattr(model, "search", "python")
     python = model.predict(lowered)
-    monkeypatch.setenv("TEXTQA_NATIVE_VITERBI", "1")
-    assert model._native_decoder() is not None and model.predict(lowered) == python
+    monkeypatch.setattr(model, "search", "native")
+    assert model.native_decoder() is not None and model.predict(lowered) == python
     assert manifest["metrics"]["viterbi"]["f1"] > manifest["metrics"]["unigram_baseline"]["f1"]
 
 
@@ -226,7 +226,7 @@ def test_the_default_model_has_a_class_lm_which_the_discriminative_pass_turns_of
             run(p.parse_args(base + bad + ["--out", str(tmp_path / "bad")]))
         assert not (tmp_path / "bad").exists()
     model = load_truecaser(default)
-    assert model.class_lm_.order == 3 and model._class_lm_on()
+    assert model.class_lm_.order == 3 and model.class_lm_active()
     assert run(p.parse_args(base + ["--discriminative", "local", "--out", str(tmp_path / "disc")])) == 0
     assert "training without the class LM, which --discriminative cannot be combined with" in capsys.readouterr().err
     assert json.loads((tmp_path / "disc" / "manifest.json").read_text())["hyper_parameters"]["class_lm"] == 0

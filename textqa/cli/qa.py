@@ -129,7 +129,6 @@ def run_answer(args) -> int:
 
 def run_resources(args) -> int:
     """Lita, Hunt & Nyberg's resource analysis: WordNet and gazetteers as answer sources."""
-    import json
     import time
 
     from tqdm import tqdm

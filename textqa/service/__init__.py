@@ -8,8 +8,8 @@ from pathlib import Path
 
 from flask import Flask
 
-from .errors import APIError, register_error_handlers
-from .registry import get_model, load_models  # noqa: F401  (get_model: the blueprints' way to a model)
+from .errors import register_error_handlers
+from .registry import load_models
 
 DEFAULT_CONFIG = {
     "MAX_CONTENT_LENGTH": 2 * 1024 * 1024,      # bytes per request body (413 above)

@@ -30,7 +30,9 @@ def readyz():
 def models():
     out = {}
     for name, s in current_app.extensions["textqa_models"].items():
-        out[name] = {"loaded": True, "manifest": s.manifest} if s.loaded else {"loaded": False, "error": s.error}
+        about = {"verb": s.spec.verb, "title": s.spec.title}
+        out[name] = {**about, "loaded": True, "manifest": s.manifest} if s.loaded else \
+            {**about, "loaded": False, "error": s.error}
     return {"models": out}
 
 

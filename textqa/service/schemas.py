@@ -299,6 +299,8 @@ class Readiness(_Out):
 
 
 class ModelStatus(_Out):
+    verb: str = Field(description="the model's command word: its playground tab, 'textqa VERB', 'textqa batch VERB'")
+    title: str = Field(description="the model and its paper")
     loaded: bool
     manifest: dict[str, Any] = Field(None)
     error: str = Field(None)

@@ -27,7 +27,9 @@ from textqa.evaluation.truecase import score_truecase
 from textqa.models.truecaser import lm as lmmod
 from textqa.models.truecaser.casing import NONE, UNKNOWN_TOKENS, case_class, fold_accents
 from textqa.models.truecaser.classes import CLASS_ORDER, DEFAULT_CLASSES, TARGETS
-from textqa.models.truecaser.model import DEFAULT_OOV_WEIGHT, ORDERS, UNKNOWN_NONE, Truecaser, save_truecaser
+from textqa.models.truecaser.model import DEFAULT_OOV_WEIGHT, ORDERS, Truecaser
+from textqa.models.truecaser.vocabulary import UNKNOWN_NONE
+from textqa.models.truecaser.store import save_truecaser
 from textqa.models.truecaser.rerank import FEATURE_SETS
 
 from .corpus import drop_overlap, file_fingerprint, read_lines, tokenized_corpus

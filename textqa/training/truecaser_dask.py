@@ -28,12 +28,13 @@ from pathlib import Path
 import numpy as np
 
 from textqa.models.truecaser import classes
-from textqa.models.truecaser import context as ctxmod
+from textqa.models.truecaser import context_samples
 from textqa.models.truecaser import lm as lmmod
 from textqa.models.truecaser import phrases as phmod
 from textqa.models.truecaser.casing import fold_accents
-from textqa.models.truecaser.model import BOS_ID, EOS_ID, LMVocabulary, as_tokens
+from textqa.models.truecaser.vocabulary import BOS_ID, EOS_ID, LMVocabulary
 
+from textqa.models.truecaser.baseline import as_tokens
 from .corpus import normalize_for_overlap, open_text, paragraphs
 
 _TOKENIZERS: dict = {}          # per worker process: punkt folder -> PTBTokenizer
@@ -185,11 +186,11 @@ def _partitions(paths, pretokenized: bool, size: int):
 
 
 def _context_counts(part, targets):
-    return ctxmod.occurrences(part[0], targets)
+    return context_samples.occurrences(part[0], targets)
 
 
 def _context_samples(part, targets, cap, stop):
-    X, words, labels, vocab = ctxmod.collect(part[0], targets, cap, stop=stop)
+    X, words, labels, vocab = context_samples.collect(part[0], targets, cap, stop=stop)
     return X, words, labels, list(vocab)
 
 
@@ -257,8 +258,8 @@ def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], preto
         [targets_f] = client.scatter([targets], broadcast=True)
         counts = client.gather([client.submit(_context_counts, p, targets_f, pure=False) for p in parts])
         got = client.gather([client.submit(_context_samples, p, targets_f, q, stop, pure=False)
-                             for p, q in zip(parts, ctxmod.quotas(counts, cap))])
+                             for p, q in zip(parts, context_samples.quotas(counts, cap))])
         parts.clear()
-        return ctxmod.merge_samples(got)
+        return context_samples.merge_samples(got)
     return (vocab, count_ngrams, count_phrases, n_sentences, dropped,
             ClusterText(client, packed, say) if class_lm else None, collect_context if context else None)

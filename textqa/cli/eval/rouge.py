@@ -105,8 +105,8 @@ def options_from(args):
 
 
 def run(args) -> int:
-    from textqa.evaluation.rouge import (Resources, all_peers, as_json, evaluate, format_result, jackknife,
-                                         read_config, read_file_list)
+    from textqa.evaluation.rouge import as_json, evaluate, format_result
+    from textqa.evaluation.rouge_input import Resources, all_peers, jackknife, read_config, read_file_list
     options = options_from(args)
     resources = Resources.load(args.e)
     if args.z:

@@ -28,7 +28,6 @@ default because neither raised MRR@5 on the dev questions (README).
 from __future__ import annotations
 
 import math
-import re
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -324,7 +323,7 @@ class InstanceQA:
             out.append(Retrieved(rowid, tokens, cands, rank, score))
         return out
 
-    def _candidates(self, doc, sents) -> list:
+    def candidates(self, doc, sents) -> list:
         """(sentence, candidate) pairs of the retrieved sentences, without the candidates that only
         restate the question (:func:`restates_question`) when ``drop_restated`` is on."""
         pairs = [(s, c) for s in sents for c in s.candidates]
@@ -360,7 +359,7 @@ class InstanceQA:
         for i, (q, doc) in enumerate(zip(questions, docs)):
             kws = keywords(doc)
             retrieved = self.retrieve(index, kws, doc)
-            data = [(s, c, pattern_match(q["patterns"], c.text)) for s, c in self._candidates(doc, retrieved)]
+            data = [(s, c, pattern_match(q["patterns"], c.text)) for s, c in self.candidates(doc, retrieved)]
             if self.query_content:
                 from .query_content import sentence_features
                 ok = _Matcher(q["patterns"])
@@ -411,7 +410,7 @@ class InstanceQA:
                         if s.rowid not in seen:
                             seen.add(s.rowid)
                             sents.append(s)
-        data = self._candidates(doc, sents)
+        data = self.candidates(doc, sents)
         block = _Block(self, set(kws), data, uiuc, focus_of(doc), self._ranked(doc, sents, uiuc, fine), fine)
         answers: dict = {}
         type_mix = {t: 0.0 for t in ANSWER_TYPES}

@@ -31,11 +31,10 @@ from __future__ import annotations
 import math
 import threading
 import warnings
-from typing import NamedTuple
 
 import numpy as np
 
-from .casing import index, lowercase_ids
+from .context_samples import KeyIndex, collect, ranges
 
 LN10 = math.log(10)
 #: The defaults of ``textqa train truecaser``: samples a casing (measured 1,000 / 3,000 / 10,000 in
@@ -43,196 +42,6 @@ LN10 = math.log(10)
 #: strength C, the weights kept (|w| above: at C = 3, 0.3 keeps fewer weights than C = 1 kept at 0.2,
 #: for the artifact's size budget) and how many of the commonest words are neither modelled nor context.
 DEFAULT_CAP, DEFAULT_WEIGHT, DEFAULT_C, DEFAULT_MIN_WEIGHT, DEFAULT_STOP = 10_000, 0.5, 3.0, 0.3, 100
-
-
-def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The concatenated ranges ``starts[i] .. starts[i] + lengths[i] - 1``."""
-    total = int(lengths.sum())
-    if not total:
-        return np.zeros(0, np.int64)
-    ends = np.cumsum(lengths)
-    return np.repeat(np.asarray(starts, np.int64) - (ends - lengths), lengths) + np.arange(total, dtype=np.int64)
-
-
-class KeyIndex:
-    """A read-only hash index of distinct int64 keys, built and searched with numpy: the keys sorted
-    by bucket (Fibonacci hashing, about one key a bucket), each bucket a range of them.
-    ``find(keys)`` gives each key's position in the keys it was built from, or -1, in a few vectorised
-    passes (one per key of the fullest bucket a look-up meets); a sorted array's ``searchsorted``
-    makes about 22 random reads a look-up at 4 M keys, this one or two."""
-    _MULT = np.uint64(0x9E3779B97F4A7C15)
-
-    def __init__(self, keys: np.ndarray):
-        keys = np.ascontiguousarray(keys, dtype=np.int64)
-        self.bits = max(1, int(np.log2(len(keys) + 1)))       # about one key a bucket
-        bucket = self._hash(keys)
-        # sorted by (bucket, position) in one sort of int64s (an argsort of the buckets is 1.5x slower)
-        self.order = (np.sort((bucket << 32) | np.arange(len(keys), dtype=np.int64)) & 0xFFFFFFFF).astype(np.int32)
-        self.sorted_keys = keys[self.order]
-        self.start = np.zeros((1 << self.bits) + 1, np.int32)
-        np.cumsum(np.bincount(bucket, minlength=1 << self.bits), out=self.start[1:])
-
-    def _hash(self, keys: np.ndarray) -> np.ndarray:
-        with np.errstate(over="ignore"):
-            return ((keys.view(np.uint64) * self._MULT) >> np.uint64(64 - self.bits)).view(np.int64)
-
-    def find(self, keys: np.ndarray) -> np.ndarray:
-        keys = np.ascontiguousarray(keys, dtype=np.int64)
-        out = np.full(len(keys), -1, np.int64)
-        b = self._hash(keys)
-        at, end = self.start[b].astype(np.int64), self.start[b + 1]
-        todo = np.flatnonzero(at < end)
-        while len(todo):
-            i = at[todo]
-            found = self.sorted_keys[i] == keys[todo]
-            out[todo[found]] = self.order[i[found]]
-            todo = todo[~found]
-            at[todo] += 1
-            todo = todo[at[todo] < end[todo]]
-        return out
-
-
-def target_words(forms: dict, candidate_forms, min_count: int = 20, min_second: float = 0.01) -> dict:
-    """{lowercased word: its candidate forms} of the ambiguous known words of a casing table
-    (``forms``: {key: [[form, count], ...]}; ``candidate_forms(key)``: the decoder's candidates)."""
-    out = {}
-    for w, f in forms.items():
-        if len(f) < 2:
-            continue
-        total = sum(c for _, c in f)
-        if total < min_count:
-            continue
-        cands = candidate_forms(w)
-        if len(cands) < 2:
-            continue
-        counts = dict(f)
-        if sorted((counts.get(c, 0) for c in cands), reverse=True)[1] >= min_second * total:
-            out[w] = list(cands)
-    return out
-
-
-class _Hits(NamedTuple):
-    """The non-initial occurrences of the targets' casings in indexed sentences, in corpus order."""
-    at: np.ndarray              # token positions
-    word: np.ndarray            # target index
-    casing: np.ndarray          # casing index
-    low: np.ndarray             # lowercased-word id of each token id
-    low_words: list             # the lowercased word of each such id
-
-
-def _hits(sentences, targets: dict) -> _Hits:
-    """The :class:`_Hits` of ``sentences`` (token lists, whitespace-tokenized strings or
-    :class:`.casing.Indexed`): numpy over the token ids, each distinct token looked up once."""
-    ix = index(sentences)
-    tid = {w: i for i, w in enumerate(targets)}
-    form_idx = [{f: k for k, f in enumerate(c)} for c in targets.values()]
-    low, low_id = lowercase_ids(ix.words)
-    low_words = list(low_id)
-    word, casing = np.full(len(ix.words), -1, np.int64), np.full(len(ix.words), -1, np.int64)
-    for i, (w, lw) in enumerate(zip(ix.words, low.tolist())):
-        j = tid.get(low_words[lw])
-        if j is not None:
-            k = form_idx[j].get(w)
-            if k is not None:
-                word[i], casing[i] = j, k
-    lengths = np.asarray(ix.lengths, np.int64)
-    hit = word[ix.ids] >= 0
-    hit[(np.cumsum(lengths) - lengths)[lengths > 0]] = False          # not a sentence's first token
-    at = np.flatnonzero(hit)
-    return _Hits(at, word[ix.ids[at]], casing[ix.ids[at]], low, low_words)
-
-
-def occurrences(sentences, targets: dict) -> np.ndarray:
-    """How many non-initial occurrences of each of the ``targets``' casings ``sentences`` have (what
-    :func:`collect` would take with no cap): a row a target, a column a casing (0 past its last)."""
-    out = np.zeros((len(targets), max((len(c) for c in targets.values()), default=1)), np.int64)
-    h = _hits(sentences, targets)
-    np.add.at(out, (h.word, h.casing), 1)
-    return out
-
-
-def quotas(counts: list, cap: int) -> list:
-    """Each stretch's share of the first ``cap`` occurrences of each word and casing over consecutive
-    stretches of a corpus whose :func:`occurrences` are ``counts`` (in corpus order): the caps under which
-    each stretch's :func:`collect` gives exactly its part of the whole corpus's samples."""
-    out, before = [], 0                 # the occurrences in the stretches before this one
-    for c in counts:
-        out.append(np.clip(cap - before, 0, c))
-        before = before + c
-    return out
-
-
-def collect(sentences, targets: dict, cap, progress=None, stop=(), block: int = 2_000_000):
-    """(sparse 0/1 rows of the other words of the sentence, target index, casing index, {feature
-    word: column}) of each non-initial occurrence of the ``targets`` in ``sentences`` (token lists,
-    whitespace-tokenized strings or :class:`.casing.Indexed`, already folded as the model's), the
-    first ``cap`` of each word and casing in corpus order (``cap``: a number, or a matrix as
-    :func:`occurrences` gives, a cap for each).  The ``stop`` words are not features (nor targets);
-    the columns are numbered in the order the sentences with samples meet their words.  Built with
-    numpy, sentences of about ``block`` tokens at a time (the memory it takes)."""
-    import scipy.sparse as sp
-    ix = index(sentences)
-    h = _hits(ix, targets)
-    width = max((len(c) for c in targets.values()), default=1)
-    limit = (np.asarray(cap, np.int64) if np.ndim(cap) else np.full((len(targets), width), cap, np.int64)).ravel()
-    # the first cap of each (word, casing) in corpus order: each occurrence's rank in its group
-    group = h.word * width + h.casing
-    by_group = np.argsort(group, kind="stable")
-    group = group[by_group]
-    new_group = np.r_[True, group[1:] != group[:-1]] if len(group) else np.zeros(0, bool)
-    rank = np.arange(len(group)) - np.maximum.accumulate(np.where(new_group, np.arange(len(group)), 0))
-    keep = np.zeros(len(group), bool)
-    keep[by_group[rank < limit[group]]] = True
-    del group, by_group, new_group, rank
-    at, words, labels = h.at[keep], h.word[keep], h.casing[keep]
-    del keep
-    n_low = max(1, len(h.low_words))
-    is_stop = np.zeros(n_low, bool)
-    stop = frozenset(stop)
-    is_stop[[i for i, w in enumerate(h.low_words) if w in stop]] = True
-    lengths = np.asarray(ix.lengths, np.int64)
-    ends = np.cumsum(lengths)
-    sample_sentence = np.searchsorted(ends, at, side="right")
-    column, met = np.full(n_low, -1, np.int64), []
-    indices, counts = [], []
-    cuts = np.unique(np.r_[0, np.searchsorted(ends, np.arange(block, int(ends[-1]) if len(ends) else 0, block)),
-                           len(lengths)])
-    for s0, s1 in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
-        a0, a1 = np.searchsorted(sample_sentence, [s0, s1]).tolist()
-        if a0 == a1:
-            continue
-        t0 = int(ends[s0 - 1]) if s0 else 0
-        sentence = np.repeat(np.arange(s1 - s0), lengths[s0:s1])
-        low = h.low[ix.ids[t0:int(ends[s1 - 1])]]
-        with_sample = np.zeros(s1 - s0, bool)
-        with_sample[sample_sentence[a0:a1] - s0] = True
-        mask = with_sample[sentence] & ~is_stop[low]
-        sentence, low = sentence[mask], low[mask]
-        # columns for the words met first here, in the order met
-        seen, first = np.unique(low, return_index=True)
-        fresh = column[seen] < 0
-        fresh_words = seen[fresh][np.argsort(first[fresh], kind="stable")]
-        column[fresh_words] = np.arange(len(met), len(met) + len(fresh_words))
-        met.extend(fresh_words.tolist())
-        # each sample's row: the distinct words of its sentence but its own
-        pairs = np.unique(sentence * n_low + low)
-        pair_sentence, pair_low = pairs // n_low, pairs % n_low
-        where = sample_sentence[a0:a1] - s0
-        seg_start = np.searchsorted(pair_sentence, where)
-        seg_len = np.searchsorted(pair_sentence, where, side="right") - seg_start
-        entries = ranges(seg_start, seg_len)
-        sample = np.repeat(np.arange(a1 - a0), seg_len)
-        other = pair_low[entries] != h.low[ix.ids[at[a0:a1]]][sample]
-        indices.append(column[pair_low[entries[other]]].astype(np.int32))
-        counts.append(np.bincount(sample[other], minlength=a1 - a0))
-    indptr = np.zeros(len(at) + 1, np.int64)
-    if counts:
-        np.cumsum(np.concatenate(counts), out=indptr[1:])
-    indices = np.concatenate(indices) if indices else np.zeros(0, np.int32)
-    X = sp.csr_matrix((np.ones(len(indices), np.float32), indices, indptr), shape=(len(at), len(met)))
-    if progress:
-        progress(f"sentence-context model: {len(lengths):,} sentences read, {len(at):,} samples")
-    return X, words, labels, {h.low_words[w]: i for i, w in enumerate(met)}
 
 
 class SentenceContext:
@@ -457,26 +266,6 @@ class SentenceContext:
                        arrays["indices"], data, info=meta.get("info"))
         except (KeyError, TypeError) as e:
             raise ValueError(f"malformed sentence-context model ({e!r})") from e
-
-
-def merge_samples(parts: list):
-    """:func:`collect`'s samples of consecutive stretches of a corpus (``parts``, in corpus order, each
-    collected under its :func:`quotas`) as :func:`collect` gives them for the whole: one after the
-    other, their columns renumbered over one vocabulary (in the order the parts met the words)."""
-    import scipy.sparse as sp
-    vocab: dict = {}
-    indices, indptr, words, labels, nnz = [], [np.zeros(1, np.int64)], [], [], 0
-    for X, w, y, v in parts:
-        cols = np.fromiter((vocab.setdefault(x, len(vocab)) for x in v), dtype=np.int32, count=len(v))
-        indices.append(cols[X.indices])
-        indptr.append(np.asarray(X.indptr[1:], np.int64) + nnz)
-        nnz += len(X.indices)
-        words.append(np.asarray(w, np.int64))
-        labels.append(np.asarray(y, np.int64))
-    words, labels = np.concatenate(words or [np.zeros(0, np.int64)]), np.concatenate(labels or [np.zeros(0, np.int64)])
-    X = sp.csr_matrix((np.ones(nnz, np.float32), np.concatenate(indices or [np.zeros(0, np.int32)]),
-                       np.concatenate(indptr)), shape=(len(words), len(vocab)))
-    return X, words, labels, vocab
 
 
 def _fit_word(indptr: np.ndarray, indices: np.ndarray, y: np.ndarray, n_casings: int, C: float, min_weight: float):

@@ -1,6 +1,6 @@
 """The C++ Viterbi decoder (``native/viterbi.cc``) through ctypes.
 
-The same exact search as :meth:`Truecaser._viterbi` (a test decodes real dev text with both and
+The same exact search as :meth:`Truecaser.viterbi` (a test decodes real dev text with both and
 requires identical output), 2-3x faster because the trellis loop, KenLM's scoring and the state
 recombination run in C++; Python only builds each token's candidate list.  ``make`` builds the
 library beside KenLM's ``build_binary`` (``.venv/lib/libtextqa_viterbi.so``).  When the library

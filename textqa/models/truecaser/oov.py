@@ -60,7 +60,7 @@ class CharCasingClassifier(BaseEstimator):
         self.n_features = n_features
         self.max_iter = max_iter
 
-    def _vectorizer(self):
+    def vectorizer(self):
         return HashingVectorizer(analyzer=char_features, n_features=self.n_features,
                                  alternate_sign=False, norm="l2")
 
@@ -75,7 +75,7 @@ class CharCasingClassifier(BaseEstimator):
         (21 of 25 s for the test suite's 350,000-token model; on the default training text 174,363
         columns of 262,144 are used).  The weights are then put back in their columns, so the
         stored model has every column, as before."""
-        X = self._vectorizer().transform(words).tocsr()
+        X = self.vectorizer().transform(words).tocsr()
         used = np.unique(X.indices)
         self.clf_ = LogisticRegression(C=self.C, max_iter=self.max_iter)
         with warnings.catch_warnings():
@@ -101,7 +101,7 @@ class CharCasingClassifier(BaseEstimator):
         only or not)."""
         if not words:
             return []
-        P = self.clf_.predict_proba(self._vectorizer().transform(words))
+        P = self.clf_.predict_proba(self.vectorizer().transform(words))
         idx = {c: i for i, c in enumerate(self.clf_.classes_)}
         out = []
         logprior = {c: np.log10(self.prior_[c]) for c in CASE_CLASSES}

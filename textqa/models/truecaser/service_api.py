@@ -7,7 +7,8 @@ from pathlib import Path
 from textqa.models.artifact import artifact_id
 
 from .casing import transfer_case
-from .model import TRIGRAM_DECODER, Truecaser, load_truecaser
+from .model import TRIGRAM_DECODER, Truecaser
+from .store import load_truecaser
 from .tokenize import PTBTokenizer
 
 _TOKEN = re.compile(r"\S+")

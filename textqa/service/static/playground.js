@@ -243,6 +243,9 @@ async function versions() {
   try {
     const resp = await fetch("/v1/models");
     const body = await resp.json();
+    // a tab per model this server has (the registry's, or those 'textqa serve --models' chose)
+    const served = new Set(Object.values(body.models).map((m) => m.verb));
+    for (const b of document.querySelectorAll("#tabs button")) b.hidden = !served.has(b.dataset.model);
     const items = Object.entries(body.models).map(([name, m]) => m.loaded
       ? `${name} ${m.manifest.created_at || ""} (textqa ${m.manifest.package_version || "?"})`
       : `${name}: not loaded`);
