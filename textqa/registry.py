@@ -7,6 +7,7 @@ and each front end imports only the model it uses.
 * ``name``: the model's one name, its artifact folder under the artifacts root and its
   ``manifest.json`` name;
 * ``verb``: the command's word for it (``textqa VERB ...``, ``textqa batch VERB``);
+* ``title``: the model and its paper; ``label``: its short name in help texts;
 * ``loader``: artifact folder -> the loaded model (what ``textqa.load`` returns);
 * ``store``: the module whose ``MIN_FORMAT_VERSION`` is the oldest artifact format it loads;
 * ``trainer``: the training module (``add_arguments``, ``run``, ``DEFAULT_DATA``);
@@ -66,6 +67,7 @@ class ModelEntry:
     name: str
     verb: str
     title: str
+    label: str
     loader: str
     store: str
     trainer: str
@@ -103,9 +105,11 @@ def resolve(dotted: str):
 
 
 _TRUECASER_OPTIONS = (
+    Option("baseline", False, "use the unigram most-frequent-casing baseline"),
     Option("decoder", "default", "'trigram': the paper's decoder, the trigram LM (and the OOV model) alone, "
            "without the cased-phrase scores, the part-by-part casing of unseen compounds, a discriminative pass, "
-           "a class LM and the sentence-context model; default: what the model was trained with",
+           "a class LM and the sentence-context model (--no-phrases --no-compounds --no-discriminative --no-class-lm "
+           "--no-context); default: what the model was trained with",
            stage="load", choices=("default", "trigram")),
     Option("phrases", True, "without the cased-phrase scores", stage="load"),
     Option("compounds", True, "unseen compounds the search capitalises keep the paper's first-letter capital "
@@ -116,26 +120,25 @@ _TRUECASER_OPTIONS = (
            stage="load"),
     Option("context", True, "without the sentence-context model (a casing classifier per ambiguous word over the "
            "other words of its sentence) of a model trained with one (the default model has one)", stage="load"),
-    Option("baseline", False, "use the unigram most-frequent-casing baseline"),
 )
 
 MODELS: tuple[ModelEntry, ...] = (
     ModelEntry(
-        name="truecaser", verb="truecase", title="Truecaser (Lita et al. 2003)",
+        name="truecaser", verb="truecase", title="Truecaser (Lita et al. 2003)", label="truecaser",
         loader="textqa.models.truecaser.service_api:TruecaserService.load",
         store="textqa.models.truecaser.store", trainer="textqa.training.truecaser",
         command="textqa.cli.truecase", batch="textqa.cli.truecase:run_partition",
         blueprint="textqa.service.truecaser:bp", warm_up=lambda m: m.truecase("warm up ."),
         options=_TRUECASER_OPTIONS),
     ModelEntry(
-        name="blanc", verb="blanc", title="BLANC MT metric (Lita, Rogati & Lavie 2005)",
+        name="blanc", verb="blanc", title="BLANC MT metric (Lita, Rogati & Lavie 2005)", label="BLANC",
         loader="textqa.models.blanc.store:load_blanc", store="textqa.models.blanc.store",
         trainer="textqa.training.blanc", command="textqa.cli.blanc", batch="textqa.cli.blanc:run_partition",
         blueprint="textqa.service.blanc:bp", warm_up=lambda m: m.sentence_score("warm up", ["warm up ."]),
         options=(Option("corpus", False, "one system-level score instead of one per line"),
-                 Option("details", False, "write 'score precision recall' per line"))),
+                 Option("details", False, "print 'score precision recall' per line"))),
     ModelEntry(
-        name="icd9", verb="icd9", title="ICD-9-CM coders (Lita et al. 2008)",
+        name="icd9", verb="icd9", title="ICD-9-CM coders (Lita et al. 2008)", label="ICD-9",
         loader="textqa.models.icd9.store:load_coder", store="textqa.models.icd9.store",
         trainer="textqa.training.icd9", command="textqa.cli.icd9", batch="textqa.cli.icd9:run_partition",
         blueprint="textqa.service.icd9:bp", warm_up=lambda m: m.code(["warm up"]),
@@ -143,11 +146,11 @@ MODELS: tuple[ModelEntry, ...] = (
                  Option("all_scores", False, "add \"scores\": every code's margin over its threshold "
                         "(for AUC in 'textqa eval icd9')"))),
     ModelEntry(
-        name="qa", verb="qa", title="Instance-based QA (Lita & Carbonell 2004, 2008)",
+        name="qa", verb="qa", title="Instance-based QA (Lita & Carbonell 2004, 2008)", label="QA",
         loader="textqa.models.qa.store:load_qa", store="textqa.models.qa.store",
         trainer="textqa.training.qa", command="textqa.cli.qa", batch="textqa.cli.qa:run_partition",
         blueprint="textqa.service.qa:bp", warm_up=lambda m: m.answer("Who warmed up?", 1),
-        options=(Option("top_k", 5, "answers per question (1-100, default 5)"),)),
+        options=(Option("top_k", 5, "answers per question (default 5)"),)),
 )
 
 BY_NAME: dict[str, ModelEntry] = {m.name: m for m in MODELS}

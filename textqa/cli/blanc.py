@@ -8,7 +8,7 @@ from textqa.errors import InputError
 from textqa.registry import BY_NAME
 from textqa.runtime.files import read_lines
 
-from .io import add_model_arguments, add_options, load_model, stdin_lines
+from .io import add_model_arguments, load_model, stdin_lines
 
 ENTRY = BY_NAME["blanc"]
 HELP = "use the trained BLANC MT metric"
@@ -25,8 +25,10 @@ def add_arguments(p) -> None:
     add_model_arguments(sp, ENTRY)
     sp.add_argument("--refs", type=Path, nargs="+", required=True, metavar="FILE", help="reference file(s)")
     sp.add_argument("--hyps", type=Path, default=None, help="hypotheses (default: stdin)")
-    add_input_arguments(sp)
-    add_options(sp, ENTRY)
+    for option in ENTRY.options:                # the command's order: --corpus --allow-empty --details
+        option.add_to(sp)
+        if option.name == "corpus":
+            add_input_arguments(sp)
     sp.set_defaults(func=run_score)
 
 

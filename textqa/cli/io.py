@@ -13,7 +13,7 @@ from textqa.runtime.paths import artifacts_dir
 
 
 def add_model_arguments(p, entry: ModelEntry) -> None:
-    p.add_argument("--model", type=Path, default=None, help=f"{entry.title} artifact (default: "
+    p.add_argument("--model", type=Path, default=None, help=f"{entry.label} artifact (default: "
                                                             f"<artifacts>/{entry.name})")
     p.add_argument("--artifacts", type=Path, default=None,
                    help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
