@@ -157,7 +157,7 @@ def _local_links(page: Path) -> list[str]:
 def test_every_local_link_resolves():
     """Links between pages and into the repository (source files, bench/RESULTS.md, images)."""
     links = [(page, t) for page in PAGES for t in _local_links(page)]
-    assert any(t.endswith(".png") for _, t in links) and any(t == "docs/truecaser.md" for _, t in links)
+    assert any(t.endswith(".png") for _, t in links) and any(t == "docs/experiments/truecaser.md" for _, t in links)
     missing = [f"{page.relative_to(ROOT)}: {t}" for page, t in links if not (page.parent / t).exists()]
     assert not missing, missing
 

@@ -26,5 +26,5 @@ def load(model, artifacts=None, **options):
     Raises ``textqa.models.artifact.ArtifactError`` (a ``ValueError``) when the artifact is missing or
     invalid.
     """
-    from textqa.api import load as _load
+    from textqa.api import load as _load  # deferred: loads orjson, numpy
     return _load(model, artifacts, **options)

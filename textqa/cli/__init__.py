@@ -21,8 +21,8 @@ import argparse
 import importlib
 import sys
 
-from textqa.version import __version__
 from textqa.errors import InputError
+from textqa.version import __version__
 
 #: command -> module, in ``textqa --help``'s order
 COMMANDS = {

@@ -19,12 +19,14 @@ import hashlib
 import json
 import shutil
 import sys
+import time
 from pathlib import Path
 
 from textqa.errors import InputError
 from textqa.registry import BY_NAME, BY_VERB, MODELS, resolve
 from textqa.runtime import dask_cluster
 from textqa.runtime.files import replaced_whole
+from textqa.runtime.paths import artifacts_dir
 
 HELP = "run a model over a large file on a Dask cluster (same output as the single-process command)"
 
@@ -162,8 +164,8 @@ def _compute(args, folder: Path, model_id: str, load_options: dict, options: dic
 
 
 def _run_partitions(args, client, folder, model_id, load_options, options, signature, parts, label, partitions):
-    from distributed import as_completed
-    from tqdm import tqdm
+    from distributed import as_completed  # deferred: loads distributed, dask, numpy
+    from tqdm import tqdm  # deferred: loads tqdm
 
     # how many partitions there will be (one pass over the input's lines), so that the bar has an ETA
     total = -(-sum(1 for _ in _raw_lines(args.input)) // args.partition_size)
@@ -227,10 +229,8 @@ def _check_ids(names: list[Path], label: str) -> None:
 
 
 def run(args) -> int:
-    import time
 
-    from textqa.models.artifact import ArtifactError, artifact_id, load_manifest
-    from textqa.runtime.paths import artifacts_dir
+    from textqa.models.artifact import ArtifactError, artifact_id, load_manifest  # deferred: loads orjson, numpy
 
     started = time.perf_counter()
     if args.partition_size < 1:
@@ -297,7 +297,7 @@ def run(args) -> int:
 def _corpus_line(metric, names: list[Path], details: bool) -> bytes:
     """'textqa blanc score --corpus' output from the partitions' per-line statistics, summed line by
     line in input order as ``BLANC.corpus_score`` sums them (the same floating-point result)."""
-    import numpy as np
+    import numpy as np  # deferred: loads numpy
     total = np.zeros((3, metric.params.columns))
     for target in names:
         for row in np.frombuffer(target.read_bytes(), dtype=np.float64).reshape(-1, 3, metric.params.columns):

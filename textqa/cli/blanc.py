@@ -85,7 +85,7 @@ def run_partition(metric, options: dict, label: str, first_line: int, newline_fi
     ([hypothesis, [reference, ...]] from line ``first_line`` on); with ``--corpus`` the per-line
     statistics that its corpus score sums, as float64 bytes, so that the client adds them in the
     same order."""
-    import numpy as np
+    import numpy as np  # deferred: loads numpy
     if options["corpus"]:
         stats = []
         for hyp, refs in rows:

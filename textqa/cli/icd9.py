@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from textqa.errors import InputError
+from textqa.models.icd9.records import RecordError, parse_jsonl_line, read_cmc_xml, read_jsonl
 from textqa.registry import BY_NAME
 
 from .io import add_model_arguments, add_options, decode_partition, load_model, stdin_lines
@@ -41,7 +42,6 @@ def run(args) -> int:
 
 
 def run_code(args) -> int:
-    from textqa.models.icd9.records import RecordError, read_cmc_xml, read_jsonl
 
     coder = load_model(args, ENTRY)
     if args.classifier not in coder.models_:
@@ -64,7 +64,6 @@ def run_partition(coder, options: dict, label: str, first_line: int, newline_fir
                   data: bytes):
     """One partition of ``textqa batch icd9``: (the JSONL ``textqa icd9 code`` writes for its
     records, [(line, id), ...] of the records, for the client's check of ids given twice)."""
-    from textqa.models.icd9.records import RecordError, parse_jsonl_line
     lines = decode_partition(data, label, newline_first, byte_offset)
     records, ids = [], []
     try:

@@ -33,7 +33,7 @@ def model_folder(args, entry: ModelEntry) -> Path:
 def load_model(args, entry: ModelEntry):
     """The model for ``--model`` or ``<artifacts>/NAME`` with the load-time options in ``args``; a
     bad artifact is a user error."""
-    from textqa.models.artifact import ArtifactError
+    from textqa.models.artifact import ArtifactError  # deferred: loads orjson, numpy
     try:
         return entry.load(model_folder(args, entry), **entry.option_values(args, "load"))
     except ArtifactError as e:

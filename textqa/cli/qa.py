@@ -1,10 +1,21 @@
 """``textqa qa answer``, ``answer-type``, ``select``, ``resources`` and ``expansion``."""
 from __future__ import annotations
 
+import argparse
+import json
 import sys
+import time
 from pathlib import Path
 
+from textqa.cli.eval import print_json
 from textqa.errors import InputError
+from textqa.models.qa import expansion as E
+from textqa.models.qa import resources as R
+from textqa.models.qa.collection import analyse, plain_text_sentences
+from textqa.models.qa.frames import FrameClusters
+from textqa.models.qa.nlp import parse
+from textqa.models.qa.resources import QUESTION_SETS
+from textqa.models.qa.trecqa import TrecQAError, read_trecqa
 from textqa.registry import BY_NAME
 from textqa.runtime.files import read_lines
 
@@ -24,7 +35,7 @@ def _load(args):
 
 
 def check_question(where: str, q: str) -> str:
-    from textqa.models.qa.store import MAX_QUESTION_WORDS
+    from textqa.models.qa.store import MAX_QUESTION_WORDS  # deferred: loads orjson, numpy
     if not q.strip():
         raise InputError(f"{where}: empty question")
     n = len(q.split())
@@ -34,7 +45,6 @@ def check_question(where: str, q: str) -> str:
 
 
 def run_answer_type(args) -> int:
-    from textqa.models.qa.nlp import parse
     model = _load(args)
     questions = [check_question(f"<stdin>:{i}", l) for i, l in enumerate(stdin_lines(), start=1)]
     if not questions:
@@ -45,8 +55,6 @@ def run_answer_type(args) -> int:
 
 
 def run_select(args) -> int:
-    from textqa.models.qa.nlp import parse
-    from textqa.models.qa.trecqa import TrecQAError, read_trecqa
     model = _load(args)
     try:
         pairs = read_trecqa(args.trecqa)
@@ -64,7 +72,6 @@ def run_select(args) -> int:
 def read_questions(lines: list[str], name: str = "<stdin>", first: int = 1) -> list[tuple[str, str]]:
     """(id, question) from plain lines (id = line number) or JSONL {"id", "question"} lines; ``first``
     is the number of the first line (a partition of a larger file)."""
-    import json
     out = []
     for i, line in enumerate(lines, start=first):
         where = f"{name}:{i}"
@@ -83,8 +90,6 @@ def read_questions(lines: list[str], name: str = "<stdin>", first: int = 1) -> l
 
 def corpus_items(path: Path) -> list:
     """Analysed sentences of a TrecQA XML file (its candidate sentences) or of plain text."""
-    from textqa.models.qa.collection import analyse, plain_text_sentences
-    from textqa.models.qa.trecqa import TrecQAError, read_trecqa
     name = str(path).lower()
     try:
         if name.endswith(".xml") or name.endswith(".xml.gz"):
@@ -104,9 +109,8 @@ def check_top_k(top_k: int) -> None:
 
 
 def run_answer(args) -> int:
-    import json
 
-    from textqa.models.artifact import ArtifactError
+    from textqa.models.artifact import ArtifactError  # deferred: loads orjson, numpy
     model = _load(args)
     if args.add_corpus:
         if model.index is None:
@@ -129,11 +133,9 @@ def run_answer(args) -> int:
 
 def run_resources(args) -> int:
     """Lita, Hunt & Nyberg's resource analysis: WordNet and gazetteers as answer sources."""
-    import time
 
-    from tqdm import tqdm
+    from tqdm import tqdm  # deferred: loads tqdm
 
-    from textqa.models.qa import resources as R
     t0 = time.perf_counter()
     try:
         questions = [q for name in args.sets for q in R.read_question_set(name, args.limit)]
@@ -141,7 +143,6 @@ def run_resources(args) -> int:
         raise InputError(str(e)) from e
     type_rows = None
     if not args.no_types:
-        from textqa.models.qa.nlp import parse
         model = _load(args)
         labels = model.answer_types.predict(parse([q.question for q in questions]))
         for q, label in zip(questions, labels):
@@ -152,7 +153,6 @@ def run_resources(args) -> int:
     if not args.no_types:
         type_rows = R.by_type_table(questions)
     if args.json:
-        from textqa.cli.eval import print_json
         out = {"wordnet": wn_rows, "gazetteers": gaz_rows, "by_type": type_rows,
                "paper": {"wordnet": R.PAPER_WORDNET, "gazetteers": R.PAPER_GAZETTEERS}}
         if args.details:
@@ -169,13 +169,9 @@ def run_resources(args) -> int:
 
 def run_expansion(args) -> int:
     """The cluster-based query expansion paper's comparison of four query expansions."""
-    import time
 
-    from tqdm import tqdm
+    from tqdm import tqdm  # deferred: loads tqdm
 
-    from textqa.models.qa import expansion as E
-    from textqa.models.qa import resources as R
-    from textqa.models.qa.nlp import parse
     t0 = time.perf_counter()
     try:
         train = [q for name in args.train_sets for q in R.read_question_set(name, args.limit)]
@@ -194,7 +190,6 @@ def run_expansion(args) -> int:
     say = (lambda m: None) if args.quiet else (lambda m: print(f"[qa expansion] {m}", file=sys.stderr, flush=True))
     say(f"parsing {len(train)} training and {len(test)} test questions")
     train_docs, test_docs = parse([q.question for q in train]), parse([q.question for q in test])
-    from textqa.models.qa.frames import FrameClusters
     frame_clusters = FrameClusters(args.min_cluster).fit(train_docs, [q.qid for q in train])
     clusters, sizes = frame_clusters.clusters_, frame_clusters.sizes()
     with tqdm(total=len(sizes), desc="cluster query-content models", unit="cluster", file=sys.stderr,
@@ -207,7 +202,6 @@ def run_expansion(args) -> int:
         results["temporal"] = E.compare([test[i] for i in temporal], [test_docs[i] for i in temporal], model.index,
                                         features, sizes)
     if args.json:
-        from textqa.cli.eval import print_json
         print_json({"train_sets": args.train_sets, "test_sets": args.test_sets, "clusters": len(sizes),
                     "clusters_with_features": len(features), "results": results, "paper_table2": E.PAPER_TABLE2})
     else:
@@ -218,7 +212,6 @@ def run_expansion(args) -> int:
 
 
 def _at_least_one(text: str) -> int:
-    import argparse
     try:
         n = int(text)
     except ValueError:
@@ -235,9 +228,8 @@ def run(args) -> int:
 def run_partition(model, options: dict, label: str, first_line: int, newline_first: int, byte_offset: int,
                   data: bytes):
     """One partition of ``textqa batch qa``: the JSONL ``textqa qa answer`` writes for its questions."""
-    import json
 
-    from textqa.models.artifact import ArtifactError
+    from textqa.models.artifact import ArtifactError  # deferred: loads orjson, numpy
     questions = read_questions(decode_partition(data, label, newline_first, byte_offset), label, first_line)
     try:
         results = model.answer([q for _, q in questions], options["top_k"]) if questions else []
@@ -270,7 +262,6 @@ def add_arguments(qa) -> None:
                     help="more text to search: TrecQA XML or plain text (not stored in the artifact)")
     add_options(an, ENTRY)
     an.set_defaults(func=run_answer)
-    from textqa.models.qa.resources import QUESTION_SETS
     rs = qs.add_parser("resources", help="how many TREC questions WordNet and gazetteers answer (Lita et al. 2004)",
                        description="Resource analysis for QA (Lita, Hunt & Nyberg 2004): for every TREC question "
                                    "with NIST answer patterns, the WordNet text of its terms and phrases (glosses, "

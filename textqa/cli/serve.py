@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from textqa.registry import NAMES
@@ -44,7 +45,6 @@ def run(args) -> int:
         env["TEXTQA_MODELS"] = ",".join(names)
     # Prometheus multiprocess mode: a fresh, empty folder per server start (removed on exit); a folder
     # the operator chose is emptied of the previous run's files instead
-    import tempfile
     metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if metrics_dir:
         Path(metrics_dir).mkdir(parents=True, exist_ok=True)

@@ -2,11 +2,17 @@
 from __future__ import annotations
 
 import argparse
+import ast
+import importlib.util
+import inspect
+import signal
 import sys
+import tokenize
 from functools import lru_cache
 from pathlib import Path
 
-from textqa.registry import MODELS, BY_NAME, resolve
+from textqa.registry import BY_NAME, MODELS, resolve
+from textqa.runtime import process_pool
 from textqa.runtime.paths import artifacts_dir
 
 HELP = "train models and write their artifacts"
@@ -24,10 +30,6 @@ def module_doc(module: str) -> str:
     loads scikit-learn and the model: over a second that ``textqa --help`` has no use for).  Only
     the string tokens that open the module are read, not the whole module parsed: parsing the four
     trainers took 50 ms of every command's start."""
-    import ast
-    import importlib.util
-    import inspect
-    import tokenize
     spec = importlib.util.find_spec(module)
     if spec is None or not (spec.origin or "").endswith(".py"):     # no source to read (a frozen install)
         return importlib.import_module(module).__doc__ or ""
@@ -62,7 +64,6 @@ def _stop_workers_on_exit():
     """Training in joblib/loky worker processes: SIGTERM (like Ctrl-C) unwinds the trainer as an
     exception, so the artifact's temporary folder is removed and the workers are shut down now,
     instead of staying orphaned until loky's idle timeout (300 s)."""
-    import signal
 
     def _terminate(signum, frame):
         raise KeyboardInterrupt(f"signal {signum}")
@@ -71,9 +72,8 @@ def _stop_workers_on_exit():
 
 def _shutdown_worker_pools() -> None:
     try:
-        from joblib.externals.loky import get_reusable_executor
+        from joblib.externals.loky import get_reusable_executor  # deferred: loads joblib, numpy, psutil
 
-        from textqa.runtime import process_pool
         process_pool.shutdown()
         get_reusable_executor().shutdown(wait=True, kill_workers=True)
     except Exception:           # never let cleanup hide the training's own outcome
@@ -94,7 +94,7 @@ def run(args) -> int:
 def _train(args) -> int:
     if args.model != "all":
         return _trainer(args.model).run(args)
-    from textqa.api import outdated_format
+    from textqa.api import outdated_format  # deferred: loads orjson, numpy
     root = artifacts_dir(args.artifacts)
     status = 0
     for m in MODELS:

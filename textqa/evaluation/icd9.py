@@ -45,7 +45,7 @@ def score_codes(gold: dict, predicted: dict, scores: dict | None = None) -> dict
         prec, rec, f1 = _prf(tp, fp, fn)
         entry = {"support": tp + fn, "predicted": tp + fp, "precision": prec, "recall": rec, "f1": f1}
         if scores is not None and 0 < tp + fn < len(gold) and all(code in scores.get(d, {}) for d in gold):
-            from sklearn.metrics import roc_auc_score
+            from sklearn.metrics import roc_auc_score  # deferred: loads sklearn, scipy, joblib
             entry["auc"] = float(roc_auc_score([code in gold[d] for d in gold], [scores[d][code] for d in gold]))
         per_code[code] = entry
     micro = _prf(TP, FP, FN)
@@ -105,7 +105,7 @@ def calibration(probabilities, labels, bins: int = 10) -> dict:
     """Expected calibration error (equal-width bins: sum over bins of |observed frequency - mean
     predicted probability| weighted by the bin's share of pairs; Naeini et al. 2015) and the
     reliability curve behind it."""
-    import numpy as np
+    import numpy as np  # deferred: loads numpy
     p, y = np.asarray(probabilities, float), np.asarray(labels, float)
     which = np.minimum((p * bins).astype(int), bins - 1)
     counts = np.bincount(which, minlength=bins)

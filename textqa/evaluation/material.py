@@ -29,6 +29,8 @@ import tempfile
 from pathlib import Path, PurePosixPath
 
 from textqa.errors import InputError
+from textqa.evaluation.aqwv import read_system
+from textqa.evaluation.wer import read_ctm
 from textqa.runtime.files import replaced_whole
 
 TASKS = ("CLIR", "E2E", "ASR")
@@ -144,7 +146,6 @@ def _docid(doc: str, label: dict, where: str, problems: list) -> None:
 
 
 def _check_tsv(path: Path, shown: str, label: dict, problems: list, extremes: dict) -> None:
-    from textqa.evaluation.aqwv import read_system
     try:
         rows = read_system(path)
     except InputError as e:
@@ -159,7 +160,6 @@ def _check_tsv(path: Path, shown: str, label: dict, problems: list, extremes: di
 
 
 def _check_ctm(path: Path, shown: str, label: dict, problems: list) -> None:
-    from textqa.evaluation.wer import read_ctm
     doc = PurePosixPath(shown).stem
     _docid(doc, label, shown, problems)
     try:

@@ -16,6 +16,7 @@ import numpy as np
 
 from textqa.errors import InputError
 from textqa.runtime.files import decode, read_bytes
+
 from .stats import kendall_tau_b, pearson, spearman
 
 COLUMNS = ("lang_pair", "seg_id", "system", "source", "reference", "hypothesis", "human_score")
@@ -81,7 +82,7 @@ def read_mt_tsv(path, allow_empty: bool = False, need_scores: bool = True) -> li
 def sentence_rouge_l(hyps: list[str], refs: list[str]) -> list[float]:
     """ROUGE-L F (alpha 0.5) as ROUGE-1.5.5 computes it (``textqa.evaluation.rouge``: its
     tokenisation, no stemming, no stopword removal, R and P rounded to 5 decimals before F)."""
-    from textqa.evaluation.rouge import sentence_scores
+    from textqa.evaluation.rouge import sentence_scores  # deferred: loads scipy, numba
     return [f if h.strip() else 0.0 for (_, _, f), h in zip(sentence_scores(hyps, refs, "L"), hyps)]
 
 
@@ -139,7 +140,7 @@ def _add_pearsons(sums: np.ndarray, counts: np.ndarray, columns, y: np.ndarray) 
 
 # ------------------------------------------------------------------ system level from segment statistics
 def _sacrebleu_metric(name: str):
-    from sacrebleu.metrics import BLEU, CHRF
+    from sacrebleu.metrics import BLEU, CHRF  # deferred: loads sacrebleu
     return {"sentbleu": BLEU, "chrf": CHRF, "chrf++": lambda: CHRF(word_order=2)}[name]()
 
 
@@ -165,7 +166,7 @@ def sentence_scores_and_statistics(name: str, hyps: list[str], refs: list[str]) 
     stats = segment_statistics(name, hyps, refs)
     if name == "rougeL":
         return stats[:, 0].copy(), stats
-    from sacrebleu.metrics import BLEU
+    from sacrebleu.metrics import BLEU  # deferred: loads sacrebleu
     metric = BLEU(effective_order=True) if name == "sentbleu" else _sacrebleu_metric(name)
     compute = metric._compute_score_from_stats
     scores = np.array([compute([int(x) for x in row]).score if h.strip() else 0.0 for row, h in zip(stats, hyps)])
@@ -234,7 +235,7 @@ class SystemLevel:
         return out
 
     def table(self) -> SystemTable:
-        from scipy.stats import kendalltau
+        from scipy.stats import kendalltau  # deferred: loads scipy
         pearson, kendall, keys, scores = {}, {}, [], {m: [] for m in self.metrics}
         for lp, (systems, human, _) in self.pairs.items():
             sc = self._scores(lp)

@@ -55,7 +55,7 @@ def ascii_lowercase(text: str) -> str:
 
 
 def _tokens(text: str, lowercase: bool) -> list[str]:
-    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a  # deferred: loads sacrebleu
     text = _unescape(text)
     return Tokenizer13a()(ascii_lowercase(text) if lowercase else text).split()
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from textqa.errors import InputError
 from textqa.runtime.files import read_lines, tsv_rows
+
 from .nugget import non_whitespace_length, official_f, pyramid_f
 from .stats import bootstrap_ci
 
@@ -40,7 +41,7 @@ def normalize_response(text: str) -> str:
 def _stop_words() -> frozenset:
     """scikit-learn's English stop words, imported on first use: importing scikit-learn takes a
     second, which every ``textqa`` command would otherwise pay for building its parser."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # deferred: loads sklearn, scipy, joblib
     return ENGLISH_STOP_WORDS
 
 
@@ -59,7 +60,7 @@ class NuggetJudge:
     def __post_init__(self):
         self._stemmer = None
         if self.stem:
-            from nltk.stem import PorterStemmer
+            from nltk.stem import PorterStemmer  # deferred: loads sklearn, scipy, nltk
             self._stemmer = PorterStemmer()
         texts = {g: [d] + list(self.judged_responses.get(g, [])) for g, d in self.nuggets.items()}
         self.ngrams_ = {g: set().union(*(self.ngrams(t) for t in ts)) for g, ts in texts.items()}

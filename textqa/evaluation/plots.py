@@ -5,11 +5,13 @@ import matplotlib
 
 matplotlib.use("Agg")                     # files only: no display on servers or CI
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np
+
+from textqa.runtime.files import replaced_whole
 
 
 def _save(fig, path) -> None:
     """The figure, written whole or not at all (a failed save leaves no partial PNG)."""
-    from textqa.runtime.files import replaced_whole
     with replaced_whole(path) as tmp:
         fig.savefig(tmp)
 
@@ -49,7 +51,6 @@ def metric_vs_human(groups: dict, path, xlabel: str = "BLANC", ylabel: str = "hu
 
     ``groups``: {name: (metric scores, human scores)}.
     """
-    import numpy as np
     n = len(groups)
     cols = min(n, 3)
     rows = (n + cols - 1) // cols
@@ -76,7 +77,7 @@ def metric_vs_human(groups: dict, path, xlabel: str = "BLANC", ylabel: str = "hu
 
 def roc_curves(curves: dict, path, title: str = "") -> None:
     """ROC curves, one per label (Lita et al. 2008 figures 1-2): {label: (y_true, scores)}."""
-    from sklearn.metrics import roc_auc_score, roc_curve
+    from sklearn.metrics import roc_auc_score, roc_curve  # deferred: loads sklearn, scipy, joblib
     fig, ax = plt.subplots(figsize=(4.5, 4.5), dpi=100)
     for label, (y, s) in curves.items():
         fpr, tpr, _ = roc_curve(y, s)
@@ -97,7 +98,6 @@ def reliability_diagram(curves: dict, path, title: str = "") -> None:
     """Calibration: observed frequency against mean predicted probability per bin, one line per
     curve (``{name: (bin centres, mean predicted, observed frequency, counts)}``), the diagonal
     dashed, and the number of pairs per bin as a bar chart below."""
-    import numpy as np
     fig, (ax, hx) = plt.subplots(2, 1, figsize=(5, 6), dpi=100, gridspec_kw={"height_ratios": [3, 1]}, sharex=True)
     ax.plot([0, 1], [0, 1], color="grey", lw=0.6, ls="--")
     for name, (centres, mean_p, freq, counts) in curves.items():
@@ -122,7 +122,6 @@ def reliability_diagram(curves: dict, path, title: str = "") -> None:
 
 def confusion_heatmap(confusion: dict, path, title: str = "", classes=None) -> None:
     """Rows gold class, columns predicted class: colour = share of the row, text = count."""
-    import numpy as np
     classes = list(classes or confusion)
     counts = np.array([[confusion[g].get(p, 0) for p in classes] for g in classes], float)
     share = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
@@ -146,7 +145,6 @@ def confusion_heatmap(confusion: dict, path, title: str = "", classes=None) -> N
 def bars_with_counts(labels: list[str], series: dict, counts: list[int], path, ylabel: str, xlabel: str = "",
                      title: str = "", ylim=None, count_label: str = "n") -> None:
     """Grouped bars (``series``: {name: values per label}) with each label's count written above it."""
-    import numpy as np
     x = np.arange(len(labels))
     k = max(len(series), 1)
     width = 0.8 / k

@@ -41,10 +41,10 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from textqa.runtime import numba_cache
 from textqa.errors import InputError
-from .rouge_input import Evaluation, Resources, Tokenizer, _lower, limited_text, limited_units, read_sentences
+from textqa.runtime import numba_cache
 
+from .rouge_input import Evaluation, Resources, Tokenizer, _lower, limited_text, limited_units, read_sentences
 
 # --- summaries and n-grams -------------------------------------------------------------------------
 

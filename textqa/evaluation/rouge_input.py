@@ -4,9 +4,9 @@ file list), read as the Perl script reads them (Lin 2004)."""
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
-
 
 from textqa.errors import InputError
 
@@ -262,7 +262,6 @@ def read_config(path: Path, peer_root: str | None = None, model_root: str | None
     """A ROUGE XML configuration (``<ROUGE_EVAL>`` with ``<EVAL ID>``, ``PEER-ROOT``, ``MODEL-ROOT``,
     ``INPUT-FORMAT TYPE``, ``PEERS``/``P ID`` and ``MODELS``/``M ID``; element names in any case).
     ``peer_root``/``model_root`` replace the roots the file names (NIST's were absolute paths)."""
-    import xml.etree.ElementTree as ET
     try:
         raw = Path(path).read_bytes()
     except OSError as e:

@@ -15,7 +15,7 @@ import numpy as np
 def _stats():
     """scipy.stats, imported on first use (0.6 s, which would otherwise slow every ``textqa``
     command's start)."""
-    from scipy import stats
+    from scipy import stats  # deferred: loads scipy
     return stats
 
 

@@ -19,6 +19,7 @@ import shutil
 import tempfile
 import time
 from contextlib import contextmanager
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +57,6 @@ def sha256_file(path: str | os.PathLike) -> str:
 
 def _package_version() -> str:
     try:
-        from importlib.metadata import version
         return version("textqa")
     except Exception:  # not installed (running from a source tree)
         return "0+unknown"

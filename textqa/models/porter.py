@@ -6,7 +6,7 @@ from functools import lru_cache
 
 @lru_cache(maxsize=1)
 def _stemmer():
-    from nltk.stem.porter import PorterStemmer
+    from nltk.stem.porter import PorterStemmer  # deferred: loads sklearn, scipy, nltk
     return PorterStemmer()
 
 

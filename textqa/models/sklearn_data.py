@@ -19,7 +19,7 @@ def same_numbers_anywhere(fn):
     would depend on where it ran.  The tasks run in parallel anyway."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import threadpool_limits  # deferred: loads threadpoolctl
         with threadpool_limits(limits=1):
             return fn(*args, **kwargs)
     return wrapper
@@ -52,7 +52,7 @@ def scaler_to_arrays(scaler, prefix: str) -> dict:
 
 
 def scaler_from_arrays(arrays: dict, prefix: str):
-    from sklearn.preprocessing import StandardScaler
+    from sklearn.preprocessing import StandardScaler  # deferred: loads sklearn, scipy, joblib
     s = StandardScaler()
     s.mean_, s.scale_, s.var_ = (np.asarray(arrays[f"{prefix}{k}"], dtype=np.float64) for k in ("mean", "scale", "var"))
     if not s.mean_.shape == s.scale_.shape == s.var_.shape or s.mean_.ndim != 1:

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import multiprocessing
 import os
 import sys
 from contextlib import contextmanager
+
+from textqa.errors import InputError
 
 
 def _timeout() -> float:
@@ -47,7 +50,7 @@ def _preload(modules: tuple[str, ...]) -> None:
     with 2 workers took 11.1 s of CPU that way, 7.2 s with the forkserver and the preload
     (``docs/scaling.md``, "Starting a local cluster").  multiprocessing skips a preload module that
     fails to import: the task then imports it, and reports its error, as before."""
-    from distributed.utils import get_mp_context
+    from distributed.utils import get_mp_context  # deferred: loads distributed, dask, numpy
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if missing:                     # a misspelt name would be skipped silently, the time lost again
         raise ValueError(f"no such module to preload: {missing}")
@@ -59,10 +62,9 @@ def connect(scheduler: str, workers: int | None = None, preload: tuple[str, ...]
     (or ``workers``): the models' code is Python and numpy, which threads would serialise.  Its
     processes start as :data:`FORKSERVER` says when that is in effect (:func:`cluster` sets it),
     with ``preload`` imported once (:func:`_preload`)."""
-    import dask
-    from distributed import Client, LocalCluster
+    import dask  # deferred: loads dask, psutil
+    from distributed import Client, LocalCluster  # deferred: loads distributed, dask, numpy
 
-    from textqa.errors import InputError      # a user error: one line, exit status 2
     if workers is not None and workers < 1:
         raise InputError("--workers must be at least 1")
     if scheduler == "local":
@@ -91,9 +93,8 @@ def cluster(scheduler: str, workers: int | None = None, who: str = "textqa", pre
     """A connected client for the block (the dashboard link on stderr); closed afterwards.  A local
     cluster's worker processes fork from a server that imported ``preload`` (:func:`_preload`), for
     the whole block: a worker the nanny restarts too."""
-    import multiprocessing
 
-    import dask
+    import dask  # deferred: loads dask, psutil
     importlib.import_module("distributed")    # its config defaults first: leaving a set() made before them drops them
     with dask.config.set(FORKSERVER if "forkserver" in multiprocessing.get_all_start_methods() else {}):
         client, local = connect(scheduler, workers, preload)
@@ -116,6 +117,6 @@ def joblib_on(scheduler: str | None, workers: int | None = None, who: str = "tex
     if not scheduler:
         yield None
         return
-    import joblib
+    import joblib  # deferred: loads joblib, numpy, psutil
     with cluster(scheduler, workers, who, preload) as client, joblib.parallel_config(backend="dask"):
         yield client

@@ -1,6 +1,7 @@
 """Reading input files with errors that name the file and line; writing output files whole."""
 from __future__ import annotations
 
+import gzip
 import os
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,7 +25,6 @@ def replaced_whole(path):
 
 def read_bytes(path) -> bytes:
     """A file's bytes (``.gz`` decompressed); an ``InputError`` naming the file when it cannot be read."""
-    import gzip
     try:
         with (gzip.open if str(path).endswith(".gz") else open)(path, "rb") as f:
             return f.read()

@@ -57,7 +57,7 @@ def install() -> None:
     exclusive, ``load`` shared).  Idempotent; a no-op without ``fcntl``."""
     if fcntl is None:
         return
-    from numba.core.caching import IndexDataCacheFile
+    from numba.core.caching import IndexDataCacheFile  # deferred: loads scipy, numba, numpy
     for name, exclusive in (("save", True), ("flush", True), ("load", False)):
         method = getattr(IndexDataCacheFile, name)
         if not getattr(method, "__textqa_locked__", False):

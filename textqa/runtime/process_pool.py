@@ -10,6 +10,7 @@ machine's number of cores.  Idle workers exit after a minute and are started aga
 from __future__ import annotations
 
 import threading
+from collections import deque
 
 ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
 _pool, _lock = None, threading.Lock()
@@ -18,7 +19,7 @@ _pool, _lock = None, threading.Lock()
 def pool():
     """The pool of two one-thread worker processes (made on first use)."""
     global _pool
-    from joblib.externals.loky import ProcessPoolExecutor
+    from joblib.externals.loky import ProcessPoolExecutor  # deferred: loads joblib, numpy, psutil
     with _lock:
         if _pool is None or _pool._flags.shutdown:        # none yet, or broken (a worker died): a new one
             _pool = ProcessPoolExecutor(max_workers=2, timeout=60, env=ONE_THREAD)
@@ -39,7 +40,6 @@ def results_in_order(fn, tasks, *args, in_flight: int | None = None):
     pool's processes, the results yielded in the tasks' order.  ``in_flight``: at most that many
     tasks submitted and not yet yielded (bounds the memory of large tasks; None: all at once).  The
     tasks not started yet are cancelled when the caller stops early (an error, Ctrl-C)."""
-    from collections import deque
     executor, pending = pool(), deque()
     try:
         for task in tasks:

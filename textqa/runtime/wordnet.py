@@ -13,15 +13,19 @@ what NLTK does for the version it has loaded anyway.
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import shutil
 import tarfile
 import tempfile
 import threading
+import warnings
 from functools import lru_cache
 from pathlib import Path
 
+from textqa.runtime.files import replaced_whole
+from textqa.runtime.gc_pause import gc_paused, promote_to_oldest_generation
 from textqa.runtime.paths import DATA_DIR, cache_dir
 
 WORDNET_ARCHIVE = DATA_DIR / "nltk_data" / "packages" / "wordnet-3.0.tar.xz"
@@ -88,9 +92,8 @@ def _index_stamp(folder: Path) -> list:
 def _read_lemma_map(folder: Path) -> dict | None:
     """The lemma index parsed by an earlier process ({lemma: {pos: [offset, ...]}}), or None when there is
     none, it is damaged (its checksum), or the index files changed since (their sizes and times)."""
-    import hashlib
 
-    import orjson
+    import orjson  # deferred: loads orjson
     try:
         head, _, body = (folder / LEMMA_MAP).read_bytes().partition(b"\n")
         meta = orjson.loads(head)
@@ -107,11 +110,9 @@ def _write_lemma_map(folder: Path, lemmas: dict) -> None:
     """Store the parsed lemma index for the next process: a line of JSON saying what it was parsed from
     and its checksum, then the index as JSON; written whole, then renamed into place.  A cache that
     cannot be written is not an error."""
-    import hashlib
 
-    import orjson
+    import orjson  # deferred: loads orjson
 
-    from textqa.runtime.files import replaced_whole
     body = orjson.dumps(lemmas)
     head = orjson.dumps({"version": _LEMMA_MAP_VERSION, "stamp": _index_stamp(folder),
                          "sha256": hashlib.sha256(body).hexdigest()})
@@ -124,7 +125,7 @@ def _write_lemma_map(folder: Path, lemmas: dict) -> None:
 
 @lru_cache(maxsize=1)
 def _reader_class():
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader  # deferred: loads sklearn, scipy, nltk
 
     class _Reader(WordNetCorpusReader):
         def map_wn(self, version="wordnet"):          # no index.sense: nothing to map (see module doc)
@@ -149,7 +150,6 @@ def _reader_class():
             ``data.adj`` for the adjective satellites, took 2 s of every process that used WordNet;
             the first process stores the resulting map (``LEMMA_MAP``) and the next ones read it
             back in about a tenth of that time, the same map."""
-            from textqa.runtime.gc_pause import gc_paused, promote_to_oldest_generation
             folder = Path(self._root.path)
             with gc_paused():               # collections would walk the growing map again and again
                 lemmas = _read_lemma_map(folder)
@@ -166,7 +166,6 @@ def _reader_class():
 def reader(folder):
     """A WordNet reader over the database in ``folder`` (``.../corpora/wordnet``: a path, or NLTK's
     path pointer, which is a ``str``)."""
-    import warnings
     with warnings.catch_warnings():                # "multilingual functions are not available": known
         warnings.simplefilter("ignore", UserWarning)
         return _reader_class()(str(folder), None)
@@ -175,7 +174,7 @@ def reader(folder):
 @lru_cache(maxsize=1)
 def wordnet():
     """NLTK's ``WordNetCorpusReader`` over the bundled WordNet 3.0 (loaded once per process)."""
-    import nltk
+    import nltk  # deferred: loads sklearn, scipy, nltk
     with _LOCK:
         dest = unpack_wordnet()
         root = str(dest.parent.parent)

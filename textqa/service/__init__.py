@@ -1,14 +1,22 @@
 """Flask service: ``create_app(artifacts_dir, config)`` builds one WSGI app, one blueprint per model."""
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
+import sys
+import time
+import uuid
 from pathlib import Path
 
-from flask import Flask
+from flask import Flask, g, request
+
+from textqa.registry import MODELS, resolve
+from textqa.runtime.paths import artifacts_dir as default_artifacts
 
 from .errors import register_error_handlers
+from .playground import bp as playground_bp
 from .registry import load_models
 
 DEFAULT_CONFIG = {
@@ -29,12 +37,7 @@ _REQUEST_ID = re.compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
 def _install_request_ids_and_access_log(app: Flask) -> None:
     """Every response carries ``X-Request-ID`` (the client's when it is a sane token, else a new
     one); each request is logged as one JSON object: id, method, path, endpoint, status, duration."""
-    import json
-    import sys
-    import time
-    import uuid
 
-    from flask import g, request
 
     access = logging.getLogger("textqa.access")
     if app.config["TEXTQA_ACCESS_LOG"] and not access.handlers:
@@ -50,7 +53,7 @@ def _install_request_ids_and_access_log(app: Flask) -> None:
         g.request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
         g.started = time.perf_counter()
 
-    from . import metrics
+    from . import metrics  # deferred: loads prometheus_client
 
     @app.after_request
     def _finish(resp):
@@ -72,7 +75,6 @@ def _install_request_ids_and_access_log(app: Flask) -> None:
 
 def create_app(artifacts_dir: str | Path | None = None, config: dict | None = None) -> Flask:
     """Build the app and load every model found under ``artifacts_dir`` (once per process)."""
-    from textqa.runtime.paths import artifacts_dir as default_artifacts
 
     app = Flask(__name__)
     app.config.update(DEFAULT_CONFIG)
@@ -83,17 +85,14 @@ def create_app(artifacts_dir: str | Path | None = None, config: dict | None = No
     root = Path(artifacts_dir) if artifacts_dir else default_artifacts()
     app.config["TEXTQA_ARTIFACTS"] = str(root)
     app.extensions["textqa_models"] = load_models(root, app.config["TEXTQA_MODELS"])
-    from .metrics import record_models
+    from .metrics import record_models  # deferred: loads prometheus_client
     record_models(app.extensions["textqa_models"])
     register_error_handlers(app)
     _install_request_ids_and_access_log(app)
 
-    from flask_swagger_ui import get_swaggerui_blueprint
+    from flask_swagger_ui import get_swaggerui_blueprint  # deferred: loads flask_swagger_ui
 
-    from textqa.registry import MODELS, resolve
-
-    from .ops import bp as ops_bp
-    from .playground import bp as playground_bp
+    from .ops import bp as ops_bp  # deferred: loads pydantic
 
     for bp in (ops_bp, *(resolve(m.blueprint) for m in MODELS), playground_bp):
         app.register_blueprint(bp)

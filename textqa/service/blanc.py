@@ -5,9 +5,9 @@ from flask import Blueprint
 
 from .contract import POST_ERRORS, endpoint
 from .errors import invalid
+from .registry import get_model
 from .schemas import BlancResponse
 from .validation import check_request_budget
-from .registry import get_model
 
 bp = Blueprint("blanc", __name__)
 

@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlencode
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
 INSTALL_HINT = ("the playground's browser test needs Debian's chromium: run 'make browser' as root "
@@ -93,6 +94,5 @@ EXAMPLES = {
 
 
 def example_url(base: str, model: str, **override) -> str:
-    from urllib.parse import urlencode
     params = {"model": model, **EXAMPLES[model][0], **override}
     return f"{base}/?{urlencode(params)}"

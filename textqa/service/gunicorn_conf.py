@@ -7,7 +7,7 @@ import shutil
 def child_exit(server, worker):
     """A worker exited (HUP, timeout, crash): drop its live gauges (the model info it reported)."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from prometheus_client import multiprocess
+        from prometheus_client import multiprocess  # deferred: loads prometheus_client
         multiprocess.mark_process_dead(worker.pid)
 
 

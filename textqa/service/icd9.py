@@ -3,11 +3,13 @@ from __future__ import annotations
 
 from flask import Blueprint
 
+from textqa.models.icd9.records import Record
+
 from .contract import POST_ERRORS, endpoint
 from .errors import invalid
+from .registry import get_model
 from .schemas import Icd9Response
 from .validation import check_request_budget
-from .registry import get_model
 
 bp = Blueprint("icd9", __name__)
 
@@ -18,7 +20,6 @@ bp = Blueprint("icd9", __name__)
                             "classifier": "svm"}})
 def code(req):
     """Codes above their thresholds per document, best first, in the order of the documents."""
-    from textqa.models.icd9.records import Record
 
     coder = get_model("icd9")
     if req.classifier not in getattr(coder, "models_", {}):

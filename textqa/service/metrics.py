@@ -9,7 +9,18 @@ from __future__ import annotations
 
 import os
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
+
+from textqa.models.artifact import artifact_id
 
 REQUESTS = Counter("textqa_http_requests_total", "HTTP requests answered", ["endpoint", "method", "status"])
 LATENCY = Histogram("textqa_http_request_duration_seconds", "time to answer a request", ["endpoint"],
@@ -23,7 +34,6 @@ _ITEM_FIELDS = ("sentences", "pairs", "documents")
 
 
 def record_models(slots: dict) -> None:
-    from textqa.models.artifact import artifact_id
     for name, slot in slots.items():
         if slot.loaded:
             MODEL_INFO.labels(name, str(slot.manifest.get("created_at", "")),
@@ -49,9 +59,7 @@ def observe(endpoint: str, method: str, status: int, seconds: float | None, body
 
 def exposition() -> tuple[bytes, str]:
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from prometheus_client import multiprocess
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
         return generate_latest(registry), CONTENT_TYPE_LATEST
-    from prometheus_client import REGISTRY
     return generate_latest(REGISTRY), CONTENT_TYPE_LATEST

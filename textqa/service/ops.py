@@ -1,9 +1,10 @@
 """Operational endpoints: liveness, readiness, model manifests, metrics and the API document."""
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app
+from flask import Blueprint, Response, current_app, jsonify
 
 from .contract import endpoint
+from .openapi import openapi_document
 from .schemas import Health, ModelsResponse, Readiness
 
 bp = Blueprint("ops", __name__)
@@ -40,16 +41,14 @@ def models():
           summary="Prometheus metrics (text format 0.0.4), summed over gunicorn workers")
 def metrics():
     """Requests by endpoint and status, latency and items per request, model info."""
-    from .metrics import exposition
+    from .metrics import exposition  # deferred: loads prometheus_client
     body, content_type = exposition()
     return Response(body, content_type=content_type)
 
 
 @endpoint(bp, "GET", "/openapi.json", response=None, summary="This document (OpenAPI 3.1)")
 def openapi():
-    from flask import jsonify
 
-    from .openapi import openapi_document
     doc = current_app.extensions.get("textqa_openapi")
     if doc is None:                     # built once per process: the declarations do not change
         doc = current_app.extensions["textqa_openapi"] = openapi_document(current_app)

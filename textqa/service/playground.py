@@ -6,6 +6,8 @@ from pathlib import Path
 
 from flask import Blueprint, send_from_directory
 
+from .errors import APIError
+
 STATIC = Path(__file__).resolve().parent / "static"
 ASSETS = {"playground.js", "playground.css"}
 
@@ -23,7 +25,6 @@ def page():
 
 @bp.get("/playground/<name>")
 def asset(name: str):
-    from .errors import APIError
     if name not in ASSETS:                  # a fixed list: no path from the URL reaches the disk
         raise APIError(404, f"no playground file {name!r}")
     return send_from_directory(STATIC, name)

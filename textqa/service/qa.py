@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from flask import Blueprint
 
+from textqa.models.artifact import ArtifactError
+
 from .contract import POST_ERRORS, endpoint
 from .errors import APIError
-from .schemas import QaResponse
 from .registry import get_model
+from .schemas import QaResponse
 
 bp = Blueprint("qa", __name__)
 
@@ -17,7 +19,6 @@ bp = Blueprint("qa", __name__)
 def answer(req):
     """Ranked answers (score, supporting sentence, clusters), the answer-type distribution, the UIUC
     class and the clusters used."""
-    from textqa.models.artifact import ArtifactError
 
     model = get_model("qa")
     try:

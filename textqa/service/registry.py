@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from flask import current_app
+
 from textqa.models.artifact import ArtifactError
 from textqa.registry import MODELS, ModelEntry
 
@@ -56,7 +58,6 @@ def load_models(artifacts_dir: Path, only: list[str] | None = None) -> dict[str,
 
 def get_model(name: str):
     """The loaded model ``name`` of the current app, or a 503 APIError."""
-    from flask import current_app
     slot = current_app.extensions["textqa_models"].get(name)
     if slot is None or not slot.loaded:
         reason = slot.error if slot is not None else "not configured"

@@ -18,8 +18,7 @@ import functools
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError,
-                      model_validator)
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 from pydantic.json_schema import GenerateJsonSchema
 
 from textqa.models.icd9.records import MAX_CHARS as ICD9_MAX_CHARS

@@ -20,16 +20,23 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from textqa.errors import InputError
-from textqa.evaluation.mt import (score_from_statistics, segment_statistics,
-                                  sentence_scores_and_statistics)
+from textqa.evaluation.mt import (
+    bootstrap_average_pearsons,
+    score_from_statistics,
+    segment_statistics,
+    sentence_scores_and_statistics,
+)
 from textqa.models.blanc.metric import BLANC, BLANCParams, stats_f
 from textqa.models.blanc.store import save_blanc
+from textqa.runtime import dask_cluster
 from textqa.runtime.paths import DATA_DIR, artifacts_dir
+
 from .blanc_search import JudgedPairs, _corr, _restart, averaged, correlations, params_of
 
 MT = DATA_DIR / "mt"
@@ -86,23 +93,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/blanc)")
     p.add_argument("--artifacts", type=Path, default=None,
                    help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
-    from textqa.runtime import dask_cluster
     dask_cluster.add_arguments(p, None, "run the restarts")
 
 
 # ------------------------------------------------------------------ run
 def run(args: argparse.Namespace) -> int:
     """Train; with ``--scheduler`` the joblib loops run on a Dask cluster (the same artifact)."""
-    from textqa.runtime import dask_cluster
     with dask_cluster.joblib_on(args.scheduler, args.workers, "textqa train blanc",
                            preload=("textqa.training.blanc",)):
         return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from joblib import Parallel, delayed
+    from joblib import Parallel, delayed  # deferred: loads joblib, psutil
 
-    from textqa.training.corpus import file_fingerprint
+    from textqa.training.corpus import file_fingerprint  # deferred: loads tqdm
 
     t0 = time.perf_counter()
     say = lambda msg: print(f"[blanc {time.perf_counter() - t0:6.1f}s] {msg}", file=sys.stderr, flush=True)
@@ -130,7 +135,7 @@ def _run(args: argparse.Namespace) -> int:
                 args.char_orders, args.word_ngram_orders)
         results = []
         paths = {}
-        from tqdm import tqdm
+        from tqdm import tqdm  # deferred: loads tqdm
         for i, state, value, secs, path in tqdm(Parallel(n_jobs=args.jobs, return_as="generator")(
                 delayed(_restart)(train, i, args.seed, spec) for i in range(args.restarts)),
                 total=args.restarts, desc="hill-climbing restarts", unit="restart", file=sys.stderr, disable=None):
@@ -239,7 +244,7 @@ def _plots(work: Path, paths: dict, best_i: int, best_j: int, selection, data: J
     correlation at each point when the parameters were selected along the climbs) and
     ``human_vs_blanc.png`` (segment BLANC with the kept parameters against the human scores, per
     language pair of the held-out data, or of the training data without --test)."""
-    from textqa.evaluation.plots import climb_traces, metric_vs_human
+    from textqa.evaluation.plots import climb_traces, metric_vs_human  # deferred: loads matplotlib
     traces = {f"restart {i + 1}": [v for _, v in paths[i]] for i in sorted(paths)}
     sel = {f"restart {i + 1}": v for i, v in selection.items()} if selection else None
     climb_traces(traces, work / "hill_climbing.png", f"train {args.level} {args.objective}",
@@ -261,9 +266,7 @@ def _held_out_baselines(args, test: JudgedPairs, report: list, params: BLANCPara
     averages and of BLANC minus each (1,000 resamples of the segments) and the system-level
     correlations of the DA rows (a system's corpus score over its judged segments against its mean
     human score), which are returned for the manifest."""
-    from dataclasses import replace
 
-    from textqa.evaluation.mt import bootstrap_average_pearsons
     hyps, refs = [r.hypothesis for _, r in test.rows], [r.reference for _, r in test.rows]
     key = (params.alpha, params.beta, params.partial_weight)
     segment = args.level == "segment"

@@ -9,12 +9,12 @@ from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
+from scipy import stats
 
-from textqa.evaluation.mt import (read_mt_tsv)
+from textqa.evaluation.mt import read_mt_tsv
 from textqa.models.blanc.batch import PairBatch
 from textqa.models.blanc.metric import BLANC, BLANCParams, stats_f
 from textqa.models.sklearn_data import same_numbers_anywhere
-
 
 # ------------------------------------------------------------------ data
 
@@ -79,7 +79,6 @@ def _corr(x: np.ndarray, y: np.ndarray, method: str) -> float:
         return math.nan
     if method == "pearson":
         return float(np.corrcoef(x, y)[0, 1])
-    from scipy import stats
     if method == "spearman":
         return float(stats.spearmanr(x, y).statistic)
     return float(stats.kendalltau(x, y, variant="b").statistic)

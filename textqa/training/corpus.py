@@ -3,15 +3,21 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import html
 import lzma
 import os
 import re
+import signal
 import unicodedata
+import zipfile
 import zlib
 from multiprocessing import get_context
 from pathlib import Path
 
 from tqdm import tqdm
+
+from textqa.errors import InputError
+from textqa.runtime.files import replaced_whole
 
 TOKENIZER_VERSION = "ptb-1"          # bump when tokenization changes: invalidates caches
 CORPUS_VERSION = "reuters-lewis-train"   # bump when the text taken from a file changes (2: no Reuters test docs)
@@ -44,7 +50,6 @@ class _Decompressed:
         self.f.close()
 
     def _corrupt(self, e: Exception):
-        from textqa.errors import InputError
         return InputError(f"{self.path}: truncated or corrupt compressed file ({e})")
 
     def __iter__(self):
@@ -82,7 +87,6 @@ def reuters_paragraphs(path: str | os.PathLike, min_tokens: int = 5, split: str 
     paragraphs in which fewer than half of the words have a lowercase letter are skipped, as are
     the sign-off ``Reuter`` and tables.  Wrapped lines are joined.
     """
-    import html
     if split not in REUTERS_SPLITS:
         raise ValueError(f"split must be one of {REUTERS_SPLITS}, not {split!r}")
     with open_text(path, encoding="latin-1") as f:
@@ -139,7 +143,7 @@ _tokenizer = None
 
 def _init_worker(punkt_dir):
     global _tokenizer
-    from textqa.models.truecaser.tokenize import PTBTokenizer
+    from textqa.models.truecaser.tokenize import PTBTokenizer  # deferred: loads sklearn, scipy, nltk
     _tokenizer = PTBTokenizer(punkt_dir)
 
 
@@ -147,7 +151,6 @@ def _init_pool_worker(punkt_dir):
     """:func:`_init_worker` in a forked pool process, which first takes back SIGTERM's default: the
     pool's teardown terminates its idle workers with it, and the CLI's handler inherited by the fork
     (``textqa.cli``: SIGTERM unwinds training as an interrupt) printed a traceback from each."""
-    import signal
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _init_worker(punkt_dir)
 
@@ -158,7 +161,7 @@ def _tokenize_chunk(lines):
 
 def tokenize_lines(lines: list[str], punkt_dir, n_jobs: int = 2, chunk: int = 2000, desc="tokenizing"):
     """PTB-tokenize paragraphs into sentences (strings of space-separated tokens), in parallel."""
-    from textqa.models.truecaser.tokenize import PTBTokenizer
+    from textqa.models.truecaser.tokenize import PTBTokenizer  # deferred: loads sklearn, scipy, nltk
     PTBTokenizer(punkt_dir)          # fail here, loudly, rather than in pool workers that respawn forever
     chunks = [lines[i:i + chunk] for i in range(0, len(lines), chunk)]
     out = []
@@ -198,7 +201,6 @@ def tokenized_corpus(paths, punkt_dir, cache: Path | None, n_jobs: int = 2, pret
     sents = tokenize_lines(lines, punkt_dir, n_jobs=n_jobs)
     if cached:
         cached.parent.mkdir(parents=True, exist_ok=True)
-        from textqa.runtime.files import replaced_whole
         with replaced_whole(cached) as tmp, gzip.open(tmp, "wt", encoding="utf-8", compresslevel=1) as f:
             f.write("\n".join(sents))
             f.write("\n")
@@ -231,7 +233,6 @@ def conll_sentences(zip_path, member: str) -> list[str]:
 
     Brackets are mapped to PTB's ``-LRB-`` etc., the convention of the truecasing data.
     """
-    import zipfile
     with zipfile.ZipFile(zip_path) as z:
         text = z.read(member).decode("latin-1")
     out, cur = [], []

@@ -15,14 +15,14 @@ import tempfile
 import time
 from pathlib import Path
 
-
 import numpy as np
 
 from textqa.evaluation.icd9 import calibration, format_report, review_split, score_codes, top_codes_table
 from textqa.models.icd9.coder import CLASSIFIERS, ICD9Coder
-from textqa.models.icd9.records import RecordError, load_descriptions, read_records
 from textqa.models.icd9.guidelines import RULES as GUIDELINE_RULES
+from textqa.models.icd9.records import RecordError, load_descriptions, read_records
 from textqa.models.icd9.text import TRIGGER_GROUPS
+from textqa.runtime import dask_cluster
 from textqa.runtime.paths import DATA_DIR, artifacts_dir, english_stopwords
 
 DEFAULT_DATA = [DATA_DIR / "icd9" / "cmc2007_train_dev80.xml.gz"]
@@ -71,7 +71,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/icd9)")
     p.add_argument("--artifacts", type=Path, default=None,
                    help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
-    from textqa.runtime import dask_cluster
     dask_cluster.add_arguments(p, None, "fit the per-code models (and the cross-validation folds)")
 
 
@@ -86,13 +85,13 @@ def make_coder(args, classifiers) -> ICD9Coder:
 
 def cross_validate(records, args, classifiers, say=None) -> dict:
     """Out-of-fold decisions and scores of each classifier -> metrics (evaluation.icd9)."""
-    from sklearn.model_selection import KFold
+    from sklearn.model_selection import KFold  # deferred: loads sklearn, joblib, threadpoolctl
     ids = [r.id for r in records]
     predicted = {c: {} for c in classifiers}
     scores = {c: {} for c in classifiers}
     bayes = {"probability": [], "raw": [], "label": [], "review": {}}        # BRR's calibration and review flag
     all_codes = sorted({c for r in records for c in r.codes})
-    from tqdm import tqdm
+    from tqdm import tqdm  # deferred: loads tqdm
     folds = KFold(args.folds, shuffle=True, random_state=args.seed).split(records)
     for f, (tr, te) in enumerate(tqdm(folds, total=args.folds, desc="cross-validation folds", unit="fold",
                                       file=sys.stderr, disable=None), start=1):
@@ -133,16 +132,15 @@ def _curve(cal: dict) -> tuple:
 
 def run(args: argparse.Namespace) -> int:
     """Train; with ``--scheduler`` the joblib loops run on a Dask cluster (the same artifact)."""
-    from textqa.runtime import dask_cluster
     with dask_cluster.joblib_on(args.scheduler, args.workers, "textqa train icd9",
                            preload=("textqa.models.icd9.coder",)):
         return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from textqa.evaluation.plots import roc_curves
-    from textqa.models.icd9.store import save_coder
-    from textqa.training.corpus import file_fingerprint
+    from textqa.evaluation.plots import roc_curves  # deferred: loads matplotlib
+    from textqa.models.icd9.store import save_coder  # deferred: loads orjson
+    from textqa.training.corpus import file_fingerprint  # deferred: loads tqdm
 
     t0 = time.perf_counter()
     say = lambda msg: print(f"[icd9 {time.perf_counter() - t0:5.1f}s] {msg}", file=sys.stderr, flush=True)
@@ -168,7 +166,7 @@ def _run(args: argparse.Namespace) -> int:
                            png, f"{clf.upper()}: ROC of the 5 most frequent codes ({args.folds}-fold CV)")
                 files[f"roc_{clf}.png"] = png
                 if "calibration" in res:
-                    from textqa.evaluation.plots import reliability_diagram
+                    from textqa.evaluation.plots import reliability_diagram  # deferred: loads matplotlib
                     cal, raw = res["calibration"], res["calibration_raw_score"]
                     png = work / f"reliability_{clf}.png"
                     reliability_diagram({f"Platt probability (ECE {cal['ece']:.4f})": _curve(cal),

@@ -19,10 +19,21 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
-from textqa.runtime.paths import DATA_DIR, artifacts_dir
+from textqa.evaluation.stats import bootstrap_ci
+from textqa.models.qa.answer_type import AnswerTypeClassifier, read_uiuc
+from textqa.models.qa.collection import analysed_cached, build_index, trec_all_sentences
+from textqa.models.qa.expansion import LEXICAL
+from textqa.models.qa.nlp import parse, parsed_cached
+from textqa.models.qa.resources import QuestionSetError, pattern_questions
+from textqa.models.qa.selection import SentenceSelector
+from textqa.models.qa.system import InstanceQA, pattern_match
+from textqa.models.qa.trecqa import read_qids, read_trecqa
+from textqa.runtime import dask_cluster
+from textqa.runtime.paths import DATA_DIR, artifacts_dir, cache_dir
 
 QA = DATA_DIR / "qa"
 UIUC = QA / "uiuc_qc" / "train_5500.label.gz"
@@ -63,7 +74,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--redundancy", type=float, default=0.05, metavar="W",
                    help="weight of ln(mentions) of an answer among the retrieved sentences, added to its best "
                         "mention's probability (default 0.05, chosen on the dev questions; 0: best mention only)")
-    from textqa.models.qa.expansion import LEXICAL
     p.add_argument("--expansion", choices=LEXICAL, default="simple",
                    help="retrieval query: the question's content words (simple, default), plus their WordNet "
                         "synonyms, or plus their inflections (see 'textqa qa expansion')")
@@ -86,7 +96,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/qa)")
     p.add_argument("--artifacts", type=Path, default=None,
                    help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
-    from textqa.runtime import dask_cluster
     dask_cluster.add_arguments(p, None, "train the per-cluster models")
 
 
@@ -96,7 +105,6 @@ def _mean(values) -> float:
 
 def _ci95(values) -> list:
     """95% bootstrap interval of the mean (a single value's interval is itself)."""
-    from textqa.evaluation.stats import bootstrap_ci
     return list(bootstrap_ci(_mean, values)) if len(values) >= 2 else [_mean(values)] * 2
 
 
@@ -119,9 +127,8 @@ def ranking_scores(pairs, scores_per_pair, qids=None) -> dict:
 
 
 def answer_type_cv(docs, labels, folds: int, seed: int) -> dict:
-    from sklearn.model_selection import KFold
+    from sklearn.model_selection import KFold  # deferred: loads sklearn, scipy, joblib
 
-    from textqa.models.qa.answer_type import AnswerTypeClassifier
     labels = np.array(labels)
     coarse_ok = fine_ok = 0
     for tr, te in KFold(folds, shuffle=True, random_state=seed).split(docs):
@@ -141,7 +148,6 @@ def choose_c(train, X, y, folds: int, seed: int) -> tuple[float, dict]:
     """C of the selection ranker by question-grouped cross-validation on TRAIN (MAP).  ``X`` and ``y``:
     each TRAIN pair's :meth:`SentenceSelector.features` rows and labels, computed once for every fold
     and C (the features do not depend on either: the idf table is the whole pool's)."""
-    from textqa.models.qa.selection import SentenceSelector
     rng = np.random.default_rng(seed)
     fold = rng.permutation(len(train)) % folds
     results = {}
@@ -158,7 +164,6 @@ def choose_c(train, X, y, folds: int, seed: int) -> tuple[float, dict]:
 
 def run(args: argparse.Namespace) -> int:
     """Train; with ``--scheduler`` the joblib loops run on a Dask cluster (the same artifact)."""
-    from textqa.runtime import dask_cluster
     if args.jobs < 1:
         raise SystemExit("error: --jobs must be at least 1")
     with dask_cluster.joblib_on(args.scheduler, args.workers, "textqa train qa",
@@ -167,13 +172,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from textqa.models.qa.answer_type import AnswerTypeClassifier, read_uiuc
-    from textqa.models.qa.nlp import parse, parsed_cached
-    from textqa.models.qa.selection import SentenceSelector
-    from textqa.models.qa.store import save_qa
-    from textqa.models.qa.trecqa import read_qids, read_trecqa
-    from textqa.runtime.paths import cache_dir
-    from textqa.training.corpus import file_fingerprint
+    from textqa.models.qa.store import save_qa  # deferred: loads orjson
+    from textqa.training.corpus import file_fingerprint  # deferred: loads tqdm
 
     t0 = time.perf_counter()
     say = lambda msg: print(f"[qa {time.perf_counter() - t0:6.1f}s] {msg}", file=sys.stderr, flush=True)
@@ -261,7 +261,6 @@ def _question_key(text: str) -> str:
 
 
 def read_questions(paths) -> list[dict]:
-    from textqa.models.qa.resources import QuestionSetError, pattern_questions
     try:
         return [{"qid": str(q["qid"]), "question": q["question"], "patterns": q["patterns"]}
                 for p in paths for q in pattern_questions(p)]
@@ -281,7 +280,6 @@ def read_patterns(path) -> dict:
 def reciprocal_ranks(model_answer, dev, patterns) -> list[tuple[int, float]]:
     """(index in ``dev``, reciprocal rank of the first of the top 5 answers a NIST pattern matches,
     case-insensitive search; 0 if none) for each question that has patterns."""
-    from textqa.models.qa.system import pattern_match
     return [(k, next((1.0 / (i + 1) for i, a in enumerate(res["answers"][:5])
                       if pattern_match(patterns[p.qid], a["answer"])), 0.0))
             for k, (p, res) in enumerate(zip(dev, model_answer)) if p.qid in patterns]
@@ -303,7 +301,7 @@ def write_plots(instance, runs: dict, folder: Path) -> dict:
     """MRR@5 by the question's UIUC coarse class and by the size (training questions) of the most
     confident cluster that matched it, one bar series per run (``runs``: {name: [(answer, rr)]},
     ``answer`` the system's result for the question)."""
-    from textqa.evaluation.plots import bars_with_counts
+    from textqa.evaluation.plots import bars_with_counts  # deferred: loads matplotlib
     folder.mkdir(parents=True, exist_ok=True)
     models = instance.cluster_models_
 
@@ -346,7 +344,6 @@ def unseen_answer_types(uiuc, docs, questions, say=None):
     perfectly, and an extraction model trained on such labels trusts the UIUC features more than a
     new question's (about 82% right for the fine class) deserve. The training questions are typed
     by this one instead, as a new question is by the full one."""
-    from textqa.models.qa.answer_type import AnswerTypeClassifier
     seen = {_question_key(q["question"]) for q in questions}
     keep = [i for i, q in enumerate(uiuc) if _question_key(q.question) not in seen]
     if say:
@@ -358,10 +355,6 @@ def unseen_answer_types(uiuc, docs, questions, say=None):
 def train_instance(args, train, dev, metrics, say, answer_types, selector, typer, questions, held_out=()):
     """The instance-based system on ``questions`` (typed by ``typer``, :func:`unseen_answer_types`),
     scored on the dev questions and on ``held_out`` (the ``--eval-questions``; typed by ``answer_types``)."""
-    from textqa.models.qa.collection import analysed_cached, build_index, trec_all_sentences
-    from textqa.models.qa.nlp import parse
-    from textqa.models.qa.system import InstanceQA
-    from textqa.runtime.paths import cache_dir
     pool = trec_all_sentences(TRAIN_ALL)
     if args.collection_limit:
         pool = pool[:args.collection_limit]
@@ -383,7 +376,7 @@ def train_instance(args, train, dev, metrics, say, answer_types, selector, typer
 
     def answer_all(texts):
         docs = parse(texts)
-        from tqdm import tqdm
+        from tqdm import tqdm  # deferred: loads tqdm
         out = []
         for d, (u, fine) in tqdm(list(zip(docs, _typed(answer_types, docs))), desc="answering", unit="q",
                                  file=sys.stderr, disable=None):
@@ -404,7 +397,6 @@ def train_instance(args, train, dev, metrics, say, answer_types, selector, typer
         held = [q for q in held_out if q["question"].strip().lower() not in seen]
         say(f"answering {len(held)} held-out questions")
         res = answer_all([q["question"] for q in held])
-        from types import SimpleNamespace
         held_dev = [SimpleNamespace(qid=q["qid"]) for q in held]
         held_patterns = {q["qid"]: q["patterns"] for q in held}
         ranks = reciprocal_ranks(res, held_dev, held_patterns)

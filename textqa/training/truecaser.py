@@ -21,18 +21,21 @@ import tempfile
 import time
 from pathlib import Path
 
-from textqa.runtime.paths import DATA_DIR, PUNKT_DIR, artifacts_dir, cache_dir
-
-from textqa.evaluation.truecase import score_truecase
+from textqa.evaluation.truecase import CLASSES, score_by_frequency, score_truecase
 from textqa.models.truecaser import lm as lmmod
 from textqa.models.truecaser.casing import NONE, UNKNOWN_TOKENS, case_class, fold_accents
 from textqa.models.truecaser.classes import CLASS_ORDER, DEFAULT_CLASSES, TARGETS
+from textqa.models.truecaser.context import DEFAULT_C, DEFAULT_CAP, DEFAULT_MIN_WEIGHT, DEFAULT_WEIGHT
+from textqa.models.truecaser.lm import BINARY_FORMATS
 from textqa.models.truecaser.model import DEFAULT_OOV_WEIGHT, ORDERS, Truecaser
-from textqa.models.truecaser.vocabulary import UNKNOWN_NONE
-from textqa.models.truecaser.store import save_truecaser
 from textqa.models.truecaser.rerank import FEATURE_SETS
+from textqa.models.truecaser.store import save_truecaser
+from textqa.models.truecaser.vocabulary import UNKNOWN_NONE
+from textqa.runtime import dask_cluster
+from textqa.runtime.paths import DATA_DIR, PUNKT_DIR, artifacts_dir, cache_dir
 
 from .corpus import drop_overlap, file_fingerprint, read_lines, tokenized_corpus
+from .truecaser_dask import count_on_cluster
 
 DEFAULT_DATA = [DATA_DIR / "truecase" / "enwiki_prefix.txt.xz", DATA_DIR / "truecase" / "enwiki_part2.txt.xz",
                 *[DATA_DIR / "truecase" / "reuters21578" / f"reut2-{i:03d}.sgm.gz" for i in range(22)],
@@ -66,25 +69,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "'local' features (case class, rank and share of the casing, position), 'lexical' "
                         "(+ word, suffix) or 'context' (+ words up to three to each side), learned on one "
                         "block of training text in 40, held out of the LM; default none (it lowered dev "
-                        "F1: docs/truecaser.md)")
+                        "F1: docs/experiments/truecaser.md)")
     p.add_argument("--order", type=int, choices=ORDERS, default=3,
                    help="LM order (default 3, the paper's trigram; 2, 4 and 5 need --smoothing kneser_ney; with the "
                         "default pruning, 5 gains 0.06 dev F1 for a 1.5x larger LM, over twice the training time "
-                        "and 1.6x the memory: docs/truecaser.md)")
+                        "and 1.6x the memory: docs/experiments/truecaser.md)")
     p.add_argument("--prune", type=int, nargs="+", default=None, metavar="T",
                    help="count pruning as KenLM's lmplz --prune: one threshold per order from the unigrams "
                         "(which must be 0) up, non-decreasing, the last repeated; an n-gram seen no more than "
                         "its order's threshold times is dropped and its mass goes to the back-off. Kneser-Ney "
                         "only. Default '0 0 1' (n-grams of order 3 and up seen once: half the LM's size, same "
-                        "dev F1, better on news: docs/truecaser.md); '--prune 0' keeps every n-gram")
+                        "dev F1, better on news: docs/experiments/truecaser.md); '--prune 0' keeps every n-gram")
     p.add_argument("--first-word", choices=["lm", "lm+upper", "mask", "mask+upper"], default="lm+upper",
                    help="sentence-initial casing strategy (paper section 2.5)")
     p.add_argument("--oov-model", choices=["char", "none"], default="char",
                    help="character-level casing model for unseen words")
     p.add_argument("--oov-weight", type=float, default=DEFAULT_OOV_WEIGHT,
                    help="weight of the OOV model in the search (default %(default)g: the middle of dev F1's "
-                        "plateau from 1.25 to 2.5, docs/truecaser.md)")
-    from textqa.models.truecaser.lm import BINARY_FORMATS
+                        "plateau from 1.25 to 2.5, docs/experiments/truecaser.md)")
     p.add_argument("--lm-binary", choices=list(BINARY_FORMATS), default="trie-q8",
                    help="KenLM binary layout: trie-q8 (default: trie, 8-bit quantised probabilities and "
                         "back-offs, a quarter of probing's size at the same F1), trie, or probing (hash)")
@@ -96,28 +98,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--class-lm", type=int, default=None, metavar="K",
                    help=f"a class-based LM over K word classes beside the word LM (k-means over neighbour counts; "
                         f"Brown et al. 1992; beyond the paper): default {DEFAULT_CLASSES} (it gained 0.34 dev F1 "
-                        f"and 0.21-0.36 on news, docs/truecaser.md); 0: none. The default is 0 with "
+                        f"and 0.21-0.36 on news, docs/experiments/truecaser.md); 0: none. The default is 0 with "
                         f"--discriminative, which cannot be combined with it")
     p.add_argument("--class-lm-weight", type=float, default=0.25,
                    help="weight of the class LM's score against the word LM's (default 0.25: dev F1 within 0.08 "
-                        "from 0.15 to 0.4, docs/truecaser.md)")
+                        "from 0.15 to 0.4, docs/experiments/truecaser.md)")
     p.add_argument("--class-lm-order", type=int, choices=ORDERS, default=CLASS_ORDER,
                    help=f"order of the class LM (default {CLASS_ORDER}; 4 gained 0.03 more dev F1 but decoded "
                         f"at about 3x the peer's speed)")
     p.add_argument("--class-lm-words", type=int, default=TARGETS, metavar="N",
                    help=f"how many of the commonest LM tokens are clustered; each rarer one goes to its case "
-                        f"class's class (default {TARGETS:,}, best on dev: docs/truecaser.md)")
+                        f"class's class (default {TARGETS:,}, best on dev: docs/experiments/truecaser.md)")
     p.add_argument("--class-lm-binary", choices=list(BINARY_FORMATS), default="probing",
                    help="KenLM binary layout of the class LM (default probing: 45 MB at order 3 and the fastest "
                         "to ask; use trie-q8 at order 4 or more, whose hash would be over 100 MB)")
-    from textqa.models.truecaser.context import DEFAULT_C, DEFAULT_CAP, DEFAULT_MIN_WEIGHT, DEFAULT_WEIGHT
     p.add_argument("--context-cap", type=int, default=DEFAULT_CAP, metavar="N",
                    help=f"the sentence's words (beyond the paper): a logistic regression per ambiguous known word "
                         f"over the other words of its sentence, trained on the first N training occurrences of "
                         f"each of its casings (default {DEFAULT_CAP:,}; 0: none, the decoder without it)")
     p.add_argument("--context-weight", type=float, default=DEFAULT_WEIGHT,
                    help=f"weight of the sentence-context score against the LM's (default {DEFAULT_WEIGHT:g}, "
-                        f"docs/truecaser.md)")
+                        f"docs/experiments/truecaser.md)")
     p.add_argument("--context-C", type=float, default=DEFAULT_C,
                    help=f"inverse L2 strength of the sentence-context regressions (default {DEFAULT_C:g})")
     p.add_argument("--context-min-weight", type=float, default=DEFAULT_MIN_WEIGHT, metavar="W",
@@ -130,7 +131,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not reuse/store the tokenized corpus in .cache/")
     p.add_argument("--arpa", type=Path, default=None, metavar="FILE",
                    help="also write the LM as an ARPA file here (the artifact keeps KenLM's binary)")
-    from textqa.runtime import dask_cluster
     dask_cluster.add_arguments(p, None, "tokenize and count n-grams and the class LM's counts (map-reduces; the "
                                    "artifact is the same)")
     p.add_argument("--partition-size", type=int, default=20000,
@@ -190,8 +190,7 @@ PLOTS = ("confusion.png", "f1_by_frequency.png")
 def write_plots(model: Truecaser, dev, pred, base_pred, scores, folder: Path) -> None:
     """``confusion.png`` (gold vs predicted case class of Lita et al. 2003 section 2) and
     ``f1_by_frequency.png`` (F1 of both decoders per band of the word's training frequency)."""
-    from textqa.evaluation.plots import bars_with_counts, confusion_heatmap
-    from textqa.evaluation.truecase import CLASSES, score_by_frequency
+    from textqa.evaluation.plots import bars_with_counts, confusion_heatmap  # deferred: loads matplotlib
     folder.mkdir(parents=True, exist_ok=True)
     confusion_heatmap(scores.confusion, folder / PLOTS[0], classes=CLASSES,
                       title=f"Truecaser on dev: case classes ({scores.tokens:,} tokens, accuracy {scores.accuracy:.2f})")
@@ -266,9 +265,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         model.work_dir = str(work)
         if args.scheduler:
-            from textqa.runtime import dask_cluster
 
-            from .truecaser_dask import count_on_cluster
             say(f"reading {names} into the Dask cluster {args.scheduler}")
             with dask_cluster.cluster(args.scheduler, args.workers, "textqa train truecaser",
                                  preload=("textqa.training.truecaser_dask",)) as client:

@@ -27,14 +27,13 @@ from pathlib import Path
 
 import numpy as np
 
-from textqa.models.truecaser import classes
-from textqa.models.truecaser import context_samples
+from textqa.models.truecaser import classes, context_samples
 from textqa.models.truecaser import lm as lmmod
 from textqa.models.truecaser import phrases as phmod
+from textqa.models.truecaser.baseline import as_tokens
 from textqa.models.truecaser.casing import fold_accents
 from textqa.models.truecaser.vocabulary import BOS_ID, EOS_ID, LMVocabulary
 
-from textqa.models.truecaser.baseline import as_tokens
 from .corpus import normalize_for_overlap, open_text, paragraphs
 
 _TOKENIZERS: dict = {}          # per worker process: punkt folder -> PTBTokenizer
@@ -49,7 +48,7 @@ def tokenize_partition(lines: list[str], punkt_dir: str | None, dev_keys: frozen
         sents = [line.strip() for line in lines if line.strip()]
     else:
         if punkt_dir not in _TOKENIZERS:
-            from textqa.models.truecaser.tokenize import PTBTokenizer
+            from textqa.models.truecaser.tokenize import PTBTokenizer  # deferred: loads nltk
             _TOKENIZERS[punkt_dir] = PTBTokenizer(punkt_dir)
         tok = _TOKENIZERS[punkt_dir]
         sents = [" ".join(t) for line in lines for t in tok.tokenize(line) if t]
@@ -205,7 +204,7 @@ def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], preto
     the n-grams (which free the tokenized corpus on the workers); the n-gram count leaves each
     partition's LM ids on the workers for the class LM.  ``fold``: count the text without its
     diacritics, as ``Truecaser.fit`` does with ``fold_accents``."""
-    from distributed import wait
+    from distributed import wait  # deferred: loads distributed, dask
     dev_keys = frozenset(k for k in map(normalize_for_overlap, dev) if len(k) >= 30)   # as corpus.drop_overlap
     [keys_f] = client.scatter([dev_keys], broadcast=True)
     punkt = None if pretokenized else str(punkt_dir)

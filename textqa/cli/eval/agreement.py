@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textqa.evaluation.agreement import krippendorff_alpha, read_agreement_tsv
 from textqa.cli.eval import print_json, print_pairs
 from textqa.errors import InputError
+from textqa.evaluation.agreement import krippendorff_alpha, read_agreement_tsv
 
 HELP = "Krippendorff's alpha with nominal, Jaccard or MASI distance"
 DESCRIPTION = ("Krippendorff's alpha over set-valued annotations (Passonneau 2006).\n\n"

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textqa.evaluation.aqwv import score_modes, score_trec
 from textqa.cli.eval import print_json
 from textqa.errors import InputError
+from textqa.evaluation.aqwv import score_modes, score_trec
 from textqa.evaluation.rank import read_qrels, read_run
 
 HELP = "MATERIAL AQWV and Modified AQWV from <QueryID>.tsv folders or TREC files"

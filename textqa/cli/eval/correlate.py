@@ -12,10 +12,18 @@ from pathlib import Path
 import numpy as np
 
 from textqa.cli.eval import print_json
-from textqa.errors import InputError
-from textqa.evaluation.mt import (SystemLevel, bootstrap_average_pearsons, per_pair_correlation, read_mt_tsv,
-                                  score_from_statistics, segment_statistics, sentence_scores_and_statistics)
 from textqa.cli.io import add_model_arguments
+from textqa.errors import InputError
+from textqa.evaluation.mt import (
+    SystemLevel,
+    bootstrap_average_pearsons,
+    per_pair_correlation,
+    read_mt_tsv,
+    score_from_statistics,
+    segment_statistics,
+    sentence_scores_and_statistics,
+)
+from textqa.registry import BY_NAME
 from textqa.runtime.paths import artifacts_dir
 
 HELP = "correlation of BLANC, sentence BLEU, chrF and ROUGE-L with human MT judgments"
@@ -34,7 +42,6 @@ METRICS = ("blanc", "sentbleu", "chrf", "chrf++", "rougeL")
 
 def add_arguments(p) -> None:
     p.add_argument("--tsv", type=Path, required=True, help="human judgments with hypotheses and references")
-    from textqa.registry import BY_NAME
     add_model_arguments(p, BY_NAME["blanc"])
     p.add_argument("--pair-model", action="append", metavar="LANG_PAIR=DIR",
                    help="score this language pair's segments with another BLANC model (repeatable; segment "
@@ -55,7 +62,7 @@ def blanc_stats(metric, hyps: list[str], refs: list[str]) -> np.ndarray:
     """[N, 3, columns]: BLANC's statistics of many single-reference pairs through the batched ACS
     path, with the character and word n-gram levels' appended (``scores_from_stats`` gives the
     sentence scores; summed over a system's segments, ``score_of_total`` its corpus score)."""
-    from textqa.models.blanc.batch import PairBatch
+    from textqa.models.blanc.batch import PairBatch  # deferred: loads scipy, numba
     p = metric.params
     batch = PairBatch([metric.tokens(h) for h in hyps], [metric.tokens(r) for r in refs], p.matching,
                       p.prefix_len, partial=p.partial_weight > 0)
@@ -69,8 +76,8 @@ def blanc_scores(metric, hyps: list[str], refs: list[str]) -> np.ndarray:
 
 
 def run(args) -> int:
-    from textqa.models.artifact import ArtifactError
-    from textqa.models.blanc.store import load_blanc
+    from textqa.models.artifact import ArtifactError  # deferred: loads orjson
+    from textqa.models.blanc.store import load_blanc  # deferred: loads scipy, numba, orjson
 
     level = "both" if args.system_level else args.level
     if args.resamples < 1:
@@ -101,7 +108,7 @@ def run(args) -> int:
     refs = [fold(r.reference) for r in rows]
     say = lambda msg: print(f"textqa eval correlate: {msg}", file=sys.stderr, flush=True)
     scores, sys_stats = {}, {}
-    from tqdm import tqdm
+    from tqdm import tqdm  # deferred: loads tqdm
     for name in tqdm(args.metrics, desc="metrics", unit="metric", file=sys.stderr, disable=None):
         say(f"{name} on {len(rows)} segments")
         if name == "blanc" and pair_models:         # each pair's rows scored by its own model
@@ -138,7 +145,7 @@ def run(args) -> int:
         t = system.table()
         result["system"], result["system_kendall"] = t.pearson, t.kendall
     if args.plot and metric is not None and "blanc" in scores:
-        from textqa.evaluation.plots import metric_vs_human
+        from textqa.evaluation.plots import metric_vs_human  # deferred: loads matplotlib
         groups = {}
         for i, r in enumerate(rows):
             groups.setdefault(r.lang_pair, ([], []))

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textqa.evaluation import cpa
 from textqa.cli.eval import print_json
+from textqa.evaluation import cpa
 
 HELP = "SemEval-2015 task 15 (CPA) scores for tasks 1, 2 and 3"
 DESCRIPTION = ("SemEval-2015 task 15 scores as defined on the task page (default) or as the official scorer "

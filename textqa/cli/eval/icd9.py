@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from textqa.cli.eval import print_json
-from textqa.evaluation.icd9 import format_report, read_predictions, score_codes
 from textqa.errors import InputError
+from textqa.evaluation.icd9 import format_report, read_predictions, score_codes
+from textqa.models.icd9.records import RecordError, read_records
 
 HELP = "ICD-9 coding: per-code P/R/F1/AUC, micro- and macro-F1"
 DESCRIPTION = ("Score coded records against gold codes.\n\n"
@@ -25,7 +26,6 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from textqa.models.icd9.records import RecordError, read_records
     try:
         gold_records = read_records(args.gold, need_codes=True)
     except RecordError as e:

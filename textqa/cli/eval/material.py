@@ -5,6 +5,7 @@ import argparse
 from pathlib import Path
 
 from textqa.cli.eval import print_json
+from textqa.evaluation import material
 
 HELP = "MATERIAL submissions: build/validate labels, pack and check <label>.tgz (plan sections 7-8)"
 DESCRIPTION = (
@@ -54,7 +55,6 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from textqa.evaluation import material
     if args.action == "name":
         given = {f: getattr(args, f) for f in material.FIELDS if getattr(args, f) is not None}
         if args.label:

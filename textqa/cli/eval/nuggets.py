@@ -75,7 +75,7 @@ def _compare(args, result) -> None:
     common = sorted(set(reference) & set(result["runs"]))
     if not common:
         raise InputError(f"{args.compare_with}: no run in common with the scored runs")
-    from textqa.evaluation.plots import reference_vs_estimate
+    from textqa.evaluation.plots import reference_vs_estimate  # deferred: loads matplotlib
     est = result["runs"]
     plot = str(args.plot or "nuggets.png")
     outside = reference_vs_estimate(common, [reference[r]["f"] for r in common], [est[r]["f"] for r in common],
@@ -97,7 +97,7 @@ def run(args) -> int:
     idf = default_idf(key, runs)
     selection = None
     if threshold == "bayes":
-        from textqa.evaluation.nugget_thresholds import fill_thresholds, judged_pairs, select_thresholds
+        from textqa.evaluation.nugget_thresholds import fill_thresholds, judged_pairs, select_thresholds  # deferred: loads scipy
         try:
             selection = select_thresholds(judged_pairs(key, judgements, idf, **options))
         except ValueError as e:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from textqa.cli.eval import print_json
 from textqa.errors import InputError
+from textqa.evaluation.rouge_input import Resources, all_peers, jackknife, read_config, read_file_list
 
 HELP = "ROUGE-N/L/W/S/SU exactly as ROUGE-1.5.5.pl (same options, config files and output lines)"
 DESCRIPTION = (
@@ -71,7 +72,7 @@ def add_arguments(p) -> None:
 
 
 def options_from(args):
-    from textqa.evaluation.rouge import Options
+    from textqa.evaluation.rouge import Options  # deferred: loads scipy, numba, numpy
     if args.be:
         raise InputError("-3 (Basic Element scoring) is not supported")
     if args.l and args.b:
@@ -105,8 +106,7 @@ def options_from(args):
 
 
 def run(args) -> int:
-    from textqa.evaluation.rouge import as_json, evaluate, format_result
-    from textqa.evaluation.rouge_input import Resources, all_peers, jackknife, read_config, read_file_list
+    from textqa.evaluation.rouge import as_json, evaluate, format_result  # deferred: loads scipy, numba, numpy
     options = options_from(args)
     resources = Resources.load(args.e)
     if args.z:
@@ -122,7 +122,7 @@ def run(args) -> int:
             raise InputError("Please specify a system ID to evaluate or use option '-a' to evaluate all systems.")
     if args.jackknife:
         evals = jackknife(evals)
-    from tqdm import tqdm
+    from tqdm import tqdm  # deferred: loads tqdm
     total = len(peers) * len(options.measures()) * len(evals)
     bar = tqdm(total=total, desc="rouge", unit="eval", disable=None, leave=False, file=sys.stderr)
     results = evaluate(evals, peers, options, resources, warn=lambda m: print(m, file=sys.stderr),

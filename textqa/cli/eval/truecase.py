@@ -4,8 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from textqa.cli.eval import print_json
-from textqa.runtime.files import read_lines
 from textqa.evaluation.truecase import format_report, score_truecase
+from textqa.runtime.files import read_lines
 
 HELP = "word accuracy and P/R/F1 over non-lowercase tokens"
 DESCRIPTION = ("Word accuracy, and precision/recall/F1 over tokens that are not all lowercase (Susanto et al. "

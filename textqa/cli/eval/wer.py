@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textqa.cli.eval import print_json
+from textqa.evaluation.wer import read_ctm, read_reference, score
 
 HELP = "word error rate of CTM ASR output against STM references, equal to NIST sclite's"
 DESCRIPTION = (
@@ -38,7 +39,6 @@ def format_table(result: dict) -> str:
 
 
 def run(args) -> int:
-    from textqa.evaluation.wer import read_ctm, read_reference, score
     result = score(read_reference(args.reference), read_ctm(args.hypothesis))
     if args.json:
         print_json(result)

@@ -13,7 +13,6 @@ from textqa.runtime import numba_cache
 from .acs import _grid, own_skip_ngram_mass, step_factors
 from .matching import match_parts
 
-
 numba_cache.install()          # processes that compile into the same cache at once: locked
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from itertools import combinations
 
 import numpy as np
 from numba import njit
@@ -172,7 +173,6 @@ def _clipped(x, y, max_n, bits, decays, max_gap, bound, out):
 
 def clipped_stats_reference(hyp, ref, max_n: int, alpha: float = 0.0, max_gap: int = 0) -> np.ndarray:
     """The same statistics with dictionaries of tuples (for any alphabet; the tests' oracle)."""
-    from itertools import combinations
 
     def masses(seq):
         out = {}

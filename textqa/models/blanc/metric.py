@@ -24,7 +24,9 @@ from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
-from .acs import GAP_SIDES, common_skip_ngram_mass, own_skip_ngram_mass
+from textqa.version import __version__
+
+from .acs import GAP_SIDES, common_skip_ngram_mass, exact_match_matrix, own_skip_ngram_mass
 from .clipped import chrf_chars, chrf_words, clipped_into
 from .matching import MATCHINGS, match_matrix
 
@@ -168,9 +170,7 @@ class BLANC:
 
     def __init__(self, params: BLANCParams | None = None, version: str | None = None):
         self.params = params or BLANCParams()
-        if version is None:
-            from textqa.version import __version__ as version
-        self.version = version
+        self.version = __version__ if version is None else version
         self._tokenizer = None
         self._token_cache: dict = {}
         self._unit_cache: dict = {}      # text -> (character codes, word ids) for the clipped levels
@@ -194,7 +194,7 @@ class BLANC:
         if p.tokenize == "none":
             return text.split()
         if self._tokenizer is None:
-            from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+            from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a  # deferred: loads sacrebleu
             self._tokenizer = Tokenizer13a()
         tokens = self._tokenizer(text).split()
         if p.tokenize == "13a-words":
@@ -394,7 +394,6 @@ def rouge_s(hypothesis: list[str], reference: list[str], beta_f: float = 1.0) ->
     With repeated words ACS counts every pair of occurrences (count_X x count_Y) where
     ROUGE-1.5.5 clips each skip-bigram to min(count_X, count_Y).
     """
-    from .acs import exact_match_matrix
     common = common_skip_ngram_mass(exact_match_matrix(reference, hypothesis), 0.0, 0.0, 2)[1]
     own_h = own_skip_ngram_mass(len(hypothesis), 0.0, 2)[1]
     own_r = own_skip_ngram_mass(len(reference), 0.0, 2)[1]

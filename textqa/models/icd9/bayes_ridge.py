@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
-from scipy.optimize import minimize_scalar
+from scipy.optimize import minimize, minimize_scalar
 
 
 def log_marginal_likelihood(sigma2: float, s2: np.ndarray, uty2: np.ndarray, yty: float, n: int,
@@ -49,7 +49,6 @@ def optimal_sigma2_tau2(X: np.ndarray, y: np.ndarray, bounds=(1e-4, 1e4), svd=No
     marginal likelihood (type-II ML, as scikit-learn's ``BayesianRidge``), beyond the paper's fixed
     prior.  The posterior mean is then eq. 2 with sigma^2 / tau^2 in place of sigma^2.  ``svd``: as
     for :func:`optimal_sigma2`."""
-    from scipy.optimize import minimize
     n = X.shape[0]
     U, s, _ = svd if svd is not None else np.linalg.svd(X, full_matrices=False)
     s2 = s * s

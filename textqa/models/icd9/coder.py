@@ -26,24 +26,32 @@ it lowered 5-fold micro-F1 (0.852 -> 0.849 SVM, 0.839 -> 0.834 BRR), so it is of
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 from scipy import sparse
 
 from textqa.models.sklearn_data import same_numbers_anywhere
 
 from .bayes_ridge import optimal_sigma2, optimal_sigma2_tau2, posterior_mean
+from .guidelines import (
+    MIN_EXPECTED,
+    drop_excluded,
+    drop_explained_symptoms,
+    learn_cap,
+    learn_exclusive_pairs,
+    learn_symptom_suppression,
+)
 from .guidelines import RULES as GUIDELINES
-from .guidelines import (MIN_EXPECTED, drop_excluded, drop_explained_symptoms, learn_cap, learn_exclusive_pairs,
-                         learn_symptom_suppression)
-from .records import Record
-from .text import TRIGGER_GROUPS, TextOptions, record_features, trigger_table
+from .records import Record, record_from_object
+from .text import TRIGGER_GROUPS, TextOptions, record_features, scope_spans, trigger_table
 
 CLASSIFIERS = ("svm", "brr")
 
 
 def _phi_select(X: sparse.csr_matrix, y: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Indices of the top-k chi^2 features and their phi weights."""
-    from sklearn.feature_selection import chi2
+    from sklearn.feature_selection import chi2  # deferred: loads sklearn, joblib, threadpoolctl
     scores, _ = chi2(X, y)
     scores = np.nan_to_num(scores)
     k = min(k, X.shape[1])
@@ -53,7 +61,7 @@ def _phi_select(X: sparse.csr_matrix, y: np.ndarray, k: int) -> tuple[np.ndarray
 
 
 def _design(X: sparse.csr_matrix, idx: np.ndarray, phi: np.ndarray) -> sparse.csr_matrix:
-    from sklearn.preprocessing import normalize
+    from sklearn.preprocessing import normalize  # deferred: loads sklearn, joblib, threadpoolctl
     return normalize(X[:, idx].multiply(phi).tocsr())
 
 
@@ -80,7 +88,7 @@ def _fit_code(X: sparse.csr_matrix, y: np.ndarray, classifier: str, k: int, C: f
     D = _design(X, idx, phi)
     model = {"features": idx, "phi": phi.astype(np.float64)}
     if classifier == "svm":
-        from sklearn.svm import LinearSVC
+        from sklearn.svm import LinearSVC  # deferred: loads sklearn, joblib, threadpoolctl
         pos = y.sum()
         weight = {1: (len(y) - pos) / pos if svm_cost == "ratio" else 1.0, 0: 1.0}
         clf = LinearSVC(C=C, class_weight=weight, max_iter=5000, random_state=seed).fit(D, y)
@@ -142,7 +150,7 @@ def _platt(scores: np.ndarray, y: np.ndarray) -> dict:
     """Platt scaling: P(code | score) = 1 / (1 + exp(-(a score + b))), fitted on the out-of-fold
     scores of the training documents (the same ones that set the threshold); a slope that is not
     positive (scores that do not rank the code) falls back to the code's base rate."""
-    from sklearn.linear_model import LogisticRegression
+    from sklearn.linear_model import LogisticRegression  # deferred: loads sklearn, joblib, threadpoolctl
     if y.min() == y.max():
         return {"platt_a": 0.0, "platt_b": float(np.log((y.mean() + 1e-3) / (1 - y.mean() + 1e-3)))}
     lr = LogisticRegression(C=1e4, max_iter=1000).fit(scores.reshape(-1, 1), y.astype(int))
@@ -218,9 +226,8 @@ class ICD9Coder:
 
     # ---------------------------------------------------------------- training
     def fit(self, records: list[Record], progress=None) -> "ICD9Coder":
-        from collections import Counter
 
-        from joblib import Parallel, delayed
+        from joblib import Parallel, delayed  # deferred: loads joblib, psutil
         if not records:
             raise ValueError("no training records")
         feats = self.features(records)
@@ -415,7 +422,6 @@ class ICD9Coder:
             if all_scores:
                 item["scores"] = {c: round(float(S[i, j] - T[j]), 6) for j, c in enumerate(self.codes_)}
             if explain:
-                from .text import scope_spans
                 opts = self.text_options
                 item["spans"] = [{"section": name, **sp} for name, body in records[i].sections.items()
                                  for sp in scope_spans(body, opts)]
@@ -424,7 +430,6 @@ class ICD9Coder:
 
 
 def _as_record(item, i: int) -> Record:
-    from .records import record_from_object
     if isinstance(item, Record):
         return item
     if isinstance(item, str):

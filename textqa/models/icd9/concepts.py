@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .tokens import NUMBER_TOKEN, _TOKEN, _class
+from .tokens import _TOKEN, NUMBER_TOKEN, _class
 
 # code -> terms; each line's comment names the index entries (ICD-9-CM Volume 2, FY2007)
 INDEX: dict[str, tuple[str, ...]] = {

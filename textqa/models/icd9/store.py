@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..artifact import ArtifactError, load_manifest, write_artifact
+from ..artifact import ArtifactError, load_arrays, load_manifest, save_arrays, write_artifact
 from .coder import ICD9Coder
 
 ARTIFACT_NAME = "icd9"
@@ -21,7 +21,6 @@ _OPTIONAL_ARRAYS = ("var_basis", "var_share")      # BRR posterior (models train
 def save_coder(coder: ICD9Coder, dest, *, descriptions: dict, metrics: dict | None = None,
                data_fingerprint: str | None = None, extra: dict | None = None, files: dict | None = None) -> None:
     """``files``: {name in the artifact: source path} copied in (e.g. ROC plots)."""
-    from ..artifact import save_arrays
     known = {c: descriptions.get(c) for c in list(coder.codes_) + list(coder.unpredicted_codes_)}
     with write_artifact(dest, ARTIFACT_NAME, FORMAT_VERSION, hyper_parameters=coder.get_params(), metrics=metrics,
                         data_fingerprint=data_fingerprint,
@@ -36,7 +35,6 @@ def save_coder(coder: ICD9Coder, dest, *, descriptions: dict, metrics: dict | No
 def load_coder(path) -> ICD9Coder:
     """The coder of an artifact (checksums verified first; data files only); ``coder.manifest``
     and ``coder.descriptions`` are attached."""
-    from ..artifact import load_arrays
     path = Path(path)
     manifest = load_manifest(path, expect_name=ARTIFACT_NAME, max_format_version=FORMAT_VERSION,
                              min_format_version=MIN_FORMAT_VERSION)

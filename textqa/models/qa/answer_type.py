@@ -10,7 +10,9 @@ hashed features predicts the fine label; the coarse label is the fine label's pr
 """
 from __future__ import annotations
 
+import gzip
 import re
+import warnings
 from dataclasses import dataclass
 
 WH = ("what", "which", "who", "whom", "whose", "when", "where", "why", "how", "name")
@@ -63,7 +65,6 @@ def read_uiuc(path) -> list[LabelledQuestion]:
     """``COARSE:fine question words ...`` per line (UIUC ``train_5500.label``; ``.gz`` accepted).
 
     The files are Latin-1 in places; undecodable bytes are replaced."""
-    import gzip
     opener = gzip.open if str(path).endswith(".gz") else open
     with opener(path, "rb") as f:
         lines = f.read().decode("utf-8", errors="replace").splitlines()
@@ -88,15 +89,14 @@ class AnswerTypeClassifier:
         self.C, self.n_features = C, n_features
 
     def _X(self, docs):
-        from sklearn.feature_extraction import FeatureHasher
+        from sklearn.feature_extraction import FeatureHasher  # deferred: loads sklearn, scipy, joblib
         return FeatureHasher(self.n_features, input_type="string", alternate_sign=False).transform(
             question_features(d) for d in docs)
 
     def fit(self, docs, labels: list[str]) -> "AnswerTypeClassifier":
-        import warnings
 
-        from sklearn.exceptions import ConvergenceWarning
-        from sklearn.svm import LinearSVC
+        from sklearn.exceptions import ConvergenceWarning  # deferred: loads sklearn, scipy, joblib
+        from sklearn.svm import LinearSVC  # deferred: loads sklearn, scipy, joblib
         X = self._X(docs)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
@@ -105,7 +105,7 @@ class AnswerTypeClassifier:
         return self
 
     def predict(self, docs) -> list[str]:
-        import numpy as np
+        import numpy as np  # deferred: loads numpy
         if not docs:
             return []
         X = self._X(docs)
@@ -120,7 +120,7 @@ class AnswerTypeClassifier:
 
     def distribution(self, docs) -> list[dict]:
         """Coarse-class probabilities (softmax of the coarse SVM's margins) per question."""
-        import numpy as np
+        import numpy as np  # deferred: loads numpy
         if not docs:
             return []
         m = np.atleast_2d(self.coarse_.decision_function(self._X(docs)))

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import re
 
+from textqa.models.porter import stem
 from textqa.runtime.paths import english_stopwords
+
+from .answer_type import informer
 
 _NORM = re.compile(r"[^a-z0-9 ]+")
 
@@ -22,7 +25,6 @@ def focus_of(doc) -> str | None:
     answer's type: the question asks "what", "which" or "name" and the informer is at most three
     words after it ("What river ...", "What is the capital ..."); None otherwise ("Who wrote
     Hamlet?" asks for no hamlet)."""
-    from .answer_type import informer
     wh_i = next((i for i, t in enumerate(doc) if t.lower_ in ("what", "which", "name")), None)
     if wh_i is None:
         return None
@@ -49,7 +51,6 @@ def pattern_match(patterns, text: str) -> bool:
 
 def question_stems(doc) -> frozenset:
     """Porter stems of the question's words (not stopwords, not punctuation)."""
-    from textqa.models.porter import stem
     stop = english_stopwords()
     return frozenset(stem(t.lower_) for t in doc if not t.is_punct and t.lower_ not in stop)
 
@@ -61,7 +62,6 @@ def restates_question(q_stems: frozenset, text: str) -> bool:
     """True when every content word of a candidate is a question word (by Porter stem, split at
     hyphens and apostrophes: "Crips members" for "What ethnic group are Crip members?", "the AARP"
     for "What does AARP stand for?"): such a phrase names what the question gives, not what it asks."""
-    from textqa.models.porter import stem
     stop = english_stopwords()
     words = [w for w in _WORD.findall(text.lower()) if w not in stop]
     return bool(words) and all(stem(w) in q_stems for w in words)

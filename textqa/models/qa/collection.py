@@ -11,15 +11,17 @@ import gzip
 import json
 from pathlib import Path
 
+from textqa.runtime import process_pool
+from textqa.runtime.files import replaced_whole
+
 from .candidates import sentence_candidates
 from .index import SentenceIndex
-
+from .nlp import cache_file, pipeline
 
 BATCH = 512          # sentences per spaCy batch, and per task of the worker processes
 
 
 def _analyse_here(texts, batch: int = BATCH) -> list[tuple[str, list, list]]:
-    from .nlp import pipeline
     return [(text, [t.text for t in doc], [[c.text, c.start, c.end, c.type] for c in sentence_candidates(doc)])
             for text, doc in zip(texts, pipeline().pipe(texts, batch_size=batch))]
 
@@ -34,7 +36,6 @@ def analyse(texts, n_process: int = 1, progress=None, batch: int = BATCH) -> lis
     texts = list(texts)
     batches = [texts[i:i + batch] for i in range(0, len(texts), batch)]
     if n_process > 1 and len(batches) > 1:
-        from textqa.runtime import process_pool
         analysed = process_pool.results_in_order(_analyse_here, batches, batch)
     else:
         analysed = (_analyse_here(b, batch) for b in batches)
@@ -51,7 +52,6 @@ ANALYSIS_VERSION = "1"        # bump when analyse() or the candidate extraction 
 
 def cache_path(texts: list[str], cache: Path) -> Path:
     """The cache file of ``texts`` analysed by this spaCy model (text, model and analysis version)."""
-    from .nlp import cache_file
     return cache_file(texts, cache, "collection", f"analysis-{ANALYSIS_VERSION}", ".jsonl.gz")
 
 
@@ -66,7 +66,6 @@ def analysed_cached(texts: list[str], cache: Path | None, n_process: int = 1, pr
             return [tuple(json.loads(line)) for line in f]
     items = analyse(texts, n_process, progress)
     path.parent.mkdir(parents=True, exist_ok=True)
-    from textqa.runtime.files import replaced_whole
     with replaced_whole(path) as tmp, gzip.open(tmp, "wt", encoding="utf-8") as f:
         for item in items:
             f.write(json.dumps(item) + "\n")
@@ -84,7 +83,6 @@ def trec_all_sentences(paths) -> list[str]:
 
 
 def plain_text_sentences(text: str) -> list[str]:
-    from .nlp import pipeline
     return [s.text.strip() for s in pipeline()(text).sents if s.text.strip()]
 
 

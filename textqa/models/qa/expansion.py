@@ -20,6 +20,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from textqa.runtime.paths import english_stopwords
+from textqa.runtime.wordnet import wordnet
+
+from .answers import _Matcher, keywords, pattern_match
+from .frames import question_frames
+from .query_content import learn, query_words, sentence_features
+
 STRATEGIES = ("simple", "synonym", "inflect", "cluster")
 LEXICAL = ("simple", "synonym", "inflect")          # need no training: the answering system's choices
 SENSES = 2              # WordNet senses of a word whose synonyms are added (the first is the most frequent)
@@ -29,7 +36,6 @@ _WN_POS = {"NOUN": "n", "PROPN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 
 def content_tokens(doc) -> list:
     """The question's content tokens: the tokens behind :func:`system.keywords`."""
-    from .answers import keywords
     kws = set(keywords(doc))
     return [t for t in doc if t.lower_ in kws]
 
@@ -38,7 +44,6 @@ def content_tokens(doc) -> list:
 def synonyms(word: str, upos: str) -> tuple:
     """WordNet synonyms of ``word`` (lowercased lemmas of its first :data:`SENSES` synsets of the
     part of speech, the word itself excluded; a multi-word lemma as a phrase, a tuple of words)."""
-    from textqa.runtime.wordnet import wordnet
     pos = _WN_POS.get(upos)
     if pos is None:
         return ()
@@ -58,7 +63,7 @@ def inflections(word: str, lemma: str, upos: str) -> tuple[str, ...]:
     (nouns: plural; verbs: every conjugation; adjectives: comparison), the word itself excluded."""
     if upos not in ("NOUN", "VERB", "ADJ"):
         return ()
-    from lemminflect import getAllInflections, getAllLemmas
+    from lemminflect import getAllInflections, getAllLemmas  # deferred: loads spacy, pydantic, lemminflect
     lemmas = {lemma.lower()} | {l.lower() for ls in getAllLemmas(word, upos).values() for l in ls}
     out = []
     for lem in sorted(lemmas):
@@ -103,7 +108,6 @@ def queries(doc, strategy: str, cluster_features=()) -> list[list[str]]:
     query-content features of the question's clusters (only the ``cluster`` strategy uses them;
     without any it is the simple query)."""
     if strategy == "cluster":
-        from .query_content import query_words
         base = lexical_terms(doc, "simple")
         feats = list(dict.fromkeys(cluster_features))
         return [base + query_words(f) for f in feats] or [base]
@@ -141,10 +145,7 @@ def learn_cluster_features(questions, docs, index, clusters: dict, k: int = 20, 
     :meth:`InstanceQA.fit` learns it (:func:`query_content.learn`).  ``questions``: objects with
     ``qid`` and ``patterns``; ``clusters``: frame -> member qids (``FrameClusters.clusters_``);
     ``progress(1)`` after each cluster."""
-    from textqa.runtime.paths import english_stopwords
 
-    from .query_content import learn, sentence_features
-    from .answers import _Matcher, keywords
     stop = english_stopwords()
     data = {}
     for q, doc in zip(questions, docs):
@@ -165,7 +166,6 @@ def learn_cluster_features(questions, docs, index, clusters: dict, k: int = 20, 
 def question_cluster_features(doc, features: dict, sizes: dict, max_clusters: int = 8) -> list[str]:
     """The query-content features of the (at most ``max_clusters``, most specific first) training
     clusters a question belongs to."""
-    from .frames import question_frames
     frames = sorted((f for f in question_frames(doc) if f in features), key=lambda f: (sizes[f], f))
     return list(dict.fromkeys(x for f in frames[:max_clusters] for x in features[f]))
 
@@ -181,7 +181,6 @@ def compare(questions, docs, index, features: dict, sizes: dict, ks=KS, progress
     strategy's row counts the relevant sentences it adds to the simple query's (the paper's
     inflectional row also builds on the synonyms; here each builds on the simple query alone), the
     "all" rows count every relevant sentence of the union."""
-    from .answers import pattern_match
     kmax = max(ks)
     rows = []
     for q, doc in zip(questions, docs):

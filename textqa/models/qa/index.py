@@ -6,9 +6,12 @@ collections beyond one machine.  The index lives in a single SQLite file (or in 
 """
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from pathlib import Path
+
+from .candidates import Candidate
 
 _TERM = re.compile(r"[A-Za-z0-9]+")
 
@@ -44,7 +47,6 @@ class SentenceIndex:
     def add_analysed(self, items, source: str = "") -> int:
         """Index sentences with their analysis: ``items`` = (text, tokens, candidates) with
         candidates as [text, start, end, type] lists (see :mod:`textqa.models.qa.system`)."""
-        import json
         n = 0
         with self.db:
             for text, tokens, cands in items:
@@ -58,8 +60,6 @@ class SentenceIndex:
 
     def info(self, rowid: int):
         """(tokens, candidates) stored for a sentence by ``add_analysed``, or None."""
-        from .candidates import Candidate
-        import json
         row = self.db.execute("SELECT tokens, cands FROM info WHERE id = ?", (rowid,)).fetchone()
         if row is None:
             return None

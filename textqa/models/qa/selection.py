@@ -34,6 +34,7 @@ from functools import lru_cache
 import numpy as np
 
 from textqa.runtime.paths import english_stopwords
+from textqa.runtime.wordnet import wordnet
 
 from ..porter import stem
 from .trecqa import Sentence
@@ -162,7 +163,6 @@ def pair_features(q: Sentence, c: Sentence, qtype: dict, idf: dict, default_idf:
 
 @lru_cache(maxsize=200_000)
 def _base(word: str) -> str:
-    from textqa.runtime.wordnet import wordnet
     return wordnet().morphy(word) or word
 
 
@@ -170,7 +170,6 @@ def _base(word: str) -> str:
 def _related(word: str) -> tuple:
     """(synonyms, hypernyms and hyponyms, derivationally related forms, antonyms) of ``word``'s
     first ``WN_SENSES`` synsets, as lowercased lemma names."""
-    from textqa.runtime.wordnet import wordnet
     syn, hyp, der, ant = set(), set(), set(), set()
     for s in wordnet().synsets(word)[:WN_SENSES]:
         for lemma in s.lemmas():
@@ -224,8 +223,8 @@ class SentenceSelector:
 
     def fit_features(self, X: np.ndarray, y: np.ndarray) -> "SentenceSelector":
         """Fit the scaler and the logistic regression on :meth:`features` rows ``X`` and labels ``y``."""
-        from sklearn.linear_model import LogisticRegression
-        from sklearn.preprocessing import StandardScaler
+        from sklearn.linear_model import LogisticRegression  # deferred: loads sklearn, scipy, joblib
+        from sklearn.preprocessing import StandardScaler  # deferred: loads sklearn, scipy, joblib
         self.scaler_ = StandardScaler().fit(X)
         self.model_ = LogisticRegression(C=self.C, max_iter=2000).fit(self.scaler_.transform(X), y)
         return self

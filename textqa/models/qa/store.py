@@ -2,9 +2,16 @@
 (``*.json`` + ``*.npz``, no pickle), the retrieval collection (``index.sqlite``), with the manifest."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from ..artifact import ArtifactError, load_manifest, write_artifact
+from ..artifact import ArtifactError, load_arrays, load_manifest, save_arrays, write_artifact
+from ..sklearn_data import linear_from_arrays, linear_to_arrays, scaler_from_arrays, scaler_to_arrays
+from .answer_type import AnswerTypeClassifier
+from .index import SentenceIndex
+from .nlp import parse
+from .selection import SentenceSelector
+from .system import ClusterModel, InstanceQA
 
 ARTIFACT_NAME = "qa"
 MAX_QUESTION_WORDS = 200            # longer input is refused (CLI and HTTP)
@@ -21,7 +28,6 @@ class QAModel:
 
     def with_more_text(self, items) -> "QAModel":
         """A copy whose collection also holds ``items`` (analysed sentences); the artifact is untouched."""
-        from .index import SentenceIndex
         mem = SentenceIndex()
         self.index.db.backup(mem.db)
         mem.add_analysed(items, "added")
@@ -33,7 +39,6 @@ class QAModel:
         ``clusters``."""
         if isinstance(questions, str):
             return self.answer([questions], top_k)[0]
-        from .nlp import parse
         if self.instance is None or self.index is None:
             raise ArtifactError("this QA artifact has no answering model (trained with --no-instance)")
         docs = parse(questions)
@@ -52,9 +57,7 @@ def save_qa(answer_types, selector, dest, *, instance=None, index=None, metrics=
             extra=None, files=None) -> None:
     """Everything as data: JSON, ``.npz`` arrays (no objects) and the SQLite collection;
     ``files``: {name in the artifact: source path} copied in (the dev plots)."""
-    import json
 
-    from ..artifact import save_arrays
     hyper = {"answer_type_C": answer_types.C, "selection_C": selector.C}
     if instance is not None:
         hyper.update(min_cluster=instance.min_cluster, retrieve_k=instance.retrieve_k, extraction_C=instance.C,
@@ -77,10 +80,7 @@ def save_qa(answer_types, selector, dest, *, instance=None, index=None, metrics=
 
 def load_qa(path) -> QAModel:
     """Checksums are verified first; every payload is data (JSON, ``.npz`` without pickles, SQLite)."""
-    import json
 
-    from ..artifact import load_arrays
-    from .index import SentenceIndex
     path = Path(path)
     manifest = load_manifest(path, expect_name=ARTIFACT_NAME, max_format_version=FORMAT_VERSION,
                              min_format_version=MIN_FORMAT_VERSION)
@@ -102,16 +102,13 @@ def load_qa(path) -> QAModel:
 
 # ---------------------------------------------------------------------- data forms
 def _answer_types_to_data(m) -> tuple[dict, dict]:
-    from ..sklearn_data import linear_to_arrays
     return {"C": m.C, "n_features": m.n_features}, {**linear_to_arrays(m.fine_, "fine_"),
                                                      **linear_to_arrays(m.coarse_, "coarse_")}
 
 
 def _answer_types_from_data(meta: dict, arrays: dict):
-    from sklearn.svm import LinearSVC
+    from sklearn.svm import LinearSVC  # deferred: loads sklearn, scipy, joblib
 
-    from ..sklearn_data import linear_from_arrays
-    from .answer_type import AnswerTypeClassifier
     m = AnswerTypeClassifier(C=meta["C"], n_features=meta["n_features"])
     m.fine_ = linear_from_arrays(LinearSVC(C=m.C), arrays, "fine_")
     m.coarse_ = linear_from_arrays(LinearSVC(C=m.C), arrays, "coarse_")
@@ -119,16 +116,13 @@ def _answer_types_from_data(meta: dict, arrays: dict):
 
 
 def _selector_to_data(sel) -> tuple[dict, dict]:
-    from ..sklearn_data import linear_to_arrays, scaler_to_arrays
     return ({"C": sel.C, "idf": sel.idf_, "default_idf": sel.default_idf_},
             {**linear_to_arrays(sel.model_, "model_"), **scaler_to_arrays(sel.scaler_, "scaler_")})
 
 
 def _selector_from_data(meta: dict, arrays: dict):
-    from sklearn.linear_model import LogisticRegression
+    from sklearn.linear_model import LogisticRegression  # deferred: loads sklearn, scipy, joblib
 
-    from ..sklearn_data import linear_from_arrays, scaler_from_arrays
-    from .selection import SentenceSelector
     sel = SentenceSelector(C=meta["C"])
     sel.idf_ = {str(k): float(v) for k, v in meta["idf"].items()}
     sel.default_idf_ = float(meta["default_idf"])
@@ -143,7 +137,6 @@ _INSTANCE_PARAMS = ("min_cluster", "retrieve_k", "C", "n_hash", "max_clusters", 
 
 
 def _instance_to_data(qa) -> tuple[dict, dict]:
-    from ..sklearn_data import linear_to_arrays
     models = [qa.global_] + [qa.cluster_models_[f] for f in sorted(qa.cluster_models_)]
     arrays, described = {}, []
     for i, m in enumerate(models):
@@ -157,10 +150,8 @@ def _instance_to_data(qa) -> tuple[dict, dict]:
 
 
 def _instance_from_data(meta: dict, arrays: dict):
-    from sklearn.svm import LinearSVC
+    from sklearn.svm import LinearSVC  # deferred: loads sklearn, scipy, joblib
 
-    from ..sklearn_data import linear_from_arrays
-    from .system import InstanceQA, ClusterModel
     # artifacts from before these parameters: no redundancy term, answers from retrieve_k sentences,
     # no sentence-ranker columns, no fine-class feature, candidates restating the question kept
     qa = InstanceQA(**{"redundancy": 0.0, "answer_k": None, "sentence_ranker": False, "fine_type": False,

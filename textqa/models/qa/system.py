@@ -36,12 +36,14 @@ import numpy as np
 
 from textqa.models.sklearn_data import same_numbers_anywhere
 from textqa.runtime.paths import english_stopwords
+from textqa.runtime.wordnet import wordnet
 
-from .answers import (_Matcher, focus_of, keywords, normalise_answer, pattern_match,  # noqa: F401
-                      question_stems, restates_question)
-from .expansion import LEXICAL, fuse, search
+from .answers import _Matcher, focus_of, keywords, normalise_answer, pattern_match, question_stems, restates_question  # noqa: F401
 from .candidates import ANSWER_TYPES, Candidate, cluster_distribution, type_distribution
+from .expansion import LEXICAL, fuse, search
 from .frames import FrameClusters
+from .query_content import learn, query_words, sentence_features
+from .trecqa import Sentence
 
 
 @dataclass
@@ -99,7 +101,6 @@ def uiuc_match(uiuc: dict | None, cand_type: str) -> float:
 
 @lru_cache(maxsize=4096)
 def _focus_synsets(focus: str) -> frozenset:
-    from textqa.runtime.wordnet import wordnet
     return frozenset(wordnet().synsets(focus, "n")[:WN_SENSES])
 
 
@@ -107,7 +108,6 @@ def _focus_synsets(focus: str) -> frozenset:
 def _ancestors(text: str) -> frozenset:
     """Every hypernym (instance hypernyms included, transitively) of the first noun senses of
     ``text`` as one WordNet lemma ("mississippi", "new_york_city")."""
-    from textqa.runtime.wordnet import wordnet
     out: set = set()
     for s in wordnet().synsets(text.lower().replace(" ", "_"), "n")[:WN_SENSES]:
         out.update(s.closure(lambda x: x.hypernyms() + x.instance_hypernyms(), depth=12))
@@ -132,7 +132,6 @@ _RANKER_NER = {"person": "PERSON", "organization": "ORGANIZATION", "location": "
 def as_ranked_sentence(tokens: list, candidates: list):
     """A collection sentence as the sentence ranker reads it (:class:`trecqa.Sentence`): its tokens,
     with B/I entity tags from its typed candidates (noun chunks carry none; the first span wins)."""
-    from .trecqa import Sentence
     ner = ["-"] * len(tokens)
     for c in candidates:
         label = _RANKER_NER.get(c.type)
@@ -146,7 +145,6 @@ def ranker_scores(selector, q_tokens: list, sents: list, uiuc: dict | None, fine
     """{rowid: (sigmoid of the sentence ranker's score, 1 / (1 + its rank among ``sents``))}: the
     answer-sentence ranker (:mod:`textqa.models.qa.selection`) read as evidence for every candidate
     of the sentence."""
-    from .trecqa import Sentence
     if selector is None or not sents:
         return {}
     raw = selector.scores(Sentence(list(q_tokens)), [as_ranked_sentence(s.tokens, s.candidates) for s in sents],
@@ -176,7 +174,6 @@ _DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "its", "his"
 
 @lru_cache(maxsize=64)
 def _fine_synsets(fine: str) -> frozenset:
-    from textqa.runtime.wordnet import wordnet
     return frozenset(wordnet().synset(n) for n in FINE_SYNSETS.get(fine, ()))
 
 
@@ -221,7 +218,7 @@ class _Block:
             rows = [(r[0] + list(ranked.get(s.rowid, (0.0, 0.0))), r[1]) for r, (s, *_) in zip(rows, data)]
         width = N_DENSE + RANKER_COLUMNS * bool(qa.sentence_ranker)
         self.dense = np.array([r[0] for r in rows]) if rows else np.zeros((0, width))
-        from scipy import sparse
+        from scipy import sparse  # deferred: loads scipy
         self.hashed = qa._hash([r[1] for r in rows]) if rows else sparse.csr_matrix((0, qa.n_hash))
         self.types = [c.type for _, c, *_ in data]
         self.keys = [normalise_answer(c.text) for _, c, *_ in data]
@@ -234,7 +231,7 @@ WN_SENSES = 3
 
 
 def _with_types(blocks, probs):
-    from scipy import sparse
+    from scipy import sparse  # deferred: loads scipy
     dense = np.vstack([b.dense for b in blocks]) if blocks else np.zeros((0, N_DENSE + RANKER_COLUMNS))
     types = [t for b in blocks for t in b.types]
     p = np.array([probs.get(t, 0.0) for t in types])
@@ -255,7 +252,7 @@ def _top_answers(keys, scores) -> list[tuple[str, float]]:
 
 @same_numbers_anywhere
 def _train_cluster(frame, members, blocks, q_type_dist, q_types, C):
-    from sklearn.svm import LinearSVC
+    from sklearn.svm import LinearSVC  # deferred: loads sklearn, scipy, joblib
     types = [t for m in members for t in q_types.get(m, [])]
     probs = cluster_distribution(types, [(1.0, q_type_dist[m]) for m in members])
     model = ClusterModel(frame, list(members), probs)
@@ -337,7 +334,7 @@ class InstanceQA:
         return ranker_scores(self.selector, [t.text for t in doc], sents, uiuc, fine) if self.sentence_ranker else None
 
     def _hash(self, contexts):
-        from sklearn.feature_extraction import FeatureHasher
+        from sklearn.feature_extraction import FeatureHasher  # deferred: loads sklearn, scipy, joblib
         return FeatureHasher(self.n_hash, input_type="string", alternate_sign=False).transform(contexts)
 
     # ------------------------------------------------------------------ training
@@ -350,9 +347,9 @@ class InstanceQA:
             raise ValueError("sentence_ranker=True needs the fitted sentence ranker (selector=...)")
         self.selector = selector if self.sentence_ranker else None
         self.uses_uiuc_ = uiuc is not None
-        from joblib import Parallel, delayed
+        from joblib import Parallel, delayed  # deferred: loads joblib, psutil
         self.clusters_ = FrameClusters(self.min_cluster).fit(docs, [q["qid"] for q in questions]).clusters_
-        from tqdm import tqdm
+        from tqdm import tqdm  # deferred: loads tqdm
         blocks, q_types, qc_data = {}, {}, {}
         bar = tqdm(total=len(questions), desc="retrieving for training questions", unit="q", file=sys.stderr,
                    disable=None if progress else True, mininterval=1)
@@ -361,7 +358,6 @@ class InstanceQA:
             retrieved = self.retrieve(index, kws, doc)
             data = [(s, c, pattern_match(q["patterns"], c.text)) for s, c in self.candidates(doc, retrieved)]
             if self.query_content:
-                from .query_content import sentence_features
                 ok = _Matcher(q["patterns"])
                 qc_data[q["qid"]] = (kws, [(sentence_features(s.tokens, set(kws), english_stopwords()),
                                             ok(" ".join(s.tokens))) for s in retrieved], ok)
@@ -382,7 +378,6 @@ class InstanceQA:
             disable=None if progress else True, mininterval=1))
         self.cluster_models_ = {m.frame: m for m in models}
         if self.query_content:
-            from .query_content import learn
             if progress:
                 progress("learning query-content models")
             for m in self.cluster_models_.values():
@@ -405,7 +400,6 @@ class InstanceQA:
             seen = {s.rowid for s in sents}
             for m in models:
                 for f in getattr(m, "expansions", []):
-                    from .query_content import query_words
                     for s in self.retrieve(index, kws + query_words(f), k=k):
                         if s.rowid not in seen:
                             seen.add(s.rowid)

@@ -2,16 +2,12 @@
 token helpers the truecaser shares with it."""
 from __future__ import annotations
 
-
 import logging
 from collections import Counter
 
 from sklearn.base import BaseEstimator
 
-from .casing import (NONE, capitalize_first, case_class,
-                     fold_accents, group_by_lowercase, restore_accents)
-
-
+from .casing import NONE, capitalize_first, case_class, fold_accents, group_by_lowercase, restore_accents
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ District", unseen, gets the evidence of every (place name, name-part noun) pair 
 
 The search adds ``class_lm_weight * (log10 P_class(c | class history) + log10 P(w | c))`` to each
 candidate's score and recombines paths on pairs of states (word LM, class LM), so it stays exact
-(docs/truecaser.md: "A class-based LM").
+(docs/experiments/truecaser.md: "A class-based LM").
 """
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def neighbour_counts(packed: np.ndarray, rank: np.ndarray, targets: int, context
     CSR matrix of int32: the stretches' matrices add up to the whole text's, exactly, since no
     neighbour crosses a sentence's ``<s>`` or ``</s>``).  ``rank``: :func:`ranks` of the whole
     text's counts; ``targets`` and ``contexts`` at most the number of ids."""
-    import scipy.sparse as sp
+    import scipy.sparse as sp  # deferred: loads scipy
     r = rank[packed]                              # int32 and one side at a time: the whole training
     inner = packed[1:-1]                          # text passes through here (a 4 GB peak in int64)
     keep = r[1:-1] < targets                      # positions 0 and -1 are <s> and </s>
@@ -114,16 +114,16 @@ def cluster(text, counts: np.ndarray, n_classes: int, bos: int, eos: int, seed: 
             targets: int = TARGETS, contexts: int = CONTEXTS) -> tuple[np.ndarray, np.ndarray]:
     """(ids, their k-means class) for the most frequent ids of ``text`` (a :class:`PackedText`, or a
     packed id array; module docstring)."""
-    from sklearn.cluster import KMeans
-    from sklearn.decomposition import TruncatedSVD
-    from sklearn.preprocessing import normalize
+    from sklearn.cluster import KMeans  # deferred: loads sklearn, scipy, joblib
+    from sklearn.decomposition import TruncatedSVD  # deferred: loads sklearn, scipy, joblib
+    from sklearn.preprocessing import normalize  # deferred: loads sklearn, scipy, joblib
     ids, m = neighbour_matrix(text, counts, targets, contexts, bos, eos)
     k = min(n_classes, len(ids))
     dims = min(SVD_DIMS, m.shape[0] - 1, m.shape[1] - 1)
     x = normalize(TruncatedSVD(dims, random_state=seed).fit_transform(m)) if dims >= 1 else np.ones((len(ids), 1))
     # Lloyd's k-means run to convergence, the best of three starts by inertia: on the default model it
     # scores dev F1 0.06-0.09 above the mini-batch k-means used before, and two seeds differ by 0.03
-    # against 0.08 (docs/truecaser.md, "Accent folding and converged clusters"); 15 s more training.
+    # against 0.08 (docs/experiments/truecaser.md, "Accent folding and converged clusters"); 15 s more training.
     labels = KMeans(k, random_state=seed, n_init=3).fit(x).labels_
     return ids, labels
 

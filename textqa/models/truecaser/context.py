@@ -34,11 +34,14 @@ import warnings
 
 import numpy as np
 
+from textqa.runtime import process_pool
+
+from ..sklearn_data import same_numbers_anywhere
 from .context_samples import KeyIndex, collect, ranges
 
 LN10 = math.log(10)
 #: The defaults of ``textqa train truecaser``: samples a casing (measured 1,000 / 3,000 / 10,000 in
-#: docs/truecaser.md), the weight W (best on dev while gaining on news), the regressions' inverse L2
+#: docs/experiments/truecaser.md), the weight W (best on dev while gaining on news), the regressions' inverse L2
 #: strength C, the weights kept (|w| above: at C = 3, 0.3 keeps fewer weights than C = 1 kept at 0.2,
 #: for the artifact's size budget) and how many of the commonest words are neither modelled nor context.
 DEFAULT_CAP, DEFAULT_WEIGHT, DEFAULT_C, DEFAULT_MIN_WEIGHT, DEFAULT_STOP = 10_000, 0.5, 3.0, 0.3, 100
@@ -272,8 +275,8 @@ def _fit_word(indptr: np.ndarray, indices: np.ndarray, y: np.ndarray, n_casings:
     """One word's logistic regression (see the module's docstring) on its samples (the 0/1 rows
     ``indptr``/``indices`` over the context columns, the casings ``y``): (the casings present, their
     shares, the intercepts, [(columns, weights) of each row]), or None when the sample has one casing."""
-    import scipy.sparse as sp
-    from sklearn.linear_model import LogisticRegression
+    import scipy.sparse as sp  # deferred: loads scipy
+    from sklearn.linear_model import LogisticRegression  # deferred: loads sklearn, scipy, joblib
     present = np.unique(y)
     if len(present) < 2:
         return None
@@ -312,10 +315,8 @@ def _fit_all(X, labels, order, bounds, n_casings: list, C: float, min_weight: fl
         return j, (Xw.indptr, Xw.indices, labels[idx], n_casings[j])
     n = len(n_casings)
     if X.shape[0] <= _TASK_SAMPLES:
-        from ..sklearn_data import same_numbers_anywhere        # one thread, as in the workers
         yield from same_numbers_anywhere(_fit_words)([task(j) for j in range(n)], C, min_weight)
         return
-    from textqa.runtime import process_pool
     cuts = np.searchsorted(bounds, np.arange(_TASK_SAMPLES, X.shape[0], _TASK_SAMPLES))
     edges = np.unique(np.concatenate([[0], np.clip(cuts, 1, n), [n]]))
     tasks = ([task(j) for j in range(a, b)] for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()))
@@ -330,7 +331,7 @@ def fit_context(sentences, targets: dict, cap: int = DEFAULT_CAP, C: float = DEF
     docstring); words whose sample has one casing are left out, and so are the ``stop`` words as
     context.  The columns are numbered in the order of their words, so the model does not depend on
     the order the words were met in."""
-    import scipy.sparse as sp
+    import scipy.sparse as sp  # deferred: loads scipy
     say = progress or (lambda msg: None)
     X, words, labels, vocab = samples if samples is not None else collect(sentences, targets, cap, progress, stop)
     say(f"sentence-context model: {X.shape[0]:,} samples of {len(targets):,} words, {len(vocab):,} context words")

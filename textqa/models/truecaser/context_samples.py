@@ -9,6 +9,7 @@ import numpy as np
 
 from .casing import index, lowercase_ids
 
+
 def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """The concatenated ranges ``starts[i] .. starts[i] + lengths[i] - 1``."""
     total = int(lengths.sum())
@@ -127,7 +128,7 @@ def collect(sentences, targets: dict, cap, progress=None, stop=(), block: int = 
     :func:`occurrences` gives, a cap for each).  The ``stop`` words are not features (nor targets);
     the columns are numbered in the order the sentences with samples meet their words.  Built with
     numpy, sentences of about ``block`` tokens at a time (the memory it takes)."""
-    import scipy.sparse as sp
+    import scipy.sparse as sp  # deferred: loads scipy
     ix = index(sentences)
     h = _hits(ix, targets)
     width = max((len(c) for c in targets.values()), default=1)
@@ -195,7 +196,7 @@ def merge_samples(parts: list):
     """:func:`collect`'s samples of consecutive stretches of a corpus (``parts``, in corpus order, each
     collected under its :func:`quotas`) as :func:`collect` gives them for the whole: one after the
     other, their columns renumbered over one vocabulary (in the order the parts met the words)."""
-    import scipy.sparse as sp
+    import scipy.sparse as sp  # deferred: loads scipy
     vocab: dict = {}
     indices, indptr, words, labels, nnz = [], [np.zeros(1, np.int64)], [], [], 0
     for X, w, y, v in parts:

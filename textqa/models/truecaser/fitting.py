@@ -2,7 +2,6 @@
 model, the phrase table, the discriminative pass and the sentence-context model."""
 from __future__ import annotations
 
-
 import logging
 import shutil
 import tempfile
@@ -12,20 +11,19 @@ import kenlm
 import numpy as np
 
 from textqa.runtime import process_pool
+
+from ..sklearn_data import same_numbers_anywhere
 from . import lm as lmmod
+from .baseline import CasingTable, UnigramTruecaser, as_tokens
+from .casing import NONE, Indexed, case_class, fold_accents
 from .classes import PackedText, WordClasses
-from .casing import (NONE, Indexed, case_class,
-                     fold_accents)
+from .compounds import count_parts
 from .context import DEFAULT_STOP, fit_context
 from .context_samples import target_words
-from .compounds import count_parts
 from .oov import CharCasingClassifier
 from .phrases import PhraseTable
 from .rerank import held_out, train_weights
-
-
-from .baseline import as_tokens, CasingTable, UnigramTruecaser
-from .vocabulary import BOS_ID, EOS_ID, UNK_ID, LM_SPECIALS, LMVocabulary
+from .vocabulary import BOS_ID, EOS_ID, LM_SPECIALS, UNK_ID, LMVocabulary
 
 log = logging.getLogger(__name__)
 
@@ -254,7 +252,6 @@ class TruecaserFitting:
             self._oov_future = process_pool.pool().submit(CharCasingClassifier().fit, *words)
         else:
             say("training the character-level casing model for unseen words")
-            from ..sklearn_data import same_numbers_anywhere
             self.oov_ = same_numbers_anywhere(CharCasingClassifier().fit)(*words)
 
     def finish_oov(self, say) -> None:

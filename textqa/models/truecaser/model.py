@@ -10,28 +10,28 @@ from __future__ import annotations
 
 import logging
 import math
-from collections import defaultdict
 from bisect import bisect_right
+from collections import defaultdict
 from itertools import accumulate
 
 import kenlm
 from sklearn.base import BaseEstimator
 
 from textqa.runtime.gc_pause import gc_paused
+
 from . import lm as lmmod
+from .baseline import as_tokens, capitalize_first_word
+from .casing import NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class, fold_accents, restore_accents
 from .classes import CLASS_ORDER, TARGETS
-from .casing import (NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class,
-                     fold_accents, restore_accents)
-from .context import DEFAULT_C, DEFAULT_MIN_WEIGHT
 from .compounds import SEPARATORS, compound_form
+from .context import DEFAULT_C, DEFAULT_MIN_WEIGHT
+from .fitting import TruecaserFitting
+from .native_search import NativeSearch
 from .oov import CAPITALISED
+from .python_search import PythonSearch
 from .rerank import FEATURE_SETS
 from .tokenize import split_at_sentence_final
-from .baseline import as_tokens, capitalize_first_word
 from .vocabulary import UNKNOWN_NONE
-from .native_search import NativeSearch
-from .fitting import TruecaserFitting
-from .python_search import PythonSearch
 
 log = logging.getLogger(__name__)
 
@@ -41,12 +41,12 @@ ORDERS = (2, 3, 4, 5)
 SEARCHES = ("auto", "native", "python")
 #: Count pruning of a Kneser-Ney LM by default (``lmplz --prune 0 0 1``): n-grams of order 3 and up
 #: seen once are dropped.  Measured on the default model: LM 67 MB instead of 123, dev F1 92.51
-#: against 92.52, WSJ 93.62 against 93.44, Reuters test 93.89 against 93.87 (docs/truecaser.md, "Pruning").
+#: against 92.52, WSJ 93.62 against 93.44, Reuters test 93.89 against 93.87 (docs/experiments/truecaser.md, "Pruning").
 DEFAULT_PRUNE = (0, 0, 1)
 #: The OOV model's weight in the search.  Measured on the default of 2026-11-28 (with the sentence
 #: context model): dev F1 93.11 / 93.15 / 93.16 / 93.17 / 93.16 / 93.13 at 1 / 1.25 / 1.5 / 2 / 2.5 / 3,
 #: a plateau whose middle is kept; WSJ F1 94.59 -> 94.84 and the Reuters test split's 94.42 -> 94.45
-#: at 2, neither used to choose (docs/truecaser.md, "The OOV model's weight, again").
+#: at 2, neither used to choose (docs/experiments/truecaser.md, "The OOV model's weight, again").
 DEFAULT_OOV_WEIGHT = 2.0
 
 
@@ -73,12 +73,12 @@ class Truecaser(TruecaserFitting, NativeSearch, PythonSearch, BaseEstimator):
     smoothing : "kneser_ney" (default, best on dev) or "deleted_interpolation" (paper eq. 1).
     order : the LM's order, 3 (the paper's trigram, default) or 2, 4, 5 (Kneser-Ney only; the
         search stays exact, recombining on KenLM's state).  Order 5 gained 0.06 dev F1 with the
-        default decoder and pruning, for a 1.5x larger LM (0.11 unpruned, 4.3x; docs/truecaser.md).
+        default decoder and pruning, for a 1.5x larger LM (0.11 unpruned, 4.3x; docs/experiments/truecaser.md).
     prune : count-pruning thresholds per order, unigrams first, as KenLM's ``lmplz --prune`` (the last
         repeats for higher orders): an n-gram of order k seen no more than ``prune[k-1]`` times is
         dropped from the LM and its mass goes to the back-off (:func:`.lm.estimate_kneser_ney`).
         Kneser-Ney only.  None (default): ``DEFAULT_PRUNE`` (n-grams of order 3 and up seen once:
-        the LM halves at the same dev F1 and gains on news, docs/truecaser.md) with Kneser-Ney, none with
+        the LM halves at the same dev F1 and gains on news, docs/experiments/truecaser.md) with Kneser-Ney, none with
         deleted interpolation; ``(0,)`` or ``()``: no pruning.
     first_word : section 2.5 options: "lm" (decode from <s>), "mask" (decode from a null
         context, masking the sentence-begin effect), each optionally followed by "+upper"
@@ -103,7 +103,7 @@ class Truecaser(TruecaserFitting, NativeSearch, PythonSearch, BaseEstimator):
     discriminative : "none" (default) or a feature set of :mod:`.rerank` ("local", "lexical",
         "context"): a discriminative pass over the lattice, its weights learned by a perceptron on
         training text held out from the LM (one block in 40); the LM is then trained without that
-        text.  Off by default: it lowered dev F1 (docs/truecaser.md).  "none" on a fitted model decodes without it.
+        text.  Off by default: it lowered dev F1 (docs/experiments/truecaser.md).  "none" on a fitted model decodes without it.
     class_lm : number of word classes of a class-based LM beside the word LM (:mod:`.classes`,
         Brown et al. 1992 eq. 3; beyond the paper); 0 (the estimator's default): none;
         ``textqa train truecaser`` trains the default model with :data:`.classes.DEFAULT_CLASSES`

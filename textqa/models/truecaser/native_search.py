@@ -2,7 +2,6 @@
 numpy from cached rows of each token's candidates, and its output turned back into tokens."""
 from __future__ import annotations
 
-
 import logging
 import threading
 from functools import partial
@@ -12,10 +11,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .context_samples import ranges
-
-
+from . import native
 from .baseline import capitalize_first_word_in
+from .context_samples import ranges
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +65,6 @@ class NativeSearch:
     def native_decoder(self):
         """The C++ decoder of the same LM file (:mod:`.native`), or None (not built, switched off
         with ``TEXTQA_NATIVE_VITERBI=0``, or the LM is not in a file)."""
-        from . import native
         if not native.available() or not getattr(self, "lm_path_", None):
             return None
         return self._native_handle("_native", self.lm_path_)
@@ -75,7 +72,6 @@ class NativeSearch:
     def native_class_decoder(self):
         """The C++ decoder's handle of the class LM (:mod:`.classes`), or None (no class LM, or a
         library built before the class search: the Python search then decodes)."""
-        from . import native
         if getattr(self, "class_lm_", None) is None or not hasattr(native._library(), "tc_viterbi_classes"):
             return None
         return self._native_handle("_native_classes", self.class_lm_path_)
@@ -84,7 +80,6 @@ class NativeSearch:
         """The C++ decoder's handle of the LM file ``path``, kept in ``attr`` (False: it failed to
         open, and the Python search decodes); opening one resets the cached candidate ids, which
         belong to one LM's vocabulary."""
-        from . import native
         dec = getattr(self, attr, None)
         if dec is None or (dec and dec.lm_path != path):
             try:

@@ -18,6 +18,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.linear_model import LogisticRegression
 
+from ..sklearn_data import linear_from_arrays, linear_to_arrays
 from .casing import CASE_CLASSES, MC, UC
 
 #: The key of :meth:`CharCasingClassifier.log10_ratio`'s score of UC or MC together: the spelling
@@ -118,14 +119,12 @@ class CharCasingClassifier(BaseEstimator):
 
 def oov_to_data(model: CharCasingClassifier) -> tuple[dict, dict]:
     """(JSON-ready description, numpy arrays) of a fitted classifier: data only, no pickle."""
-    from ..sklearn_data import linear_to_arrays
     meta = {"C": model.C, "n_features": model.n_features, "max_iter": model.max_iter, "prior": model.prior_}
     return meta, linear_to_arrays(model.clf_, "")
 
 
 def oov_from_data(meta: dict, arrays: dict) -> CharCasingClassifier:
     """Rebuild the classifier from ``oov_to_data``'s output (a logistic regression's fitted weights)."""
-    from ..sklearn_data import linear_from_arrays
     model = CharCasingClassifier(C=meta["C"], n_features=meta["n_features"], max_iter=meta["max_iter"])
     model.clf_ = linear_from_arrays(LogisticRegression(C=model.C, max_iter=model.max_iter), arrays, "")
     if model.clf_.n_features_in_ != model.n_features:

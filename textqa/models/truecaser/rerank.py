@@ -15,7 +15,7 @@ The weights are learned by the averaged structured perceptron (Collins 2002, "Di
 training methods for hidden Markov models", figure 1, with the averaged parameters of its
 section 2.5), the LM's score a fixed feature of weight 1, on training text held out from the LM:
 one block of 500 consecutive sentences in 40 (:func:`held_out`), so the LM has seen neither a
-held-out sentence nor its neighbours.  docs/truecaser.md ("A discriminative pass over the lattice") reports what it does on dev.
+held-out sentence nor its neighbours.  docs/experiments/truecaser.md ("A discriminative pass over the lattice") reports what it does on dev.
 """
 from __future__ import annotations
 

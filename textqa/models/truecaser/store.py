@@ -1,9 +1,9 @@
 """The truecaser's artifact: saving a fitted model and loading it back without running code."""
 from __future__ import annotations
 
-
 import gzip
 import io
+import json
 import logging
 import shutil
 from functools import partial
@@ -11,16 +11,17 @@ from pathlib import Path
 
 import kenlm
 
-from textqa.runtime.gc_pause import gc_paused, promote_to_oldest_generation as _promote_to_oldest_generation
-from .classes import WordClasses
-from .context import SentenceContext
-from .compounds import parts_from_data
-from .phrases import PhraseTable
-from .rerank import CandidateWeights
-
+from textqa.runtime.gc_pause import gc_paused
+from textqa.runtime.gc_pause import promote_to_oldest_generation as _promote_to_oldest_generation
 
 from .baseline import CasingTable, UnigramTruecaser
+from .classes import WordClasses
+from .compounds import parts_from_data
+from .context import SentenceContext
 from .model import Truecaser
+from .oov import oov_from_data, oov_to_data
+from .phrases import PhraseTable
+from .rerank import CandidateWeights
 
 log = logging.getLogger(__name__)
 
@@ -38,10 +39,8 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
     """Write a fitted ``Truecaser``, its unigram baseline and its sentence splitter's tables
     (``punkt_dir``, Punkt ``punkt_tab/english``) as one self-contained artifact directory;
     ``files``: {name in the artifact: source path} copied in (the dev plots)."""
-    import json
 
-    from ..artifact import save_arrays, write_artifact
-    from .oov import oov_to_data
+    from ..artifact import save_arrays, write_artifact  # deferred: loads orjson
 
     with write_artifact(dest, ARTIFACT_NAME, FORMAT_VERSION, hyper_parameters=model.get_params(),
                         metrics=metrics, data_fingerprint=data_fingerprint,
@@ -82,9 +81,8 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
 def _read_baseline(path: Path, manifest: dict) -> dict[str, str]:
     """The unigram baseline's table of a loaded artifact, read when first used; its checksum is checked
     again, since the artifact was verified at load time and is read only now."""
-    import json
 
-    from ..artifact import ArtifactError, verify_payload
+    from ..artifact import ArtifactError, verify_payload  # deferred: loads orjson
 
     name = BASELINE_FILE if BASELINE_FILE in manifest.get("files", {}) else "baseline.json"   # format <= 6
     verify_payload(path, manifest, name)
@@ -110,8 +108,7 @@ def load_truecaser(path) -> Truecaser:
     return model
 
 def _load_truecaser(path) -> Truecaser:
-    from ..artifact import ArtifactError, load_arrays, load_manifest, read_json
-    from .oov import oov_from_data
+    from ..artifact import ArtifactError, load_arrays, load_manifest, read_json  # deferred: loads orjson
 
     path = Path(path)
     manifest = load_manifest(path, expect_name=ARTIFACT_NAME, max_format_version=FORMAT_VERSION,

@@ -2,14 +2,10 @@
 unknown token (Lita et al. 2003, section 2.3)."""
 from __future__ import annotations
 
-
 import logging
 
-
 from . import lm as lmmod
-from .casing import (CASE_CLASSES, NONE, UNKNOWN_TOKENS, case_class)
-
-
+from .casing import CASE_CLASSES, NONE, UNKNOWN_TOKENS, case_class
 
 log = logging.getLogger(__name__)
 
