@@ -185,7 +185,7 @@ def test_bad_class_settings_are_refused():
                 {"class_lm": 10, "discriminative": "local"}, {"class_lm": 10, "class_lm_order": 7},
                 {"class_lm_binary": "hash"}, {"class_lm_words": 0}):
         with pytest.raises(ValueError):
-            Truecaser(**bad)._check_params()
+            Truecaser(**bad).check_params()
     with pytest.raises(ValueError):
         WordClasses(["<s>"], ["a", "b"], np.array([0]), np.array([0.0]))
 

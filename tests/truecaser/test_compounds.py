@@ -71,7 +71,7 @@ def test_unseen_compounds_are_cased_part_by_part_and_the_searches_agree(truecase
     assert len(rendered) >= 100 and len(rendered) >= 0.5 * len(changed)
     assert all(a.lower() == b.lower() for a, b in changed)
     assert score_truecase(gold, on).f1 > score_truecase(gold, off).f1 + 1.0
-    monkeypatch.setattr(model, "_native", False)            # the Python search: same output
+    monkeypatch.setattr(model, "search", "python")          # the Python search: same output
     assert model.predict(lower) == on
 
 

@@ -242,7 +242,7 @@ def test_bad_parameters_are_refused(small_truecaser):
     for bad in ({"context_cap": -1}, {"context_cap": 2.5}, {"context_weight": float("nan")}, {"context_C": 0},
                 {"context_min_weight": -1}):
         with pytest.raises(ValueError):
-            copy.copy(small_truecaser).set_params(**bad)._check_params()
+            copy.copy(small_truecaser).set_params(**bad).check_params()
 
 
 def test_a_batch_scored_in_chunks_is_scored_as_a_whole(with_context, dev_sentences, monkeypatch):

@@ -59,7 +59,7 @@ def test_a_model_with_its_decoder_pickles(truecaser_copy, dev_sentences):
 def test_lm_binary_layouts(small_truecaser):
     from textqa.models.truecaser.model import Truecaser
     with pytest.raises(ValueError, match="lm_binary"):
-        Truecaser(lm_binary="hash")._check_params()
+        Truecaser(lm_binary="hash").check_params()
     assert small_truecaser.lm_binary == "trie-q8"
     with open(small_truecaser.lm_path_, "rb") as f:          # a KenLM binary, not the ARPA fallback
         assert f.read(8) == b"mmap lm "

@@ -50,11 +50,11 @@ def test_the_model_fitted_in_a_worker_process_is_the_one_fitted_here(wiki_senten
     monkeypatch.setattr(process_pool, "pool", lambda: pools.append(1) or real())
     said = []
     here = Truecaser()
-    here._start_oov(words, said.append)
+    here.start_oov(words, said.append)
     assert here.oov_ is not None and not pools and "worker" not in said[-1]
     monkeypatch.setattr(fitting, "_OOV_IN_PROCESS", len(words[0]) - 1)
     there = Truecaser()
-    there._start_oov(words, said.append)
+    there.start_oov(words, said.append)
     assert pools and "worker" in said[-1]
     there.finish_oov(said.append)
     (a_meta, a), (b_meta, b) = oov_to_data(here.oov_), oov_to_data(there.oov_)

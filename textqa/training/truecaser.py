@@ -258,7 +258,7 @@ def run(args: argparse.Namespace) -> int:
                       context_weight=args.context_weight, context_C=args.context_C,
                       context_min_weight=args.context_min_weight)
     try:
-        model._check_params()
+        model.check_params()
     except ValueError as e:
         raise SystemExit(f"error: {e}") from None
     work = Path(tempfile.mkdtemp(prefix="truecaser-work-", dir=out.parent if out.parent.exists() else None))

@@ -55,7 +55,7 @@ class TruecaserFitting:
         ``progress`` is an optional callable(str) told about each stage; ``arpa_copy`` a path where
         the ARPA file is kept (it is otherwise binarised and removed).
         """
-        self._check_params()
+        self.check_params()
         say = progress or (lambda msg: log.info(msg))
         if self.fold_accents:
             sentences = [fold_accents(s) if isinstance(s, str) else [fold_accents(t) for t in s] for s in sentences]
@@ -143,10 +143,10 @@ class TruecaserFitting:
         cased-phrase table (:mod:`.phrases`; None: none, whatever ``phrase_weight`` says).
         ``class_text``: what the class LM reads the training text through (:class:`.classes.PackedText`
         or the Dask cluster's stand-in; None: ``sentence_ids``, packed).  A large OOV model is fitted
-        in a worker process (:meth:`_start_oov`); ``wait=False`` returns without waiting for it
+        in a worker process (:meth:`start_oov`); ``wait=False`` returns without waiting for it
         (``fit``, and ``textqa train truecaser --scheduler``, then fit the sentence-context model
         meanwhile and call :meth:`finish_oov`)."""
-        self._check_params()
+        self.check_params()
         say = progress or (lambda msg: log.info(msg))
         if sentence_ids is None and (self.smoothing == "deleted_interpolation" or self.discriminative != "none"):
             raise ValueError("deleted interpolation and the discriminative pass need the training sentences, not "
@@ -236,13 +236,13 @@ class TruecaserFitting:
 
         self.oov_ = self._oov_future = None
         if self.oov_model == "char":
-            self._start_oov(oov_training_words(known_counts, rare_counts, self.min_count), say)
+            self.start_oov(oov_training_words(known_counts, rare_counts, self.min_count), say)
         if wait:
             self.finish_oov(say)
         self._cand_cache, self._native_cache, self._phrase_cache, self._native = {}, {}, {}, None
         return self
 
-    def _start_oov(self, words: tuple, say) -> None:
+    def start_oov(self, words: tuple, say) -> None:
         """Fit the OOV model on ``words`` (:func:`oov_training_words`): in a worker process, while this
         one goes on, above ``_OOV_IN_PROCESS`` words (with the sentence-context model: 156 s of the
         default's training, beside its 108 s of reading the samples); here otherwise.  Either way

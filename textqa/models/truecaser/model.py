@@ -179,7 +179,7 @@ class Truecaser(TruecaserFitting, NativeSearch, PythonSearch, BaseEstimator):
             return DEFAULT_PRUNE if self.smoothing == "kneser_ney" else ()
         return tuple(self.prune)
 
-    def _check_params(self):
+    def check_params(self):
         if self.first_word not in FIRST_WORD_OPTIONS:
             raise ValueError(f"first_word must be one of {FIRST_WORD_OPTIONS}, got {self.first_word!r}")
         if self.smoothing not in SMOOTHING_OPTIONS:
