@@ -15,11 +15,12 @@ TEST_PARALLEL ?= -n 2 --dist loadfile --no-loadscope-reorder
 WORKERS ?= 2
 ARTIFACTS ?= artifacts
 
-.PHONY: run test mutants bench train venv clean help wrk lmplz browser docs
+.PHONY: run test test-fast mutants bench train venv clean help wrk lmplz browser docs
 
 help:
 	@echo "make run    - install, train missing artifacts, serve on http://$(HOST):$(PORT)"
-	@echo "make test   - install if needed and run the test suite"
+	@echo "make test   - install if needed and run the whole test suite (what CI runs)"
+	@echo "make test-fast - the unit tests that need no trained model, server or cluster (about a minute)"
 	@echo "make mutants - break guarded code on purpose and check the tests go red (dev/mutants.py)"
 	@echo "make docs   - build the documentation site (MkDocs, strict) into site/"
 	@echo "make bench  - benchmarks (speed, memory, quality vs peers) -> bench/RESULTS.md"
@@ -76,6 +77,9 @@ test: venv browser
 docs: venv
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 	@echo "docs: site/index.html"
+
+test-fast: venv
+	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -q -p no:cacheprovider $(TEST_PARALLEL) --fast
 
 mutants: venv
 	$(PY) dev/mutants.py

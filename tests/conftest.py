@@ -329,7 +329,33 @@ SLOW_FILES = (
 )
 
 
+#: shared fixtures that read data but train nothing: a test that needs no other module- or
+#: session-wide fixture (a trained model, a server, a cluster) is in the fast tier
+LIGHT_SHARED = {"_session_isolation", "tmp_path_factory", "wiki_sentences", "dev_sentences", "worker_id",
+                "testrun_uid"}
+
+
+def pytest_addoption(parser):
+    parser.addoption("--fast", action="store_true",
+                     help="the fast tier (make test-fast): only tests that need no trained model, server or cluster")
+
+
+def _is_fast(item) -> bool:
+    if Path(str(item.path)).relative_to(ROOT).as_posix() in SLOW_FILES:
+        return False
+    defs = getattr(item, "_fixtureinfo", None)
+    for name, fixturedefs in (defs.name2fixturedefs.items() if defs else ()):
+        if name not in LIGHT_SHARED and any(d.scope in ("module", "session", "package") for d in fixturedefs):
+            return False
+    return not item.get_closest_marker("slow")
+
+
 def pytest_collection_modifyitems(config, items):
+    if config.getoption("--fast"):
+        slow = [item for item in items if not _is_fast(item)]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if _is_fast(item)]
     missing = [name for name in SLOW_FILES if not (ROOT / name).is_file()]
     if missing:
         raise pytest.UsageError(f"tests/conftest.py: SLOW_FILES names files that do not exist: {missing}")

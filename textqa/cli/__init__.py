@@ -22,19 +22,13 @@ import importlib
 import sys
 
 from textqa.errors import InputError
+from textqa.registry import MODELS
 from textqa.version import __version__
 
-#: command -> module, in ``textqa --help``'s order
-COMMANDS = {
-    "train": "textqa.cli.train",
-    "truecase": "textqa.cli.truecase",
-    "eval": "textqa.cli.eval",
-    "blanc": "textqa.cli.blanc",
-    "icd9": "textqa.cli.icd9",
-    "qa": "textqa.cli.qa",
-    "batch": "textqa.cli.batch",
-    "serve": "textqa.cli.serve",
-}
+#: command -> module, in ``textqa --help``'s order: training, each model's command (the registry's
+#: verbs), then the commands over every model
+COMMANDS = {"train": "textqa.cli.train", **{m.verb: m.command for m in MODELS},
+            "eval": "textqa.cli.eval", "batch": "textqa.cli.batch", "serve": "textqa.cli.serve"}
 
 
 def build_parser(argv=None) -> argparse.ArgumentParser:
