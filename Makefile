@@ -18,7 +18,7 @@ ARTIFACTS ?= artifacts
 .PHONY: run test test-fast mutants bench train venv clean help wrk lmplz browser docs
 
 help:
-	@echo "make run    - install, train missing artifacts, serve on http://$(HOST):$(PORT)"
+	@echo "make run    - install, serve on http://$(HOST):$(PORT) at once, train the missing artifacts behind it"
 	@echo "make test   - install if needed and run the whole test suite (what CI runs)"
 	@echo "make test-fast - the unit tests that need no trained model, server or cluster (about a minute)"
 	@echo "make mutants - break guarded code on purpose and check the tests go red (dev/mutants.py)"
@@ -57,7 +57,7 @@ $(VENV)/bin/build_binary $(VITERBI_SO) &: textqa/models/truecaser/native/viterbi
 train: venv
 	$(VENV)/bin/textqa train all --artifacts $(ARTIFACTS)
 
-run: train
+run: venv
 	@echo
 	@echo "Serving on http://$(HOST):$(PORT)  (Ctrl-C stops).  Open http://$(HOST):$(PORT)/ for the playground, or try:"
 	@echo "  curl -s -X POST http://$(HOST):$(PORT)/v1/truecase -H 'Content-Type: application/json' \\"
@@ -69,7 +69,7 @@ run: train
 	@echo "  curl -s -X POST http://$(HOST):$(PORT)/v1/qa/answer -H 'Content-Type: application/json' \\"
 	@echo "       -d '{\"question\": \"Who is the author of the book The Iron Lady?\", \"top_k\": 5}'"
 	@echo
-	$(VENV)/bin/textqa serve --host $(HOST) --port $(PORT) --workers $(WORKERS) --artifacts $(ARTIFACTS)
+	$(VENV)/bin/textqa serve --train-missing --host $(HOST) --port $(PORT) --workers $(WORKERS) --artifacts $(ARTIFACTS)
 
 test: venv browser
 	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -q -p no:cacheprovider $(TEST_PARALLEL)

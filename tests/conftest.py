@@ -312,6 +312,7 @@ def blanc_artifact(blanc_heldout, tmp_path_factory, request):
 # collection's order, so the slow ones start first and the two workers finish together.
 SLOW_FILES = (
     "tests/test_cluster_training.py",
+    "tests/service/test_background_training.py",
     "tests/service/test_contract.py",
     "tests/test_batch_cli.py",
     "tests/qa/test_expansion.py",

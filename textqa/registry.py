@@ -14,6 +14,9 @@ and each front end imports only the model it uses.
 * ``command``: the command-line module (``textqa VERB``);
 * ``batch``: the function that runs one partition of ``textqa batch VERB`` on a worker;
 * ``blueprint``: the Flask blueprint of its HTTP endpoints;
+* ``train_minutes``: how long its default training takes on 2 cores (the first time, with its
+  caches to fill): ``textqa serve --train-missing`` trains the cheapest first and estimates progress
+  from it until this machine has trained the model once;
 * ``warm_up``: one small call right after loading, so that the first request does not pay for
   lazy initialisation (numba, spaCy's first parse, ...);
 * ``options``: its run-time options, each reaching ``textqa.load`` (keyword arguments, for options
@@ -76,6 +79,7 @@ class ModelEntry:
     blueprint: str
     warm_up: Callable[[Any], Any]
     options: tuple[Option, ...] = field(default_factory=tuple)
+    train_minutes: float = 5.0
 
     def option_values(self, source, stage: str | None = None) -> dict:
         """This model's options (of ``stage``, or all) read from ``source``: an ``argparse.Namespace``
@@ -129,14 +133,14 @@ MODELS: tuple[ModelEntry, ...] = (
         store="textqa.models.truecaser.store", trainer="textqa.training.truecaser",
         command="textqa.cli.truecase", batch="textqa.cli.truecase:run_partition",
         blueprint="textqa.service.truecaser:bp", warm_up=lambda m: m.truecase("warm up ."),
-        options=_TRUECASER_OPTIONS),
+        options=_TRUECASER_OPTIONS, train_minutes=15),
     ModelEntry(
         name="blanc", verb="blanc", title="BLANC MT metric (Lita, Rogati & Lavie 2005)", label="BLANC",
         loader="textqa.models.blanc.store:load_blanc", store="textqa.models.blanc.store",
         trainer="textqa.training.blanc", command="textqa.cli.blanc", batch="textqa.cli.blanc:run_partition",
         blueprint="textqa.service.blanc:bp", warm_up=lambda m: m.sentence_score("warm up", ["warm up ."]),
         options=(Option("corpus", False, "one system-level score instead of one per line"),
-                 Option("details", False, "print 'score precision recall' per line"))),
+                 Option("details", False, "print 'score precision recall' per line")), train_minutes=6),
     ModelEntry(
         name="icd9", verb="icd9", title="ICD-9-CM coders (Lita et al. 2008)", label="ICD-9",
         loader="textqa.models.icd9.store:load_coder", store="textqa.models.icd9.store",
@@ -144,13 +148,13 @@ MODELS: tuple[ModelEntry, ...] = (
         blueprint="textqa.service.icd9:bp", warm_up=lambda m: m.code(["warm up"]),
         options=(Option("classifier", "svm", "svm (default, better in cross-validation) or brr"),
                  Option("all_scores", False, "add \"scores\": every code's margin over its threshold "
-                        "(for AUC in 'textqa eval icd9')"))),
+                        "(for AUC in 'textqa eval icd9')")), train_minutes=1),
     ModelEntry(
         name="qa", verb="qa", title="Instance-based QA (Lita & Carbonell 2004, 2008)", label="QA",
         loader="textqa.models.qa.store:load_qa", store="textqa.models.qa.store",
         trainer="textqa.training.qa", command="textqa.cli.qa", batch="textqa.cli.qa:run_partition",
         blueprint="textqa.service.qa:bp", warm_up=lambda m: m.answer("Who warmed up?", 1),
-        options=(Option("top_k", 5, "answers per question (default 5)"),)),
+        options=(Option("top_k", 5, "answers per question (default 5)"),), train_minutes=4),
 )
 
 BY_NAME: dict[str, ModelEntry] = {m.name: m for m in MODELS}

@@ -5,6 +5,7 @@ to install it.  ``TEXTQA_SCREENSHOT_DIR`` keeps the screenshots (``dev/screensho
 README's from the default models)."""
 import os
 import re
+import time
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -112,3 +113,32 @@ def test_every_panel_in_a_real_browser(chromium, service_artifacts, live_server,
             assert is_drawn_png(path), path
     log = server.text()
     assert "Traceback" not in log, log[-3000:]
+
+
+def test_a_tab_shows_its_models_training_progress_then_answers(chromium, service_artifacts, live_server, tmp_path,
+                                                                monkeypatch):
+    """While ``textqa serve --train-missing`` trains a model (here its state file says QA is at 40%
+    and ICD-9 queued), its tab shows a progress element with the percentage and its panel waits;
+    once the model is no longer training and its artifact is there, the same URL answers."""
+    import json
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps({"models": {
+        "qa": {"state": "training", "step": "analysing the collection", "percent": 40.0, "eta_seconds": 150.0},
+        "icd9": {"state": "queued", "eta_seconds": 400.0}}}))
+    monkeypatch.setenv("TEXTQA_TRAINING_STATE", str(state))
+    with live_server(service_artifacts, "--workers", "1") as server:
+        server.wait_bound(time.time() + 120)
+        url = browser.example_url(server.base, "qa")
+        dom = browser.dump_dom(url, budget_ms=6000)
+        view = browser.panel(dom, "qa")
+        assert view.state is None and view.result is None, view           # not run: the model is training
+        section = re.search(r'<section id="panel-qa".*?</section>', dom, re.S).group(0)
+        assert re.search(r'<progress max="100" value="40">', section), section[:2000]
+        assert "qa is training (analysing the collection): 40%" in section and "(estimated)" in section
+        assert re.search(r'<button type="submit" disabled="">', section)
+        assert re.search(r'data-model="qa"[^>]*>QA<span class="badge"> 40%</span>', dom)
+        assert re.search(r'data-model="icd9"[^>]*>ICD-9<span class="badge"> queued</span>', dom)
+        state.write_text(json.dumps({"models": {}}))                         # trained: the artifact is there
+        view = browser.panel(browser.dump_dom(url), "qa")
+        assert view.state == "done" and view.error is None, view
+        assert "Traceback" not in server.text()

@@ -2,12 +2,19 @@
 from __future__ import annotations
 
 import os
+import shutil
+import signal
+import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
-from textqa.registry import NAMES
+from textqa.registry import MODELS, NAMES
+from textqa.runtime import training_state
 from textqa.runtime.paths import artifacts_dir
+
+from .background import BackgroundTraining, to_train
 
 HELP = "serve the models over HTTP with gunicorn"
 DESCRIPTION = "Run the Flask service under gunicorn (production WSGI server)."
@@ -28,6 +35,10 @@ def add_arguments(p) -> None:
                         "loading the artifacts anew (zero-downtime model swap after 'textqa train')")
     p.add_argument("--graceful-timeout", type=int, default=30,
                    help="seconds workers get to finish in-flight requests on SIGTERM/HUP (default 30)")
+    p.add_argument("--train-missing", action="store_true",
+                   help="serve at once and train the missing default artifacts in the background, cheapest first; "
+                        "each model goes live when its artifact is written, and answers 503 with its state until "
+                        "then (what 'make run' does)")
     p.add_argument("--models", default=None, metavar="NAMES",
                    help="comma-separated models to load (default: all of " + ", ".join(NAMES) + ")")
 
@@ -64,5 +75,59 @@ def run(args) -> int:
         cmd.insert(-1, "--preload")
     print(f"textqa: serving {root} on http://{args.host}:{args.port} with {args.workers} gunicorn worker(s)",
           file=sys.stderr, flush=True)
+    if args.train_missing:
+        selected = [m for m in MODELS if not args.models or m.name in env["TEXTQA_MODELS"].split(",")]
+        todo, no_data = to_train(root, selected)
+        for name, why in no_data.items():
+            print(f"textqa: {name}: not trained, {why}", file=sys.stderr)
+        if todo:
+            return _serve_and_train(cmd, env, root, todo, no_data)
     os.execve(sys.executable, cmd, env)
     return 0  # not reached
+
+
+def _serve_and_train(cmd: list, env: dict, root: Path, todo: list, no_data: dict) -> int:
+    """gunicorn in a child process while the missing models train, one at a time, in another."""
+    state_dir = Path(tempfile.mkdtemp(prefix="textqa-training-"))
+    env[training_state.ENV] = str(state_dir / "state.json")
+    print(f"textqa: training in the background, cheapest first: {', '.join(m.name for m in todo)} "
+          f"(logs in {root / '.logs'}); each model answers once its artifact is written", file=sys.stderr, flush=True)
+    training = BackgroundTraining(root, todo, no_data, Path(env[training_state.ENV]))
+
+    def _terminate(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGINT, _terminate)        # also where a shell started us with SIGINT ignored
+    server = subprocess.Popen(cmd, env=env)
+    result = {}
+    worker = threading.Thread(target=lambda: result.setdefault("status", training.run()), daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive() and server.poll() is None:
+            worker.join(0.5)
+        if server.poll() is not None:                 # the server could not start, or was stopped
+            training.stop()
+            worker.join()
+            print(f"textqa: the server exited (status {server.returncode}); training stopped, no partial artifact "
+                  f"is left", file=sys.stderr, flush=True)
+            return server.returncode or 1
+        if result.get("status"):
+            print(f"textqa: training failed for {', '.join(training.failed)}: see {root / '.logs'}; the other "
+                  f"models are served", file=sys.stderr, flush=True)
+        else:
+            print("textqa: every model is trained and served", file=sys.stderr, flush=True)
+        return server.wait()
+    except KeyboardInterrupt:
+        training.stop()
+        if server.poll() is None:
+            server.send_signal(signal.SIGINT)
+        worker.join(60)
+        try:
+            server.wait(60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        print("textqa: stopped; no partial artifact is left, and the trainings' caches are kept for the next run",
+              file=sys.stderr, flush=True)
+        return 130
+    finally:
+        shutil.rmtree(state_dir, ignore_errors=True)

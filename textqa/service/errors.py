@@ -11,17 +11,22 @@ log = logging.getLogger(__name__)
 #: HTTP status -> stable error code
 CODES = {400: "malformed_json", 404: "not_found", 405: "method_not_allowed", 413: "payload_too_large",
          415: "unsupported_media_type", 422: "invalid_request", 500: "internal_error", 503: "model_unavailable"}
+#: the codes of a 503 for a model that ``textqa serve --train-missing`` is still training
+TRAINING_CODES = ("model_queued", "model_training")
 
 
 class APIError(Exception):
     """An error answered as JSON with ``status``, a stable ``code`` and a human ``message``."""
 
-    def __init__(self, status: int, message: str, code: str | None = None, field: str | None = None):
+    def __init__(self, status: int, message: str, code: str | None = None, field: str | None = None,
+                 headers: dict | None = None, state: dict | None = None):
         super().__init__(message)
         self.status = status
         self.code = code or CODES.get(status, "error")
         self.message = message
         self.field = field
+        self.headers = headers or {}
+        self.state = state
 
 
 def invalid(field: str, message: str) -> APIError:
@@ -29,19 +34,36 @@ def invalid(field: str, message: str) -> APIError:
     return APIError(422, f"{field}: {message}", field=field)
 
 
-def error_response(status: int, code: str, message: str, field: str | None = None):
+def error_response(status: int, code: str, message: str, field: str | None = None, state: dict | None = None):
     body = {"error": {"code": code, "message": message}}
     if field:
         body["error"]["field"] = field
+    if state is not None:
+        body["error"]["state"] = public_state(state)
     resp = jsonify(body)
     resp.status_code = status
     return resp
 
 
+def public_state(state: dict) -> dict:
+    """A model's background-training state as the API shows it (``schemas.TrainingState``)."""
+    out = {"state": str(state.get("state"))}
+    for key in ("step", "error"):
+        if isinstance(state.get(key), str):
+            out[key] = state[key]
+    for key in ("percent", "eta_seconds"):
+        if isinstance(state.get(key), (int, float)) and not isinstance(state.get(key), bool):
+            out[key] = round(float(state[key]), 1)
+    out["estimated"] = True
+    return out
+
+
 def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(APIError)
     def _api_error(e: APIError):
-        return error_response(e.status, e.code, e.message, e.field)
+        resp = error_response(e.status, e.code, e.message, e.field, e.state)
+        resp.headers.update(e.headers)
+        return resp
 
     @app.errorhandler(HTTPException)
     def _http_error(e: HTTPException):

@@ -57,6 +57,28 @@ def observe(endpoint: str, method: str, status: int, seconds: float | None, body
         ITEMS.labels(endpoint).observe(items_in(body))
 
 
+STATES = ("ready", "queued", "training", "failed", "no_data", "not_loaded")
+
+
+def model_states(states: dict) -> bytes:
+    """``textqa_model_state{name,state}`` (1 for the model's state, 0 for the others) and
+    ``textqa_model_training_percent{name}`` (estimated) of this worker's view of each model:
+    computed at each scrape from the slots and the background-training state, so not summed over
+    workers like the counters."""
+    lines = ["# HELP textqa_model_state the model's state: ready, queued or training (in the background), failed, "
+             "no_data or not_loaded (value 1 for the current one)", "# TYPE textqa_model_state gauge"]
+    percents = []
+    for name, (loaded, training) in states.items():
+        now = "ready" if loaded else (training or {}).get("state", "not_loaded")
+        lines += [f'textqa_model_state{{name="{name}",state="{s}"}} {int(s == now)}' for s in STATES]
+        if training and isinstance(training.get("percent"), (int, float)):
+            percents.append(f'textqa_model_training_percent{{name="{name}"}} {float(training["percent"]):.1f}')
+    if percents:
+        lines += ["# HELP textqa_model_training_percent estimated percent of a background training",
+                  "# TYPE textqa_model_training_percent gauge", *percents]
+    return ("\n".join(lines) + "\n").encode()
+
+
 def exposition() -> tuple[bytes, str]:
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()

@@ -4,7 +4,9 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, jsonify
 
 from .contract import endpoint
+from .errors import public_state
 from .openapi import openapi_document
+from .registry import refresh
 from .schemas import Health, ModelsResponse, Readiness
 
 bp = Blueprint("ops", __name__)
@@ -19,10 +21,13 @@ def healthz():
           summary="Readiness: 200 only when every configured model is loaded")
 def readyz():
     slots = current_app.extensions["textqa_models"]
-    missing = {name: s.error for name, s in slots.items() if not s.loaded}
+    training = {name: public_state(state) for name, s in slots.items() if (state := refresh(s)) is not None}
+    missing = {name: s.error or "not loaded" for name, s in slots.items() if not s.loaded}
     body = {"ready": not missing and bool(slots), "models": {n: s.loaded for n, s in slots.items()}}
     if missing:
         body["errors"] = missing
+    if training:
+        body["training"] = training
     return body, (200 if body["ready"] else 503)
 
 
@@ -31,9 +36,12 @@ def readyz():
 def models():
     out = {}
     for name, s in current_app.extensions["textqa_models"].items():
+        state = refresh(s)
         about = {"verb": s.spec.verb, "title": s.spec.title}
         out[name] = {**about, "loaded": True, "manifest": s.manifest} if s.loaded else \
-            {**about, "loaded": False, "error": s.error}
+            {**about, "loaded": False, "error": s.error or "not loaded"}
+        if state is not None:
+            out[name]["training"] = public_state(state)
     return {"models": out}
 
 
@@ -41,9 +49,11 @@ def models():
           summary="Prometheus metrics (text format 0.0.4), summed over gunicorn workers")
 def metrics():
     """Requests by endpoint and status, latency and items per request, model info."""
-    from .metrics import exposition  # deferred: loads prometheus_client
+    from .metrics import exposition, model_states  # deferred: loads prometheus_client
     body, content_type = exposition()
-    return Response(body, content_type=content_type)
+    slots = current_app.extensions["textqa_models"]
+    return Response(body + model_states({name: (s.loaded, refresh(s)) for name, s in slots.items()}),
+                    content_type=content_type)
 
 
 @endpoint(bp, "GET", "/openapi.json", response=None, summary="This document (OpenAPI 3.1)")

@@ -4,10 +4,16 @@ Models are loaded once per process (per gunicorn worker) when the app is
 created, and only read afterwards, so workers scale horizontally.  A model
 whose artifact is missing or broken is recorded with the reason; its endpoint
 answers 503 and ``/readyz`` reports it.
+
+While ``textqa serve --train-missing`` trains missing artifacts in the background
+(:mod:`textqa.runtime.training_state`), a model that is queued or training answers 503 with a
+``Retry-After`` and its state; once its artifact is written, the next request or readiness check
+in each worker loads it (:func:`refresh`): no restart, no request lost.
 """
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +22,7 @@ from flask import current_app
 
 from textqa.models.artifact import ArtifactError
 from textqa.registry import MODELS, ModelEntry
+from textqa.runtime import training_state
 
 from .errors import APIError
 
@@ -29,10 +36,37 @@ class ModelSlot:
     model: Any = None
     manifest: dict = field(default_factory=dict)
     error: str | None = None
+    tried: float | None = None          # the manifest's mtime at the last load that failed (None: none)
 
     @property
     def loaded(self) -> bool:
         return self.model is not None
+
+
+_load_lock = threading.Lock()
+
+
+def _load(slot: ModelSlot) -> None:
+    """Load ``slot``'s model (warmed up) or record why it could not be loaded."""
+    spec = slot.spec
+    try:
+        model = spec.load(slot.path)
+        spec.warm_up(model)
+        slot.model, slot.manifest, slot.error = model, getattr(model, "manifest", {}), None
+        log.info("loaded %s from %s", spec.name, slot.path)
+    except ArtifactError as e:
+        slot.error = str(e)
+        log.warning("model %s not loaded: %s", spec.name, e)
+    except Exception as e:  # a broken artifact must not take the whole service down
+        slot.error = f"{slot.path}: could not be loaded ({type(e).__name__}: {e})"
+        log.exception("model %s failed to load", spec.name)
+
+
+def _manifest_mtime(slot: ModelSlot) -> float | None:
+    try:
+        return (slot.path / "manifest.json").stat().st_mtime
+    except OSError:
+        return None
 
 
 def load_models(artifacts_dir: Path, only: list[str] | None = None) -> dict[str, ModelSlot]:
@@ -40,26 +74,49 @@ def load_models(artifacts_dir: Path, only: list[str] | None = None) -> dict[str,
     for spec in MODELS:
         if only is not None and spec.name not in only:
             continue
-        slot = ModelSlot(spec, artifacts_dir / spec.name)
-        try:
-            model = spec.load(slot.path)
-            spec.warm_up(model)
-            slot.model, slot.manifest = model, getattr(model, "manifest", {})
-            log.info("loaded %s from %s", spec.name, slot.path)
-        except ArtifactError as e:
-            slot.error = str(e)
-            log.warning("model %s not loaded: %s", spec.name, e)
-        except Exception as e:  # a broken artifact must not take the whole service down
-            slot.error = f"{slot.path}: could not be loaded ({type(e).__name__}: {e})"
-            log.exception("model %s failed to load", spec.name)
-        slots[spec.name] = slot
+        slot = slots[spec.name] = ModelSlot(spec, artifacts_dir / spec.name)
+        if training_state.read().get(spec.name, {}).get("state") in training_state.ACTIVE:
+            slot.error = "training in the background"
+            continue
+        _load(slot)
+        if not slot.loaded:
+            slot.tried = _manifest_mtime(slot)
     return slots
+
+
+def refresh(slot: ModelSlot) -> dict | None:
+    """Load a model whose artifact appeared (or changed) since the last try; the model's background
+    training state while it is queued or training (then nothing is loaded), else None."""
+    if slot.loaded:
+        return None
+    state = training_state.read().get(slot.spec.name)
+    if state and state.get("state") in training_state.ACTIVE:
+        return state
+    mtime = _manifest_mtime(slot)
+    if mtime is not None and mtime != slot.tried:
+        with _load_lock:
+            if not slot.loaded and mtime != slot.tried:
+                _load(slot)
+                slot.tried = None if slot.loaded else mtime
+                if slot.loaded:
+                    from .metrics import record_models  # deferred: loads prometheus_client
+                    record_models({slot.spec.name: slot})
+    if not slot.loaded and state:
+        slot.error = state.get("error") or slot.error
+    return state if not slot.loaded else None
 
 
 def get_model(name: str):
     """The loaded model ``name`` of the current app, or a 503 APIError."""
     slot = current_app.extensions["textqa_models"].get(name)
-    if slot is None or not slot.loaded:
-        reason = slot.error if slot is not None else "not configured"
-        raise APIError(503, f"model {name!r} is not loaded: {reason}")
+    if slot is None:
+        raise APIError(503, f"model {name!r} is not loaded: not configured")
+    state = refresh(slot)
+    if state is not None and state.get("state") in training_state.ACTIVE:
+        what = "queued for training" if state["state"] == "queued" else \
+            f"training ({state.get('step') or 'starting'}, about {state.get('percent', 0):.0f}%)"
+        raise APIError(503, f"model {name!r} is {what}; try again later", code="model_" + state["state"],
+                       headers={"Retry-After": str(training_state.retry_after(state))}, state=state)
+    if not slot.loaded:
+        raise APIError(503, f"model {name!r} is not loaded: {slot.error}")
     return slot.model

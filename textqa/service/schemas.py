@@ -277,10 +277,20 @@ class QaResponse(_Out):
     model: ModelInfo
 
 
+class TrainingState(_Out):
+    state: Literal["queued", "training", "failed", "no_data"]
+    step: str = Field(None, description="what the training is doing now")
+    percent: float = Field(None, ge=0, le=100, description="estimated: elapsed time against the expected duration")
+    eta_seconds: float = Field(None, ge=0, description="estimated seconds until the model is ready")
+    error: str = Field(None, description="why the training failed, or which data is missing")
+    estimated: bool = Field(True, description="percent and ETA are estimates from the expected duration")
+
+
 class ErrorDetail(_Out):
     code: str
     message: str
     field: str = Field(None, description="the offending field (pairs[0].references[1], ...)")
+    state: TrainingState = Field(None, description="model_queued / model_training: the model's training state")
 
 
 class ErrorResponse(_Out):
@@ -295,6 +305,7 @@ class Readiness(_Out):
     ready: bool
     models: dict[str, bool]
     errors: dict[str, str] = Field(None, description="why a model is not loaded")
+    training: dict[str, TrainingState] = Field(None, description="models 'textqa serve --train-missing' is training")
 
 
 class ModelStatus(_Out):
@@ -303,6 +314,7 @@ class ModelStatus(_Out):
     loaded: bool
     manifest: dict[str, Any] = Field(None)
     error: str = Field(None)
+    training: TrainingState = Field(None, description="while 'textqa serve --train-missing' trains it")
 
 
 class ModelsResponse(_Out):

@@ -97,7 +97,11 @@ def run(args) -> int:
     idf = default_idf(key, runs)
     selection = None
     if threshold == "bayes":
-        from textqa.evaluation.nugget_thresholds import fill_thresholds, judged_pairs, select_thresholds  # deferred: loads scipy
+        from textqa.evaluation.nugget_thresholds import (  # deferred: loads scipy
+            fill_thresholds,
+            judged_pairs,
+            select_thresholds,
+        )
         try:
             selection = select_thresholds(judged_pairs(key, judgements, idf, **options))
         except ValueError as e:

@@ -238,21 +238,68 @@ function show(model) {
   document.body.dataset.model = model;
 }
 
-async function versions() {
+const minutes = (s) => (s >= 90 ? `about ${Math.round(s / 60)} min` : "under 2 min");
+
+function trainingText(name, st) {
+  if (st.state === "queued") return `${name} is queued for training: ready in ${minutes(st.eta_seconds || 0)} (estimated)`;
+  if (st.state === "training") {
+    return `${name} is training (${st.step || "starting"}): ${Math.round(st.percent || 0)}%, ` +
+      `${minutes(st.eta_seconds || 0)} left (estimated)`;
+  }
+  return `${name} is not available: ${st.error || st.state}`;
+}
+
+function statusBox(model) {
+  const panel = document.getElementById(`panel-${model}`);
+  let box = panel.querySelector(".training");
+  if (!box) {
+    box = h("div", { class: "training", role: "status" }, h("progress", { max: "100", value: "0" }), h("span", {}));
+    panel.querySelector("h2").after(box);
+  }
+  return box;
+}
+
+// every model's state from /v1/models: a tab per model the server has; a model being trained shows
+// its progress in its tab and panel, and its panel answers once the model is loaded
+async function refreshModels() {
   const line = document.getElementById("versions");
+  let body;
   try {
     const resp = await fetch("/v1/models");
-    const body = await resp.json();
-    // a tab per model this server has (the registry's, or those 'textqa serve --models' chose)
-    const served = new Set(Object.values(body.models).map((m) => m.verb));
-    for (const b of document.querySelectorAll("#tabs button")) b.hidden = !served.has(b.dataset.model);
-    const items = Object.entries(body.models).map(([name, m]) => m.loaded
-      ? `${name} ${m.manifest.created_at || ""} (textqa ${m.manifest.package_version || "?"})`
-      : `${name}: not loaded`);
-    line.textContent = "Models: " + items.join(" · ");
+    body = await resp.json();
   } catch (err) {
     line.textContent = `Could not read /v1/models: ${err.message}`;
+    return;
   }
+  const served = new Set(Object.values(body.models).map((m) => m.verb));
+  for (const b of document.querySelectorAll("#tabs button")) b.hidden = !served.has(b.dataset.model);
+  let waiting = false;
+  for (const [name, m] of Object.entries(body.models)) {
+    const panel = document.getElementById(`panel-${m.verb}`);
+    const tab = document.querySelector(`#tabs button[data-model="${m.verb}"]`);
+    if (!panel || !tab) continue;
+    const box = statusBox(m.verb), submit = panel.querySelector("button[type=submit]");
+    const badge = tab.querySelector(".badge") || tab.appendChild(h("span", { class: "badge" }));
+    if (m.loaded) {
+      box.hidden = true; submit.disabled = false; badge.textContent = "";
+      panel.dataset.availability = "ready";
+      if (panel.dataset.pending === "1") { panel.dataset.pending = ""; run(m.verb); }
+      continue;
+    }
+    const st = m.training || { state: "not_loaded", error: m.error };
+    box.hidden = false; submit.disabled = true;
+    const bar = box.querySelector("progress");
+    if (st.state === "training") bar.value = Math.round(st.percent || 0); else bar.removeAttribute("value");
+    box.querySelector("span").textContent = trainingText(name, st);
+    badge.textContent = st.state === "training" ? ` ${Math.round(st.percent || 0)}%` : st.state === "queued" ? " queued" : " off";
+    panel.dataset.availability = st.state;
+    waiting = waiting || st.state === "queued" || st.state === "training";
+  }
+  const items = Object.entries(body.models).map(([name, m]) => m.loaded
+    ? `${name} ${m.manifest.created_at || ""} (textqa ${m.manifest.package_version || "?"})`
+    : `${name}: ${m.training ? m.training.state : "not loaded"}`);
+  line.textContent = "Models: " + items.join(" · ");
+  if (waiting) setTimeout(refreshModels, 3000);
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -268,6 +315,11 @@ document.addEventListener("DOMContentLoaded", () => {
   const params = new URLSearchParams(location.hash.length > 1 ? location.hash.slice(1) : location.search);
   const model = FIELDS[params.get("model")] ? params.get("model") : "truecase";
   show(model);
-  versions();
-  if (setFormValues(model, params)) run(model);
+  const prefilled = setFormValues(model, params);
+  refreshModels().then(() => {
+    if (!prefilled) return;
+    const panel = document.getElementById(`panel-${model}`);
+    if (panel.dataset.availability === "ready") run(model);
+    else panel.dataset.pending = "1";                 // runs once the model is loaded
+  });
 });

@@ -1,0 +1,119 @@
+"""``textqa serve --train-missing``: the server answers at once, a model being trained answers 503
+with ``Retry-After`` and its state, and goes live in every worker once its artifact is written;
+Ctrl-C stops server and training and leaves no partial artifact."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+from textqa.service import create_app
+
+ROOT = Path(__file__).resolve().parents[2]
+ICD9_DOC = {"documents": [{"id": "1", "text": "Three day history of cough. No focal pneumonia."}]}
+
+
+def test_a_model_in_training_answers_503_with_its_state_then_goes_live(service_artifacts, copy_root, tmp_path,
+                                                                       monkeypatch):
+    root = copy_root(service_artifacts)
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps({"models": {"icd9": {"state": "training", "step": "fold 2/5 done",
+                                                     "percent": 41.0, "eta_seconds": 37.5}}}))
+    monkeypatch.setenv("TEXTQA_TRAINING_STATE", str(state))
+    client = create_app(root, {"TESTING": True, "TEXTQA_ACCESS_LOG": False}).test_client()
+    r = client.post("/v1/icd9/code", json=ICD9_DOC)
+    assert r.status_code == 503 and r.headers["Retry-After"] == "37"
+    err = r.get_json()["error"]
+    assert err["code"] == "model_training" and "fold 2/5 done" in err["message"]
+    assert err["state"] == {"state": "training", "step": "fold 2/5 done", "percent": 41.0, "eta_seconds": 37.5,
+                            "estimated": True}
+    ready = client.get("/readyz")
+    assert ready.status_code == 503 and ready.get_json()["training"]["icd9"]["percent"] == 41.0
+    models = client.get("/v1/models").get_json()["models"]
+    assert models["icd9"]["loaded"] is False and models["icd9"]["training"]["state"] == "training"
+    assert models["truecaser"]["loaded"] is True and "training" not in models["truecaser"]
+    metrics = client.get("/metrics").get_data(as_text=True)
+    assert 'textqa_model_state{name="icd9",state="training"} 1' in metrics
+    assert 'textqa_model_state{name="truecaser",state="ready"} 1' in metrics
+    assert 'textqa_model_training_percent{name="icd9"} 41.0' in metrics
+    state.write_text(json.dumps({"models": {"icd9": {"state": "queued", "eta_seconds": 500}}}))
+    r = client.post("/v1/icd9/code", json=ICD9_DOC)
+    assert r.status_code == 503 and r.get_json()["error"]["code"] == "model_queued" and r.headers["Retry-After"] == "30"
+    # trained: the state file no longer names it, and the artifact is there: the next request loads it
+    state.write_text(json.dumps({"models": {}}))
+    r = client.post("/v1/icd9/code", json=ICD9_DOC)
+    assert r.status_code == 200 and r.get_json()["documents"][0]["codes"][0]["code"] == "786.2"
+    assert client.get("/readyz").status_code == 200
+    assert 'textqa_model_state{name="icd9",state="ready"} 1' in client.get("/metrics").get_data(as_text=True)
+
+
+def _serve(root: Path, log: Path) -> tuple[subprocess.Popen, str]:
+    """``textqa serve --train-missing`` over the suite's models (not BLANC, whose default training is long)."""
+    out = open(log, "wb")
+    proc = subprocess.Popen([sys.executable, "-m", "textqa.cli", "serve", "--train-missing", "--port", "0",
+                             "--workers", "2", "--artifacts", str(root), "--models", "truecaser,icd9,qa"], cwd=ROOT,
+                            stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        text = log.read_text(errors="replace")
+        if "Listening at: http://127.0.0.1:" in text:
+            port = text.split("Listening at: http://127.0.0.1:")[1].split()[0]
+            return proc, f"http://127.0.0.1:{port}"
+        assert proc.poll() is None, text
+        time.sleep(0.2)
+    raise AssertionError(log.read_text(errors="replace"))
+
+
+def test_serve_trains_a_missing_model_behind_the_server(service_artifacts, copy_root, tmp_path):
+    """ICD-9 (the cheapest default training) missing: the other models answer at once, ICD-9 answers
+    503 with its state until its artifact is written, then 200; one progress line for it."""
+    root = copy_root(service_artifacts)
+    shutil.rmtree(root / "icd9")
+    log = tmp_path / "serve.log"
+    proc, base = _serve(root, log)
+    try:
+        assert requests.post(f"{base}/v1/truecase", json={"text": "paris in the spring"}, timeout=30).status_code == 200
+        r = requests.post(f"{base}/v1/icd9/code", json=ICD9_DOC, timeout=30)
+        assert r.status_code == 503 and r.json()["error"]["code"] in ("model_queued", "model_training")
+        assert int(r.headers["Retry-After"]) >= 5
+        deadline = time.time() + 400
+        while time.time() < deadline:
+            r = requests.post(f"{base}/v1/icd9/code", json=ICD9_DOC, timeout=60)
+            if r.status_code == 200:
+                break
+            assert r.status_code == 503, r.text
+            time.sleep(2)
+        assert r.status_code == 200 and r.json()["documents"][0]["codes"], log.read_text(errors="replace")[-3000:]
+        assert requests.get(f"{base}/readyz", timeout=30).status_code == 200
+        assert (root / "icd9" / "manifest.json").is_file() and (root / ".logs" / "icd9.train.log").is_file()
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(120) == 130
+    text = log.read_text(errors="replace").replace("\r", "\n")
+    assert "icd9" in text and "ready in" in text and "every model is trained and served" in text
+    assert f'File "{ROOT / "textqa"}' not in text          # no error of ours (gunicorn's Ctrl-C may cut a request)
+
+
+def test_ctrl_c_during_a_training_leaves_no_partial_artifact(service_artifacts, copy_root, tmp_path):
+    root = copy_root(service_artifacts)
+    shutil.rmtree(root / "truecaser")
+    before = sorted(p.name for p in root.iterdir())
+    log = tmp_path / "serve.log"
+    proc, base = _serve(root, log)
+    deadline = time.time() + 120
+    while time.time() < deadline:                # the truecaser's training under way
+        body = requests.get(f"{base}/v1/models", timeout=30).json()["models"]["truecaser"]
+        if body.get("training", {}).get("state") == "training" and list(root.glob("truecaser-work-*")):
+            break
+        time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)
+    assert proc.wait(120) == 130
+    text = log.read_text(errors="replace")
+    assert "no partial artifact is left" in text and f'File "{ROOT / "textqa"}' not in text
+    assert not (root / "truecaser").exists() and not list(root.glob("truecaser*"))
+    assert sorted(p.name for p in root.iterdir() if not p.name.startswith(".")) == before
