@@ -137,3 +137,30 @@ def test_an_artifact_without_the_part_table_renders_compounds_as_before(truecase
     rewrite(lambda c: c.update(compound_parts={"des": [1, "x"]}))
     with pytest.raises(ArtifactError, match="casing.json"):
         load_truecaser(dest)
+
+
+def test_a_chosen_capital_of_an_unseen_compound_with_a_rare_spelling_is_cased_part_by_part(truecaser_copy):
+    """An unseen compound that also has a rare mixed-case spelling keeps the paper's capitalised
+    candidate ("Alpes-maritimes") beside that spelling; when the search picks it, the compound casing
+    renders it part by part ("Alpes-Maritimes") in both searches, and ``compound_casing=False``
+    keeps the paper's form.  An emission scorer makes the search pick it."""
+    model = truecaser_copy
+    parts = model.compound_parts_
+    key = next(w for w in (f"{a}-{b}" for a in sorted(parts)[:300] for b in sorted(parts)[300:600])
+               if w not in model.casing_.forms and compound_form(w, parts) not in (None, capitalize_first(w))
+               and len(compound_form(w, parts)) == len(w))
+    model.rare_mc_[key] = key[:-1] + key[-1].upper()            # a rare spelling: the MC candidate
+    model.set_params()                                          # candidate lists are cached
+    forms = model.candidate_forms(key)
+    assert forms[1] == capitalize_first(key) and len(forms) == 4
+
+    def pick_the_capital(low, sent_off):
+        return {i: [0.0, 50.0, 0.0, 0.0] for i, w in enumerate(low) if w == key}
+    model.add_emission_scorer(pick_the_capital)
+    sentence = [f"the {key} area ."]
+    for search in ("native", "python"):
+        model.search = search
+        model.set_params(compound_casing=True)
+        assert model.predict(sentence)[0].split()[1] == compound_form(key, parts), search
+        model.set_params(compound_casing=False)
+        assert model.predict(sentence)[0].split()[1] == capitalize_first(key), search
