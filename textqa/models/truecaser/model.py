@@ -20,6 +20,7 @@ from sklearn.base import BaseEstimator
 from textqa.runtime.gc_pause import gc_paused
 
 from . import lm as lmmod
+from . import native
 from .baseline import as_tokens, capitalize_first_word
 from .casing import NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class, fold_accents, restore_accents
 from .classes import CLASS_ORDER, TARGETS
@@ -252,6 +253,12 @@ class Truecaser(TruecaserFitting, NativeSearch, PythonSearch, BaseEstimator):
             raise RuntimeError("search='native', but the C++ search cannot decode this model: its library is "
                                "not built (make), switched off (TEXTQA_NATIVE_VITERBI=0), or cannot open its LMs")
         return "native" if ok else "python"
+
+    def search_status(self) -> str:
+        """:meth:`search_in_use`, and why: ``native (library path)`` or ``python (reason)``."""
+        if self.search_in_use() == "native":
+            return native.status()
+        return "python (search='python')" if self.search == "python" else native.status()
 
     @property
     def emission_scorers(self) -> tuple:

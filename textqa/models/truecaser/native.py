@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -20,10 +21,15 @@ LIBRARY = "libtextqa_viterbi.so"
 
 
 def library_path() -> Path | None:
-    """``$TEXTQA_VITERBI_LIBRARY``, else the library ``make`` built in the project's ``.venv/lib``."""
+    """``$TEXTQA_VITERBI_LIBRARY``, else the library an install built into the package
+    (``native/libtextqa_viterbi.so``: ``pip install``, a wheel), else the one ``make`` built in the
+    repository's ``.venv/lib``."""
     env = os.environ.get("TEXTQA_VITERBI_LIBRARY")
     if env:
         return Path(env) if Path(env).is_file() else None
+    packaged = Path(__file__).resolve().parent / "native" / LIBRARY
+    if packaged.is_file():
+        return packaged
     for parent in Path(__file__).resolve().parents:
         cand = parent / ".venv" / "lib" / LIBRARY
         if cand.is_file():
@@ -53,8 +59,30 @@ def _library():
 
 
 def available() -> bool:
-    """Whether the native decoder can be used (library built and not switched off)."""
-    return os.environ.get("TEXTQA_NATIVE_VITERBI", "1") != "0" and _library() is not None
+    """Whether the native decoder can be used (library built and not switched off).  When it cannot
+    be loaded, the first call says so on stderr (:func:`status` gives the reason)."""
+    if os.environ.get("TEXTQA_NATIVE_VITERBI", "1") == "0":
+        return False
+    if _library() is None:
+        _warn_once()
+        return False
+    return True
+
+
+def status() -> str:
+    """Which search decodes, in a few words: ``native (PATH)``, ``python (switched off: ...)`` or
+    ``python (library not found: ...)``."""
+    if os.environ.get("TEXTQA_NATIVE_VITERBI", "1") == "0":
+        return "python (switched off: TEXTQA_NATIVE_VITERBI=0)"
+    if _library() is None:
+        return f"python ({LIBRARY} not found: reinstall textqa where g++ is present, or run make)"
+    return f"native ({library_path()})"
+
+
+@lru_cache(maxsize=1)
+def _warn_once() -> None:
+    print(f"textqa: the truecaser's C++ search is not available, decoding with the Python search (the same "
+          f"output, about a third of the speed): {status()}", file=sys.stderr, flush=True)
 
 
 class NativeViterbi:
