@@ -33,7 +33,10 @@ venv: $(VENV)/.installed $(VENV)/bin/build_binary $(VITERBI_SO)
 $(VENV)/.installed: pyproject.toml requirements/spacy-model.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip==24.3.1 setuptools==75.6.0 wheel==0.45.1
-	$(PIP) install --quiet -e '.[dev]'
+	@# uv (when on PATH) installs the same pins in half the time on a cold cache (57 s against 112 s,
+	@# docs/development.md); pip otherwise
+	@if command -v uv >/dev/null 2>&1; then echo "installing with uv"; uv pip install --quiet --python $(PY) -e '.[dev]'; \
+	 else $(PIP) install --quiet -e '.[dev]'; fi
 	$(PIP) install --quiet --no-deps --require-hashes -r requirements/spacy-model.txt
 	@touch $@
 
