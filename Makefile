@@ -15,7 +15,7 @@ TEST_PARALLEL ?= -n 2 --dist loadfile --no-loadscope-reorder
 WORKERS ?= 2
 ARTIFACTS ?= artifacts
 
-.PHONY: run test test-fast test-wheel mutants bench train venv clean help wrk lmplz browser docs
+.PHONY: run test test-fast test-wheel bench-status mutants bench train venv clean help wrk lmplz browser docs
 
 help:
 	@echo "make run    - install, serve on http://$(HOST):$(PORT) at once, train the missing artifacts behind it"
@@ -24,6 +24,7 @@ help:
 	@echo "make test-wheel - build the wheel, install it in a fresh venv, check the C++ search and textqa.load"
 	@echo "make mutants - break guarded code on purpose and check the tests go red (dev/mutants.py)"
 	@echo "make docs   - build the documentation site (MkDocs, strict) into site/"
+	@echo "make bench-status - which sections of bench/RESULTS.md were measured on code that changed since"
 	@echo "make bench  - benchmarks (speed, memory, quality vs peers) -> bench/RESULTS.md"
 	@echo "make train  - train every missing default artifact"
 	@echo "make browser - install chromium (as root) for the playground's browser test"
@@ -89,6 +90,9 @@ test-fast: venv
 # the repository; slow (a compile and a venv), so not in make test: .ci/run runs it after make test
 test-wheel: venv
 	$(PY) -m pytest -q -p no:cacheprovider wheel_tests
+
+bench-status: venv
+	$(PY) -m bench --status
 
 mutants: venv
 	$(PY) dev/mutants.py

@@ -170,7 +170,7 @@ def main(argv=None) -> int:
               "- One worker can beat the single process: the client reads and writes while the worker computes "
               "(two processes). Two workers on 2 cores share them with the client and the scheduler. See "
               "`docs/scaling.md` for what these numbers mean on 10 and 100 machines."]
-    write_section(args.out, "batch", lines)
+    write_section(args.out, "batch", lines, extra=("textqa.models", "textqa.cli", "textqa.runtime"))
     print("\n".join(lines))
     return 0
 

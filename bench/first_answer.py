@@ -113,7 +113,7 @@ def main(argv=None) -> int:
     if len(first) == len(REQUESTS):
         lines.append(f"| first model answers / all four answer | {min(first.values()) / 60:.1f} / "
                      f"{max(first.values()) / 60:.1f} |")
-    write_section(ROOT / "bench" / "RESULTS.md", "first-answer", lines)
+    write_section(ROOT / "bench" / "RESULTS.md", "first-answer", lines, extra=("textqa",))
     print("\n".join(lines))
     if args.keep is None:
         shutil.rmtree(work, ignore_errors=True)

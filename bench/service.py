@@ -187,7 +187,7 @@ def main(argv=None) -> int:
               "| worker RSS (MB, mean) | after the warm-up minute | after the soak | growth |", "|---|---:|---:|---:|",
               f"| | {soak['after_warmup']['rss']:,.0f} | {soak['after']['rss']:,.0f} | {growth:+.1%} "
               f"{'(over 10%: a leak)' if growth > 0.10 else '(within 10%)'} |"]
-    write_section(args.out, "service", lines)
+    write_section(args.out, "service", lines, extra=("textqa",))
     print("\n".join(lines))
     return 0
 
