@@ -218,8 +218,8 @@ MUTANTS = [
     ("nugget-compare-off-by-one", "textqa/evaluation/plots.py", "if not lo <= r <= hi)", "if not lo <= r <= hi + 1)",
      ["tests/test_cli.py::test_eval_nuggets_compare_and_plot"]),
     # service
-    ("broken-artifact-reason-lost", "textqa/service/registry.py", "            slot.error = str(e)\n",
-     '            slot.error = "not loaded"\n', ["tests/service/test_app.py::test_broken_artifact_is_503_not_a_crash"]),
+    ("broken-artifact-reason-lost", "textqa/service/registry.py", "        slot.error = str(e)\n",
+     '        slot.error = "not loaded"\n', ["tests/service/test_app.py::test_broken_artifact_is_503_not_a_crash"]),
     # QA
     ("answer-keeps-articles", "textqa/models/qa/answers.py", 't = re.sub(r"^(the|a|an) ", "", " ".join(t.split()))',
      't = " ".join(t.split())', ["tests/qa/test_answer_matching.py"]),
