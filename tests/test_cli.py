@@ -306,3 +306,24 @@ def test_trainer_docs_are_the_modules_docstrings(tmp_path, monkeypatch):
         (tmp_path / f"doc_{name}.py").write_text(source, encoding="utf-8")
         assert module_doc(f"doc_{name}") == (ast.get_docstring(ast.parse(source)) or ""), name
     assert module_doc("doc_raw") == "A \\d raw one." and module_doc("doc_none") == ""
+
+
+def test_truecase_answers_each_line_of_an_interactive_pipe_at_once(truecaser_artifact):
+    """Lines are decoded in the batches that are available: a line typed into a pipe is answered
+    before the next one comes (and before stdin closes); a file goes in large batches, the same bytes."""
+    import select
+    proc = subprocess.Popen([sys.executable, "-m", "textqa.cli", "truecase", "--tokenized", "--model",
+                             str(truecaser_artifact / "truecaser")], cwd=ROOT, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        for line, expected in ((b"paris is a city .\n", b"Paris is a city .\n"),
+                               (b"he lives in paris .\n", b"He lives in Paris .\n")):
+            proc.stdin.write(line)
+            proc.stdin.flush()
+            ready, _, _ = select.select([proc.stdout], [], [], 120)
+            assert ready, "no answer to a line while stdin stays open"
+            assert proc.stdout.readline() == expected
+    finally:
+        proc.stdin.close()
+        proc.wait(60)
+    assert proc.returncode == 0

@@ -3,6 +3,8 @@ user-facing error, reading stdin with errors naming ``<stdin>`` and the line, an
 that a command and ``textqa batch`` both write."""
 from __future__ import annotations
 
+import os
+import select
 import sys
 from pathlib import Path
 
@@ -45,17 +47,43 @@ def stdin_lines() -> list[str]:
     return decode(sys.stdin.buffer.read(), "<stdin>").splitlines()
 
 
-def stdin_lines_passing_bad_bytes(command: str):
-    """Lines of stdin as text, streamed; bytes that are not UTF-8 pass through unchanged
-    (surrogateescape), with a warning naming the line."""
-    for lineno, raw in enumerate(sys.stdin.buffer, start=1):
+def ready_line_batches(fd: int, max_lines: int, block: int = 1 << 20):
+    """Lists of the newline-ended byte lines of file descriptor ``fd`` (the last may lack its
+    newline), each as many as are available at once, up to ``max_lines``: a file or a fast pipe gives
+    large batches, an interactive pipe each line as soon as it is complete."""
+    pending, done = b"", False
+    while not done:
+        chunk = os.read(fd, block)                      # waits for something to read
+        if not chunk:
+            break
+        pending += chunk
+        while pending.count(b"\n") < max_lines and select.select([fd], [], [], 0)[0]:
+            chunk = os.read(fd, block)                  # more is there now: take it without waiting
+            if not chunk:
+                done = True
+                break
+            pending += chunk
+        lines = pending.split(b"\n")
+        pending = lines.pop()                           # an incomplete last line waits for its end
+        lines = [line + b"\n" for line in lines]
+        for i in range(0, len(lines), max_lines):
+            yield lines[i:i + max_lines]
+    if pending:
+        yield [pending]
+
+
+def decoded_lines(raw_lines: list[bytes], first: int, command: str) -> list[str]:
+    """Byte lines as text; bytes that are not UTF-8 pass through unchanged (surrogateescape), with a
+    warning naming the line (``first``: the number of the first)."""
+    out = []
+    for lineno, raw in enumerate(raw_lines, start=first):
         try:
-            line = raw.decode("utf-8")
+            out.append(raw.decode("utf-8"))
         except UnicodeDecodeError as e:
             print(f"textqa {command}: <stdin>:{lineno}: not valid UTF-8 at byte {e.start}; "
                   f"undecodable bytes are passed through unchanged", file=sys.stderr)
-            line = raw.decode("utf-8", errors="surrogateescape")
-        yield line
+            out.append(raw.decode("utf-8", errors="surrogateescape"))
+    return out
 
 
 def decode_partition(data: bytes, label: str, newline_first: int, byte_offset: int) -> list[str]:

@@ -4,9 +4,10 @@ from __future__ import annotations
 import io
 import sys
 
+from textqa.errors import InputError
 from textqa.registry import BY_NAME
 
-from .io import add_model_arguments, add_options, load_model, stdin_lines_passing_bad_bytes
+from .io import add_model_arguments, add_options, decoded_lines, load_model, ready_line_batches
 
 ENTRY = BY_NAME["truecaser"]
 HELP = "truecase stdin to stdout, one sentence/line at a time"
@@ -25,7 +26,9 @@ def add_arguments(p) -> None:
     add_model_arguments(p, ENTRY)
     add_input_arguments(p)
     add_options(p, ENTRY)
-    p.add_argument("--batch-size", type=int, default=256, help="lines decoded together (default 256)")
+    p.add_argument("--batch-size", type=int, default=5000,
+                   help="at most this many lines decoded together: the lines already available are, so a file "
+                        "goes in large batches and an interactive pipe line by line (default 5000)")
 
 
 def truecase_lines(service, lines: list[str], tokenized: bool, baseline: bool) -> bytes:
@@ -37,21 +40,17 @@ def truecase_lines(service, lines: list[str], tokenized: bool, baseline: bool) -
 
 
 def run(args) -> int:
+    if args.batch_size < 1:
+        raise InputError("--batch-size must be at least 1")
     service = load_model(args, ENTRY)
     out = sys.stdout.buffer
-    batch: list[str] = []
-
-    def flush():
-        out.write(truecase_lines(service, batch, args.tokenized, args.baseline))
-        out.flush()
-        batch.clear()
-
-    for line in stdin_lines_passing_bad_bytes("truecase"):
-        batch.append(line)
-        if len(batch) >= args.batch_size:
-            flush()
-    if batch:
-        flush()
+    sys.stdout.flush()
+    first = 1
+    for raw in ready_line_batches(sys.stdin.fileno(), args.batch_size):
+        lines = decoded_lines(raw, first, "truecase")
+        first += len(raw)
+        out.write(truecase_lines(service, lines, args.tokenized, args.baseline))
+        out.flush()                                     # each batch is written as soon as it is done
     return 0
 
 
