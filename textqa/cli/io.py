@@ -72,6 +72,26 @@ def ready_line_batches(fd: int, max_lines: int, block: int = 1 << 20):
         yield [pending]
 
 
+def stdin_line_batches(max_lines: int):
+    """:func:`ready_line_batches` of stdin; a stdin with no file descriptor (an in-process caller's
+    buffer) is read in batches of ``max_lines`` lines."""
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):      # io.UnsupportedOperation is an OSError
+        fd = None
+    if fd is not None:
+        yield from ready_line_batches(fd, max_lines)
+        return
+    batch = []
+    for line in sys.stdin.buffer:
+        batch.append(line)
+        if len(batch) == max_lines:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
 def decoded_lines(raw_lines: list[bytes], first: int, command: str) -> list[str]:
     """Byte lines as text; bytes that are not UTF-8 pass through unchanged (surrogateescape), with a
     warning naming the line (``first``: the number of the first)."""

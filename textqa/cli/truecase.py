@@ -7,7 +7,7 @@ import sys
 from textqa.errors import InputError
 from textqa.registry import BY_NAME
 
-from .io import add_model_arguments, add_options, decoded_lines, load_model, ready_line_batches
+from .io import add_model_arguments, add_options, decoded_lines, load_model, stdin_line_batches
 
 ENTRY = BY_NAME["truecaser"]
 HELP = "truecase stdin to stdout, one sentence/line at a time"
@@ -46,7 +46,7 @@ def run(args) -> int:
     out = sys.stdout.buffer
     sys.stdout.flush()
     first = 1
-    for raw in ready_line_batches(sys.stdin.fileno(), args.batch_size):
+    for raw in stdin_line_batches(args.batch_size):
         lines = decoded_lines(raw, first, "truecase")
         first += len(raw)
         out.write(truecase_lines(service, lines, args.tokenized, args.baseline))
