@@ -35,7 +35,8 @@ def measured_sources(extra: tuple[str, ...] = ()) -> dict[str, str]:
 
 def _commit() -> str:
     r = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--", "textqa", "bench"], cwd=ROOT, capture_output=True,
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "textqa", "bench", ":!bench/RESULTS.md"], cwd=ROOT,
+                           capture_output=True,
                            text=True).stdout.strip()
     return (r.stdout.strip() or "unknown") + ("+uncommitted" if dirty else "")
 
