@@ -36,15 +36,18 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.corpus is None:
         from textqa.runtime.paths import cache_dir
-        from textqa.training.corpus import tokenized_cache_path
+        from textqa.training.corpus import cached_sentences
         from textqa.training.truecaser import DEFAULT_DATA
-        args.corpus = tokenized_cache_path(DEFAULT_DATA, cache_dir())
-    corpus = args.corpus
-    if not corpus.exists():
-        raise SystemExit(f"no tokenized corpus {corpus}: run 'make train' first (it caches the default corpus "
-                         "tokenized in .cache/)")
-    with gzip.open(corpus, "rt", encoding="utf-8") as f:
-        n_lines = sum(1 for _ in f)
+        lines = cached_sentences(DEFAULT_DATA, cache_dir())
+        if lines is None:
+            raise SystemExit("the default corpus is not tokenized in .cache/ yet: run 'make train' first (it caches "
+                             "each training file tokenized), or give --corpus")
+    elif not args.corpus.exists():
+        raise SystemExit(f"no tokenized corpus {args.corpus}")
+    else:
+        with gzip.open(args.corpus, "rt", encoding="utf-8") as f:
+            lines = [line.rstrip("\n") for line in f]
+    n_lines = len(lines)
     dev = ROOT / "data" / "truecase" / "val_input.txt.gz"
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-lm-") as tmp:
@@ -52,9 +55,8 @@ def main(argv=None) -> int:
         cuts = {}
         for share in (0.25, 0.5, 1.0):
             path = tmp / f"corpus-{share}.txt"
-            with gzip.open(corpus, "rt", encoding="utf-8") as f, open(path, "w", encoding="utf-8") as out:
-                for i, line in zip(range(int(n_lines * share)), f):
-                    out.write(line)
+            with open(path, "w", encoding="utf-8") as out:
+                out.writelines(line + "\n" for line in lines[:int(n_lines * share)])
             cuts[share] = path
         for share, scheduler in ((0.25, None), (0.5, None), (1.0, None), (0.5, "local")):
             print(f"training on {share:.0%} of the corpus" + (" on a LocalCluster" if scheduler else ""),

@@ -82,14 +82,17 @@ def training_sentences(model, dev: list[str], corpus: Path | None = None, max_li
 
     from textqa.models.truecaser.casing import fold_accents
     from textqa.runtime.paths import cache_dir
-    from textqa.training.corpus import drop_overlap, tokenized_cache_path
+    from textqa.training.corpus import cached_sentences, drop_overlap
     from textqa.training.truecaser import DEFAULT_DATA
-    corpus = corpus or tokenized_cache_path(DEFAULT_DATA, cache_dir())
-    if not Path(corpus).is_file():
-        raise SystemExit(f"no tokenized corpus {corpus}: run `textqa train truecaser` first (it caches the default "
-                         "corpus tokenized in .cache/), or give --corpus")
-    with gzip.open(corpus, "rt", encoding="utf-8") as fh:
-        lines = [line.strip() for n, line in enumerate(fh) if not max_lines or n < max_lines]
+    if corpus:
+        with gzip.open(corpus, "rt", encoding="utf-8") as fh:
+            lines = [line.strip() for line in fh]
+    else:
+        lines = cached_sentences(DEFAULT_DATA, cache_dir())
+        if lines is None:
+            raise SystemExit("the default corpus is not tokenized in .cache/ yet: run `textqa train truecaser` first "
+                             "(it caches each training file tokenized), or give --corpus")
+    lines = lines[:max_lines] if max_lines else lines
     sentences, _ = drop_overlap(lines, dev)
     return list(map(fold_accents, sentences)) if model.fold_accents else sentences
 

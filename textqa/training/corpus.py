@@ -161,50 +161,64 @@ def _tokenize_chunk(lines):
 
 def tokenize_lines(lines: list[str], punkt_dir, n_jobs: int = 2, chunk: int = 2000, desc="tokenizing"):
     """PTB-tokenize paragraphs into sentences (strings of space-separated tokens), in parallel."""
+    return tokenize_groups([lines], punkt_dir, n_jobs=n_jobs, chunk=chunk, desc=desc)[0]
+
+
+def tokenize_groups(groups: list[list[str]], punkt_dir, n_jobs: int = 2, chunk: int = 2000, desc="tokenizing"):
+    """:func:`tokenize_lines` of each group of paragraphs (one group a file), in one pool: [sentences of
+    each group], in order."""
     from textqa.models.truecaser.tokenize import PTBTokenizer  # deferred: loads sklearn, scipy, nltk
     PTBTokenizer(punkt_dir)          # fail here, loudly, rather than in pool workers that respawn forever
-    chunks = [lines[i:i + chunk] for i in range(0, len(lines), chunk)]
-    out = []
-    with tqdm(total=len(lines), desc=desc, unit="line", mininterval=2) as bar:
+    chunks = [(g, lines[i:i + chunk]) for g, lines in enumerate(groups) for i in range(0, len(lines), chunk)]
+    out: list[list[str]] = [[] for _ in groups]
+    with tqdm(total=sum(map(len, groups)), desc=desc, unit="line", mininterval=2) as bar:
         if n_jobs <= 1:
             _init_worker(punkt_dir)
-            for c in chunks:
-                out.extend(_tokenize_chunk(c))
+            for g, c in chunks:
+                out[g].extend(_tokenize_chunk(c))
                 bar.update(len(c))
         else:
             with get_context("fork").Pool(n_jobs, initializer=_init_pool_worker, initargs=(str(punkt_dir),)) as pool:
-                for c, res in zip(chunks, pool.imap(_tokenize_chunk, chunks)):
-                    out.extend(res)
+                for (g, c), res in zip(chunks, pool.imap(_tokenize_chunk, [c for _, c in chunks])):
+                    out[g].extend(res)
                     bar.update(len(c))
     return out
 
 
-def tokenized_cache_path(paths, cache: Path, reuters_split: str = "train") -> Path:
-    """Where :func:`tokenized_corpus` caches the sentences of ``paths`` (named by their content's
-    fingerprint, the tokenizer's and corpus reader's versions and the Reuters split)."""
-    key = hashlib.sha256((file_fingerprint([Path(p) for p in paths]) + TOKENIZER_VERSION + CORPUS_VERSION
+def tokenized_cache_path(path, cache: Path, reuters_split: str = "train") -> Path:
+    """Where :func:`tokenized_corpus` caches the sentences of the file ``path`` (named by its content's
+    fingerprint, the tokenizer's and corpus reader's versions and the Reuters split): each file is
+    cached on its own, so that adding a file to the training text tokenizes that file only."""
+    key = hashlib.sha256((file_fingerprint([Path(path)]) + TOKENIZER_VERSION + CORPUS_VERSION
                           + reuters_split).encode()).hexdigest()[:16]
     return Path(cache) / f"tokenized-{key}.txt.gz"
 
 
+def cached_sentences(paths, cache: Path, reuters_split: str = "train") -> list[str] | None:
+    """The cached sentences of ``paths`` in order, or None when one of them has not been tokenized yet."""
+    files = [tokenized_cache_path(p, cache, reuters_split) for p in paths]
+    if not all(f.exists() for f in files):
+        return None
+    return [line for f in files for line in read_lines(f)]
+
+
 def tokenized_corpus(paths, punkt_dir, cache: Path | None, n_jobs: int = 2, pretokenized: bool = False,
                      reuters_split: str = "train"):
-    """Sentences (space-separated PTB tokens) of the given files, cached by content fingerprint
-    (Reuters SGML files: the documents of ``reuters_split``)."""
+    """Sentences (space-separated PTB tokens) of the given files, in order, each file's cached by its
+    content fingerprint (Reuters SGML files: the documents of ``reuters_split``)."""
     paths = [Path(p) for p in paths]
     if pretokenized:
         return [line.strip() for p in paths for line in read_lines(p) if line.strip()]
-    cached = tokenized_cache_path(paths, cache, reuters_split) if cache else None
-    if cached and cached.exists():
-        return read_lines(cached)
-    lines = [line for p in paths for line in paragraphs(p, reuters_split=reuters_split)]
-    sents = tokenize_lines(lines, punkt_dir, n_jobs=n_jobs)
-    if cached:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        with replaced_whole(cached) as tmp, gzip.open(tmp, "wt", encoding="utf-8", compresslevel=1) as f:
-            f.write("\n".join(sents))
-            f.write("\n")
-    return sents
+    cached = [tokenized_cache_path(p, cache, reuters_split) if cache else None for p in paths]
+    todo = [i for i, c in enumerate(cached) if c is None or not c.exists()]
+    done = dict(zip(todo, tokenize_groups([list(paragraphs(paths[i], reuters_split=reuters_split)) for i in todo],
+                                          punkt_dir, n_jobs=n_jobs))) if todo else {}
+    for i, sents in done.items():
+        if cached[i]:
+            cached[i].parent.mkdir(parents=True, exist_ok=True)
+            with replaced_whole(cached[i]) as tmp, gzip.open(tmp, "wt", encoding="utf-8", compresslevel=1) as f:
+                f.write("".join(s + "\n" for s in sents))
+    return [s for i, c in enumerate(cached) for s in (done[i] if i in done else read_lines(c))]
 
 
 _NON_ALNUM = re.compile(r"[^a-z0-9]")

@@ -37,7 +37,7 @@ from textqa.runtime.paths import DATA_DIR, PUNKT_DIR, artifacts_dir, cache_dir
 from .corpus import drop_overlap, file_fingerprint, read_lines, tokenized_corpus
 from .truecaser_dask import count_on_cluster
 
-DEFAULT_DATA = [DATA_DIR / "truecase" / "enwiki_prefix.txt.xz", DATA_DIR / "truecase" / "enwiki_part2.txt.xz",
+DEFAULT_DATA = [*[DATA_DIR / "truecase" / f"enwiki_{part}.txt.xz" for part in ("prefix", "part2", "part3", "part4")],
                 *[DATA_DIR / "truecase" / "reuters21578" / f"reut2-{i:03d}.sgm.gz" for i in range(22)],
                 DATA_DIR / "truecase" / "wsj_15-18.txt.xz"]
 DEFAULT_DEV = DATA_DIR / "truecase" / "val_input.txt.gz"
