@@ -37,8 +37,8 @@ BLOCK = 500
 
 def write_subsets(work: Path, fractions: list[int]) -> dict[int, Path]:
     """{k: tokenized text of every k-th block of the default training sentences}, written once."""
-    from textqa.runtime.paths import PUNKT_DIR, cache_dir
     from bench.truecaser import dev_sentences
+    from textqa.runtime.paths import PUNKT_DIR, cache_dir
     from textqa.training.corpus import drop_overlap, tokenized_corpus
     from textqa.training.truecaser import DEFAULT_DATA
     paths = {k: work / f"train-1-of-{k}.txt" for k in fractions}

@@ -1,7 +1,18 @@
 """gunicorn hooks for ``textqa serve`` (``-c python:textqa.service.gunicorn_conf``): Prometheus
-multiprocess bookkeeping.  Settings come from the command line; only hooks live here."""
+multiprocess bookkeeping, and one BLAS/OpenMP thread per worker.  Settings come from the command line;
+only hooks and that environment live here."""
 import os
 import shutil
+
+from textqa.runtime.process_pool import ONE_THREAD
+
+# One thread each for OpenBLAS, OpenMP and MKL in every worker, unless the operator chose otherwise:
+# read when numpy loads, which is after this file.  Each request is small, so a second BLAS thread
+# buys nothing, and two workers with two threads each oversubscribe two cores: spaCy's parse of a
+# question took 3.6 times as long with two threads a worker as with one while the other core was
+# busy (the same tags and the same answers either way).
+for _name, _value in ONE_THREAD.items():
+    os.environ.setdefault(_name, _value)
 
 
 def child_exit(server, worker):

@@ -105,28 +105,32 @@ class AnswerTypeClassifier:
         return self
 
     def predict(self, docs) -> list[str]:
-        import numpy as np  # deferred: loads numpy
-        if not docs:
-            return []
-        X = self._X(docs)
-        coarse = self.coarse_.predict(X)
-        fine_scores = self.fine_.decision_function(X)
-        classes = list(self.fine_.classes_)
-        out = []
-        for c, row in zip(coarse, np.atleast_2d(fine_scores)):
-            inside = [j for j, label in enumerate(classes) if label.startswith(c + ":")]
-            out.append(classes[max(inside, key=lambda j: row[j])] if inside else f"{c}:other")
-        return out
+        return self.classify(docs)[0]
 
     def distribution(self, docs) -> list[dict]:
         """Coarse-class probabilities (softmax of the coarse SVM's margins) per question."""
+        return self.classify(docs)[1]
+
+    def classify(self, docs) -> tuple[list[str], list[dict]]:
+        """(:meth:`predict`, :meth:`distribution`) of ``docs``, their features hashed once: the fine
+        label is the best fine label inside the coarse model's class."""
         import numpy as np  # deferred: loads numpy
+
+        from textqa.models.sklearn_data import linear_decision, linear_predict  # deferred: loads numpy
         if not docs:
-            return []
-        m = np.atleast_2d(self.coarse_.decision_function(self._X(docs)))
-        e = np.exp(2.0 * (m - m.max(1, keepdims=True)))
+            return [], []
+        X = self._X(docs)
+        margins = np.atleast_2d(linear_decision(self.coarse_, X))
+        coarse = linear_predict(self.coarse_, X)
+        fine_scores = linear_decision(self.fine_, X)
+        classes = list(self.fine_.classes_)
+        labels = []
+        for c, row in zip(coarse, np.atleast_2d(fine_scores)):
+            inside = [j for j, label in enumerate(classes) if label.startswith(c + ":")]
+            labels.append(classes[max(inside, key=lambda j: row[j])] if inside else f"{c}:other")
+        e = np.exp(2.0 * (margins - margins.max(1, keepdims=True)))
         p = e / e.sum(1, keepdims=True)
-        return [dict(zip(self.coarse_.classes_, map(float, row))) for row in p]
+        return labels, [dict(zip(self.coarse_.classes_, map(float, row))) for row in p]
 
     @staticmethod
     def coarse(label: str) -> str:

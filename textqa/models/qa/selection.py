@@ -33,6 +33,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from textqa.models.sklearn_data import linear_decision, standardized
 from textqa.runtime.paths import english_stopwords
 from textqa.runtime.wordnet import wordnet
 
@@ -251,4 +252,4 @@ class SentenceSelector:
         if not len(X):
             return np.zeros(0)
         width = len(self.scaler_.mean_)              # a model fitted before the last features reads fewer
-        return self.model_.decision_function(self.scaler_.transform(X[:, :width]))
+        return linear_decision(self.model_, standardized(self.scaler_, X[:, :width]))

@@ -42,9 +42,9 @@ class QAModel:
         if self.instance is None or self.index is None:
             raise ArtifactError("this QA artifact has no answering model (trained with --no-instance)")
         docs = parse(questions)
-        fine = self.answer_types.predict(docs)
-        coarse = self.answer_types.distribution(docs) if getattr(self.instance, "uses_uiuc_", False) else \
-            [None] * len(docs)
+        fine, coarse = self.answer_types.classify(docs)
+        if not getattr(self.instance, "uses_uiuc_", False):
+            coarse = [None] * len(docs)
         out = []
         for q, doc, label, dist in zip(questions, docs, fine, coarse):
             res = self.instance.answer(doc, self.index, top_k, dist, label)

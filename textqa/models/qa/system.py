@@ -120,7 +120,8 @@ def wordnet_type_match(focus: str | None, text: str) -> float:
     WordNet as an answer-type check), else 0.0."""
     if not focus or not text:
         return 0.0
-    return float(bool(_focus_synsets(focus) & _ancestors(text)))
+    targets = _focus_synsets(focus)
+    return float(bool(targets and targets & _ancestors(text)))    # no senses of the focus: no look-up of the text
 
 
 # the BBN-style entity label each candidate type stands for, so that a collection sentence (spaCy's
@@ -228,6 +229,38 @@ class _Block:
 N_DENSE = 11 + len(ANSWER_TYPES)
 RANKER_COLUMNS = 2
 WN_SENSES = 3
+
+
+class _Scored:
+    """One question's candidate rows as :func:`_with_types` lays them out, built once and scored by every
+    cluster model: the CSR matrix keeps an entry for every dense column (explicit zeros included), so a
+    model's answer-type columns (0 and 1) are written in place rather than the matrix rebuilt, and
+    ``decision(svm)`` is the linear SVM's ``decision_function`` without its input checks: the same
+    products summed in the same order (an explicit zero adds 0.0), so the same scores to the last bit."""
+
+    def __init__(self, block):
+        from scipy import sparse  # deferred: loads scipy
+        dense, hashed = block.dense, block.hashed.tocsr()
+        n, width = dense.shape
+        self.types = block.types
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        indptr[1:] = np.cumsum(width + np.diff(hashed.indptr))
+        indices = np.empty(indptr[-1], dtype=np.int64)
+        data = np.empty(indptr[-1], dtype=np.float64)
+        for i in range(n):                  # each row: the dense columns, then its hashed entries
+            a, h0, h1 = indptr[i], hashed.indptr[i], hashed.indptr[i + 1]
+            indices[a:a + width] = np.arange(width)
+            data[a:a + width] = dense[i]
+            indices[a + width:indptr[i + 1]] = hashed.indices[h0:h1] + width
+            data[a + width:indptr[i + 1]] = hashed.data[h0:h1]
+        self.X = sparse.csr_matrix((data, indices, indptr), shape=(n, width + hashed.shape[1]))
+        self._rows = indptr[:-1]
+
+    def decision(self, svm, probs: dict) -> np.ndarray:
+        """``svm.decision_function(_with_types([block], probs))``."""
+        p = np.array([probs.get(t, 0.0) for t in self.types])
+        self.X.data[self._rows], self.X.data[self._rows + 1] = p, np.log(p + 1e-3)
+        return (self.X @ svm.coef_.T + svm.intercept_).reshape(-1)
 
 
 def _with_types(blocks, probs):
@@ -409,10 +442,11 @@ class InstanceQA:
         answers: dict = {}
         type_mix = {t: 0.0 for t in ANSWER_TYPES}
         total_w = 0.0
+        scored = _Scored(block) if data else None
         for m in models:
             if m.svm is None or not data:
                 continue
-            scores = 1 / (1 + np.exp(-m.svm.decision_function(_with_types([block], m.type_probs))))
+            scores = 1 / (1 + np.exp(-scored.decision(m.svm, m.type_probs)))
             weight = max(m.confidence, 0.05) * (1 - math.exp(-len(m.members) / 5))
             total_w += weight
             for t, p in m.type_probs.items():
