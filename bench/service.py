@@ -11,7 +11,13 @@ at a fixed concurrency:
 3. memory: each worker's RSS, PSS and USS without and with ``--preload`` (shared pages count in
    every worker's RSS; PSS divides them among the processes sharing them);
 4. a mixed-load soak (the four model endpoints in turn): worker RSS after a warm-up minute and after
-   ``--soak-minutes`` more of load; growth above 10% between the two readings is reported as a leak.
+   ``--soak-minutes`` more of load; growth above 10% between the two readings is reported as a leak;
+5. realistic inputs at 4 connections (``--mix-connections``), per endpoint: requests of several sizes
+   drawn from the bundled data (dev sentences to truecase, WMT22 pairs for BLANC, CMC reports for
+   ICD-9; for QA the README's question and the 82 TrecQA dev questions, cycled: a first run on caches
+   cold for those questions, then a second);
+6. a reload under that load: ``kill -HUP`` to gunicorn's master during a run on the truecase mix,
+   with p50, p99 and the slowest request of the run and failed requests counted.
 
 wrk runs on the same 2 cores as the server, so every number is with the client's cost included;
 the /healthz row shows that ceiling.
@@ -20,8 +26,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -84,6 +93,52 @@ def wrk(base: str, requests_, seconds: int, connections: int, scratch: Path) -> 
             "socket_errors": sum(map(int, errors.groups())) if errors else 0, "raw": out}
 
 
+def realistic_requests(seed: int = 13) -> dict[str, list[tuple[str, dict]]]:
+    """{endpoint: requests drawn from the bundled data}, 200 a mix (QA: each question once)."""
+    from textqa.evaluation.mt import read_mt_tsv
+    from textqa.models.icd9.records import read_records
+    from textqa.models.qa.trecqa import read_trecqa
+    from textqa.training.corpus import read_lines
+    from textqa.training.qa import DEV
+    rng = random.Random(seed)
+    dev = [line.strip() for line in read_lines(ROOT / "data" / "truecase" / "val_input.txt.gz") if line.strip()]
+    pairs = read_mt_tsv(ROOT / "data" / "mt" / "wmt22_toen_da_seg.tsv.gz")
+    docs = read_records(ROOT / "data" / "icd9" / "cmc2007_train_dev80.xml.gz")
+    sizes = (1, 1, 2, 3, 5, 10)
+    mixes = {"/v1/truecase": [], "/v1/blanc/score": [], "/v1/icd9/code": []}
+    for _ in range(200):
+        k = rng.choice(sizes)
+        mixes["/v1/truecase"].append(("/v1/truecase", {"text": " ".join(s.lower() for s in rng.sample(dev, k)),
+                                                       "tokenized": True}))
+        mixes["/v1/blanc/score"].append(("/v1/blanc/score", {"pairs": [
+            {"hypothesis": r.hypothesis, "references": [r.reference]} for r in rng.sample(pairs, k)]}))
+        mixes["/v1/icd9/code"].append(("/v1/icd9/code", {"documents": [
+            {"id": d.id, "text": d.text} for d in rng.sample(docs, min(k, 5))]}))
+    questions = [SHORT["/v1/qa/answer"]["question"], *(p.question.text for p in read_trecqa(DEV))]
+    mixes["/v1/qa/answer"] = [("/v1/qa/answer", {"question": q, "top_k": 5}) for q in questions]
+    return mixes
+
+
+def reload_under_load(server, requests_, seconds: int, connections: int, scratch: Path) -> dict:
+    """wrk on ``requests_`` for ``seconds`` with a ``kill -HUP`` to gunicorn's master a third of the way in;
+    the slowest request (wrk's Max) with the run's p50 and p99, and whether the workers were replaced."""
+    import threading
+
+    import psutil
+    before = {c.pid for c in psutil.Process(server.proc.pid).children()}
+    timer = threading.Timer(seconds / 3, os.kill, (server.proc.pid, signal.SIGHUP))
+    timer.start()
+    try:
+        r = wrk(server.base, requests_, seconds, connections, scratch)
+    finally:
+        timer.cancel()
+    after = {c.pid for c in psutil.Process(server.proc.pid).children()}
+    m = re.search(r"^\s*Latency\s+\S+\s+\S+\s+([\d.]+)(us|ms|s)\b", r["raw"], re.M)
+    r["max"] = float(m.group(1)) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[m.group(2)] if m else None
+    r["replaced"] = not (before & after)
+    return r
+
+
 def largest_requests(base: str) -> list[tuple[str, float, int]]:
     import requests
     words = ("the president of the united states visited new york on monday and met the mayor of paris "
@@ -119,13 +174,17 @@ def main(argv=None) -> int:
     p.add_argument("--seconds", type=int, default=10, help="wrk duration per endpoint")
     p.add_argument("--connections", type=int, default=8, help="concurrent connections (fixed for every endpoint)")
     p.add_argument("--soak-minutes", type=float, default=5.0, help="mixed load after the warm-up minute")
+    p.add_argument("--mix-connections", type=int, default=4, help="concurrent connections for the realistic mixes "
+                                                                   "and the reload (default 4)")
+    p.add_argument("--mix-seconds", type=int, default=15, help="wrk duration per realistic mix (default 15)")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
     args = p.parse_args(argv)
     if shutil.which("wrk") is None:
         raise SystemExit("bench: wrk is not installed; `apt-get install wrk` (make bench does it as root)")
     artifacts = artifacts_dir(args.artifacts)
     scratch = Path(tempfile.mkdtemp(prefix="bench-service-"))
-    rows, big, mem, soak = [], [], {}, {}
+    rows, big, mem, soak, mixed_rows, reload = [], [], {}, {}, [], {}
+    mixes = realistic_requests()
     try:
         for preload in (False, True):
             server = Server(artifacts, "--workers", "2", *(["--preload"] if preload else []),
@@ -142,6 +201,16 @@ def main(argv=None) -> int:
                     rows.append((path, r))
                     print(f"bench: {path}: {r['rps']:.0f} req/s p50 {r['p50']:.1f} ms p99 {r['p99']:.1f} ms",
                           file=sys.stderr, flush=True)
+                for path, reqs in mixes.items():
+                    runs = ("first run", "second run") if path == "/v1/qa/answer" else ("",)
+                    for run in runs:
+                        r = wrk(server.base, reqs, args.mix_seconds, args.mix_connections, scratch)
+                        mixed_rows.append((path, run, r))
+                        print(f"bench: {path} mix {run}: {r['rps']:.0f} req/s p50 {r['p50']:.1f} ms "
+                              f"p99 {r['p99']:.1f} ms", file=sys.stderr, flush=True)
+                reload = reload_under_load(server, mixes["/v1/truecase"], 30, args.mix_connections, scratch)
+                server.wait_ready()
+                print(f"bench: reload: max {reload['max']} ms, p99 {reload['p99']:.1f} ms", file=sys.stderr, flush=True)
                 big = largest_requests(server.base)
                 mixed = list(SHORT.items())
                 warm = wrk(server.base, mixed, 60, args.connections, scratch)
@@ -167,8 +236,25 @@ def main(argv=None) -> int:
     for path, r in rows:
         lines.append(f"| `{'GET' if path == '/healthz' else 'POST'} {path}` | {r['rps']:,.0f} | {r['p50']:.1f} | "
                      f"{r['p99']:.1f} | {r['rps'] / ceiling:.2f} | {r['non_2xx'] + r['socket_errors']} |")
-    lines += ["", "Targets: ICD-9 >= 1,000 requests/s, QA p99 <= 100 ms, truecase and BLANC no slower "
-              "than before (truecase about 2,000 requests/s at p99 3 ms).", "",
+    tokens = sorted(b["text"].count(" ") + 1 for _, b in mixes["/v1/truecase"])
+    lines += ["", f"Realistic inputs: `wrk -t2 -c{args.mix_connections} -d{args.mix_seconds}s`, each request drawn from "
+              "the bundled data and cycled: truecase 200 texts of 1-10 lowercased dev sentences "
+              f"({tokens[0]}-{tokens[-1]} tokens, `tokenized`), BLANC 200 requests "
+              "of 1-10 WMT22 pairs, ICD-9 200 requests of 1-5 CMC 2007 reports, QA the README's question and "
+              f"the {len(mixes['/v1/qa/answer']) - 1} TrecQA dev questions (top 5), twice: the first run meets each "
+              "question, and the WordNet entries its words reach, for the first time in each worker.", "",
+              "| endpoint | inputs | requests/s | p50 ms | p99 ms | non-2xx |", "|---|---|---:|---:|---:|---:|"]
+    for path, run, r in mixed_rows:
+        lines.append(f"| `POST {path}` | {run or 'mixed sizes'} | {r['rps']:,.0f} | {r['p50']:.1f} | {r['p99']:.1f} | "
+                     f"{r['non_2xx'] + r['socket_errors']} |")
+    lines += ["", f"Reload under load: `kill -HUP` to gunicorn's master 10 s into a 30 s run of the truecase mix "
+              f"({args.mix_connections} connections): {reload['requests']:,} requests, "
+              f"{reload['non_2xx'] + reload['socket_errors']} failed, p50 {reload['p50']:.1f} ms, p99 "
+              f"{reload['p99']:.1f} ms, slowest {reload['max']:,.0f} ms; the workers were "
+              f"{'replaced' if reload['replaced'] else 'NOT replaced'}.", ""]
+    lines += ["", "Targets: ICD-9 >= 1,000 requests/s, QA p99 <= 100 ms (realistic questions, 4 connections), "
+              "truecase and BLANC no slower than before (truecase about 2,000 requests/s at p99 3 ms), the "
+              "slowest request over a reload <= 1 s.", "",
               "The largest requests the limits admit (one at a time, seconds including the HTTP round trip):", "",
               "| request | seconds | status |", "|---|---:|---:|"]
     lines += [f"| {label} | {sec:.2f} | {status} |" for label, sec, status in big]

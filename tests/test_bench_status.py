@@ -10,7 +10,7 @@ def test_sections_record_their_sources_and_go_stale_when_one_changes(tmp_path, m
     report.write_section(results, "demo", ["| a | b |", "|---|---|", "| 1 | 2 |"], extra=("textqa.registry",))
     record = report.sections(results)["demo"]
     assert record["sources"]["textqa/registry.py"] and record["commit"] and record["seconds"] >= 0
-    assert "bench/report.py" in record["sources"]                 # what this process imported
+    assert "textqa/registry.py" in record["sources"] and "bench/report.py" not in record["sources"]  # the writer
     assert report.stale(record) == []
     # the same content anywhere in the tree (a move) keeps it current; a changed file does not
     moved = dict(record, sources={"textqa/elsewhere.py" if k == "textqa/registry.py" else k: v

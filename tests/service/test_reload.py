@@ -55,7 +55,10 @@ def test_hup_swaps_models_without_failing_a_request(truecaser_artifact, live_ser
                 # 2-core machine (a 10 s poll timed out in one CI run); the load threads' requests,
                 # whose success is the point of the test, are not waited on any longer than before
                 seen = requests.get(server.base + "/v1/models", timeout=60).json()["models"]["truecaser"]
-                if seen["manifest"]["created_at"] == "2099-01-01T00:00:00Z":
+                # the new model answers, and both old workers were stopped (one at a time, each once its
+                # successor had loaded the models), all under load
+                if seen["manifest"]["created_at"] == "2099-01-01T00:00:00Z" and \
+                        server.text().count("a new worker has loaded the models: stopping old worker") == 2:
                     break
                 assert time.time() < deadline, "the new artifact was not loaded:\n" + server.text()
                 time.sleep(0.2)
@@ -66,6 +69,10 @@ def test_hup_swaps_models_without_failing_a_request(truecaser_artifact, live_ser
                 w.join(timeout=60)
         assert before["created_at"] != "2099-01-01T00:00:00Z"
         assert len(results) > 50 and set(results) == {200}, [r for r in results if r != 200][:5]
+        # the workers were replaced one at a time, each old one stopped once its successor had loaded
+        log = server.text()
+        assert "replacing the 2 worker(s) one at a time" in log
+        assert log.count("a new worker has loaded the models: stopping old worker") == 2
         # every new request now sees the new model (both workers replaced)
         for _ in range(10):
             m = requests.get(server.base + "/v1/models", timeout=10).json()["models"]["truecaser"]["manifest"]
