@@ -1,4 +1,6 @@
 """Property tests: truecasing never changes anything but the case of letters, whatever the input."""
+import re
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +29,17 @@ def test_tokenized_only_case_changes(small_truecaser, text):
     out = service.truecase_tokenized([text])[0]
     assert len(out) == len(text)
     assert all(a == b or a.lower() == b.lower() for a, b in zip(out, text))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXT)
+def test_tokenized_rejoin_equals_the_span_edit(small_truecaser, text):
+    """Tokenized lines are rejoined from their re-cased tokens (their original separators kept); that
+    equals editing each \\S+ span of the line in place, the raw-text path's method."""
+    service = TruecaserService(small_truecaser, PTBTokenizer(PUNKT_DIR))
+    for line in (text, " ".join(text.split())):
+        spans = [[[(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+", line)]]]
+        assert service.truecase_tokenized([line]) == service._recase([line], spans, False)
 
 
 MODEL_WORDS = st.sampled_from(["the", "paris", "x-ray", "alpes-maritimes", "o'brien", "1991", ".", "\u00df",

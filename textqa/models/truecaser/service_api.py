@@ -69,8 +69,19 @@ class TruecaserService:
 
         Each string is one sentence (or line); its whitespace is kept as it was.
         """
-        spans = [[[(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(s)]] for s in sentences]
-        return self._recase(sentences, spans, baseline)
+        token_lists = [s.split() for s in sentences]            # the \\S+ runs, as the spans below
+        out = []
+        for s, tokens, cased in zip(sentences, token_lists, self._predict(token_lists, baseline)):
+            recased = [transfer_case(t, c) for t, c in zip(tokens, cased)]
+            if " ".join(tokens) == s:                             # single spaces: rejoin
+                out.append(" ".join(recased))
+                continue
+            pieces, prev = [], 0                                  # other whitespace: kept as it was
+            for m, c in zip(_TOKEN.finditer(s), recased):
+                pieces += [s[prev:m.start()], c]
+                prev = m.end()
+            out.append("".join(pieces) + s[prev:])
+        return out
 
     def truecase_texts(self, texts: list[str], baseline: bool = False) -> list[str]:
         """Raw texts in; the same texts out with only the case of their letters changed."""
