@@ -76,24 +76,25 @@ def default_model_and_sets(artifacts: Path | None = None) -> tuple:
 def training_sentences(model, dev: list[str], corpus: Path | None = None, max_lines: int = 0) -> list[str]:
     """The sentences ``model`` was trained on, as ``textqa train truecaser`` read them: the tokenized
     default corpus the training caches in ``.cache/`` (or ``corpus``, one tokenized sentence a line,
-    gzipped; the first ``max_lines`` lines only if given), less the sentences that also occur in
-    ``dev``, folded to unaccented letters if the model folds (the dev scripts refit parts on them)."""
+    gzipped, each its own paragraph; the first ``max_lines`` paragraphs only if given), less the
+    paragraphs that repeat ``dev`` text, folded to unaccented letters if the model folds (the dev
+    scripts refit parts on them)."""
     import gzip
 
     from textqa.models.truecaser.casing import fold_accents
     from textqa.runtime.paths import cache_dir
-    from textqa.training.corpus import cached_sentences, drop_overlap
+    from textqa.training.corpus import cached_paragraphs, drop_heldout_paragraphs
     from textqa.training.truecaser import DEFAULT_DATA
     if corpus:
         with gzip.open(corpus, "rt", encoding="utf-8") as fh:
-            lines = [line.strip() for line in fh]
+            paras = [[line.strip()] for line in fh]
     else:
-        lines = cached_sentences(DEFAULT_DATA, cache_dir())
-        if lines is None:
+        paras = cached_paragraphs(DEFAULT_DATA, cache_dir())
+        if paras is None:
             raise SystemExit("the default corpus is not tokenized in .cache/ yet: run `textqa train truecaser` first "
                              "(it caches each training file tokenized), or give --corpus")
-    lines = lines[:max_lines] if max_lines else lines
-    sentences, _ = drop_overlap(lines, dev)
+    paras = paras[:max_lines] if max_lines else paras
+    sentences, _ = drop_heldout_paragraphs(paras, dev)
     return list(map(fold_accents, sentences)) if model.fold_accents else sentences
 
 

@@ -39,13 +39,13 @@ def write_subsets(work: Path, fractions: list[int]) -> dict[int, Path]:
     """{k: tokenized text of every k-th block of the default training sentences}, written once."""
     from bench.truecaser import dev_sentences
     from textqa.runtime.paths import PUNKT_DIR, cache_dir
-    from textqa.training.corpus import drop_overlap, tokenized_corpus
+    from textqa.training.corpus import drop_heldout_paragraphs, tokenized_paragraphs
     from textqa.training.truecaser import DEFAULT_DATA
     paths = {k: work / f"train-1-of-{k}.txt" for k in fractions}
     if all(p.exists() for p in paths.values()):
         return paths
-    sents = tokenized_corpus(DEFAULT_DATA, PUNKT_DIR, cache_dir(), n_jobs=2)
-    sents, _ = drop_overlap(sents, dev_sentences())
+    paras = tokenized_paragraphs(DEFAULT_DATA, PUNKT_DIR, cache_dir(), n_jobs=2)
+    sents, _ = drop_heldout_paragraphs(paras, dev_sentences())
     for k, path in paths.items():
         with open(path, "w", encoding="utf-8") as f:
             f.writelines(s + "\n" for i, s in enumerate(sents) if (i // BLOCK) % k == 0)

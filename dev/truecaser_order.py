@@ -69,10 +69,10 @@ def write_lm_corpus(path: Path) -> int:
     from textqa.models.truecaser.vocabulary import LMVocabulary
     from textqa.runtime.paths import PUNKT_DIR, cache_dir
     from bench.truecaser import dev_sentences
-    from textqa.training.corpus import drop_overlap, tokenized_corpus
+    from textqa.training.corpus import drop_heldout_paragraphs, tokenized_paragraphs
     from textqa.training.truecaser import DEFAULT_DATA
-    sents = tokenized_corpus(DEFAULT_DATA, PUNKT_DIR, cache_dir(), n_jobs=2)
-    sents, _ = drop_overlap(sents, dev_sentences())
+    paras = tokenized_paragraphs(DEFAULT_DATA, PUNKT_DIR, cache_dir(), n_jobs=2)
+    sents, _ = drop_heldout_paragraphs(paras, dev_sentences())
     counts: dict = {}
     for s in sents:
         for t in s.split():

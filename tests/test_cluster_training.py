@@ -123,9 +123,9 @@ def test_cluster_partitions_are_folded_as_fit_folds_them(wiki_sentences):
     from textqa.models.truecaser.casing import fold_accents
     from textqa.training.truecaser_dask import tokenize_partition
     lines = wiki_sentences[:3000]
-    folded, dropped = tokenize_partition(lines, None, frozenset(), True)
+    folded, dropped = tokenize_partition(lines, None, None, True)
     assert dropped == 0 and folded == [fold_accents(s) for s in lines] and folded != lines
-    assert tokenize_partition(lines, None, frozenset())[0] == lines
+    assert tokenize_partition(lines, None, None)[0] == lines
 
 
 PRELOADED = """

@@ -9,7 +9,7 @@ import pytest
 from textqa.evaluation.truecase import score_truecase
 from textqa.models.truecaser import lm as lmmod
 from textqa.models.truecaser.store import load_truecaser
-from textqa.training.corpus import drop_overlap, normalize_for_overlap
+from textqa.training.corpus import HeldoutOverlap, drop_heldout_paragraphs, drop_overlap, normalize_for_overlap
 
 
 def test_drop_overlap_by_hand():
@@ -22,6 +22,66 @@ def test_drop_overlap_by_hand():
     kept, dropped = drop_overlap(train, dev + ["Cafe society met in Paris in the summer of 1920"])
     assert dropped == 3 and kept == [train[2], train[3]]
     assert normalize_for_overlap("-LRB- Café , 12 -RRB-") == "cafe12"
+
+
+def _brute_touches(text: str, heldout: list[str], min_chars: int = 30, window: int = 50) -> bool:
+    """data/truecase/SOURCES.md's two checks, written out: a whole held-out sentence (of ``min_chars``
+    or more) inside the text, or any ``window`` characters in common, after normalisation."""
+    t = normalize_for_overlap(text)
+    for k in (normalize_for_overlap(h) for h in heldout):
+        if len(k) < min_chars:
+            continue
+        if k in t or any(k[j:j + window] in t for j in range(len(k) - window + 1)):
+            return True
+    return False
+
+
+def test_heldout_overlap_by_hand():
+    dev = ["The 1896 Summer Olympics , officially known as the Games of the I Olympiad , was held in Athens .",
+           "Paris is the capital of France ; it rained ."]           # 33 characters: checked whole only
+    overlap = HeldoutOverlap(dev)
+    assert overlap.touches("In 1896 the Summer Olympics, officially known as the Games of the I Olympiad, "
+                           "were a success.")                     # an edited version: 50 characters shared
+    assert overlap.touches("Summer Olympics, officially known as the Games of the I Olympiad")        # 53
+    assert not overlap.touches("The Olympics, officially known as the Games of the I Olympiad.")      # 47
+    assert overlap.touches("He said that Paris is the capital of France; it rained all day.")
+    assert not overlap.touches("Paris is the capital of France; it snowed.")
+    assert not HeldoutOverlap(["It rained ."]) and not HeldoutOverlap(["It rained ."]).touches("It rained.")
+
+
+def test_heldout_overlap_equals_brute_force():
+    """The block index finds exactly what comparing every window finds, on real dev sentences and on
+    training-like texts that repeat a random stretch of one (of every length around the thresholds,
+    at every offset), or none."""
+    import random
+    from bench.truecaser import dev_sentences
+    rng = random.Random(5)
+    dev = rng.sample(dev_sentences(), 60)
+    overlap = HeldoutOverlap(dev)
+    filler = "the river flows north through several small towns before it reaches the sea".split()
+    texts = []
+    for _ in range(400):
+        d = normalize_for_overlap(rng.choice(dev))
+        n = rng.choice([25, 29, 30, 31, 45, 49, 50, 51, 60, len(d)])
+        start = rng.randrange(0, max(1, len(d) - n + 1))
+        left = " ".join(rng.choices(filler, k=rng.randrange(0, 12)))
+        right = " ".join(rng.choices(filler, k=rng.randrange(0, 12)))
+        texts.append(f"{left} {d[start:start + n]} {right}")
+    texts += [" ".join(rng.choices(filler, k=30)) for _ in range(50)]
+    got = [overlap.touches(t) for t in texts]
+    assert got == [_brute_touches(t, dev) for t in texts]
+    assert 100 < sum(got) < 400                               # both kinds occur
+
+
+def test_drop_heldout_paragraphs_drops_whole_paragraphs():
+    dev = ["According to the United States Census Bureau , the town has a total area of 5.2 square miles ."]
+    paras = [["The town was founded in 1850 .", "According to the Census Bureau, the town has a total area of 3 "
+              "square miles ."],                                  # 46 shared characters: kept
+             ["It grew .", "According to the United States Census Bureau , the town has a total area of 9.1 square "
+              "miles .", "It is small ."],                         # dropped, with its two other sentences
+             ["Nothing here ."]]
+    kept, dropped = drop_heldout_paragraphs(paras, dev)
+    assert kept == paras[0] + paras[2] and dropped == 3
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,10 @@ from textqa.registry import BY_NAME
 from .io import add_model_arguments, add_options, decoded_lines, load_model, stdin_line_batches
 
 ENTRY = BY_NAME["truecaser"]
+#: Lines decoded together at most (``--batch-size``; a batch partition's too): each batch pays a fixed
+#: cost (the scores of the sentence-context model, the search's set-up), so larger batches decode
+#: faster, with the same output.
+BATCH_LINES = 5000
 HELP = "truecase stdin to stdout, one sentence/line at a time"
 DESCRIPTION = ("Read text from stdin, write it truecased to stdout, line by line (an MT/ASR post-processing "
                "filter). Only the case of letters changes.")
@@ -26,7 +30,7 @@ def add_arguments(p) -> None:
     add_model_arguments(p, ENTRY)
     add_input_arguments(p)
     add_options(p, ENTRY)
-    p.add_argument("--batch-size", type=int, default=5000,
+    p.add_argument("--batch-size", type=int, default=BATCH_LINES,
                    help="at most this many lines decoded together: the lines already available are, so a file "
                         "goes in large batches and an interactive pipe line by line (default 5000)")
 
@@ -61,6 +65,6 @@ def run_partition(service, options: dict, label: str, first_line: int, newline_f
     # lone "\r", "\x0c", U+2028..., changing what the decoder sees); bytes that are not UTF-8 pass through
     lines = [line.decode("utf-8", errors="surrogateescape") for line in io.BytesIO(data)]
     out = []
-    for i in range(0, len(lines), 256):         # the CLI's --batch-size: same results, bounded memory
-        out.append(truecase_lines(service, lines[i:i + 256], options["tokenized"], options["baseline"]))
+    for i in range(0, len(lines), BATCH_LINES):     # as the command decodes a file: same results, bounded memory
+        out.append(truecase_lines(service, lines[i:i + BATCH_LINES], options["tokenized"], options["baseline"]))
     return b"".join(out), []

@@ -19,7 +19,7 @@ from tqdm import tqdm
 from textqa.errors import InputError
 from textqa.runtime.files import replaced_whole
 
-TOKENIZER_VERSION = "ptb-1"          # bump when tokenization changes: invalidates caches
+TOKENIZER_VERSION = "ptb-2"          # bump when tokenization or the cache's format changes: invalidates caches
 CORPUS_VERSION = "reuters-lewis-train"   # bump when the text taken from a file changes (2: no Reuters test docs)
 
 
@@ -155,18 +155,23 @@ def _init_pool_worker(punkt_dir):
     _init_worker(punkt_dir)
 
 
+def tokenize_paragraph(tokenizer, line: str) -> list[str]:
+    """The sentences (strings of space-separated PTB tokens) of one paragraph."""
+    return [" ".join(toks) for toks in tokenizer.tokenize(line) if toks]
+
+
 def _tokenize_chunk(lines):
-    return [" ".join(toks) for line in lines for toks in _tokenizer.tokenize(line) if toks]
+    return [p for p in (tokenize_paragraph(_tokenizer, line) for line in lines) if p]
 
 
 def tokenize_lines(lines: list[str], punkt_dir, n_jobs: int = 2, chunk: int = 2000, desc="tokenizing"):
     """PTB-tokenize paragraphs into sentences (strings of space-separated tokens), in parallel."""
-    return tokenize_groups([lines], punkt_dir, n_jobs=n_jobs, chunk=chunk, desc=desc)[0]
+    return [s for para in tokenize_groups([lines], punkt_dir, n_jobs=n_jobs, chunk=chunk, desc=desc)[0] for s in para]
 
 
 def tokenize_groups(groups: list[list[str]], punkt_dir, n_jobs: int = 2, chunk: int = 2000, desc="tokenizing"):
-    """:func:`tokenize_lines` of each group of paragraphs (one group a file), in one pool: [sentences of
-    each group], in order."""
+    """Each group of paragraphs (one group a file) PTB-tokenized, in one pool: for each group, its
+    paragraphs in order, each the list of its sentences (paragraphs without a token are left out)."""
     from textqa.models.truecaser.tokenize import PTBTokenizer  # deferred: loads sklearn, scipy, nltk
     PTBTokenizer(punkt_dir)          # fail here, loudly, rather than in pool workers that respawn forever
     chunks = [(g, lines[i:i + chunk]) for g, lines in enumerate(groups) for i in range(0, len(lines), chunk)]
@@ -186,50 +191,73 @@ def tokenize_groups(groups: list[list[str]], punkt_dir, n_jobs: int = 2, chunk: 
 
 
 def tokenized_cache_path(path, cache: Path, reuters_split: str = "train") -> Path:
-    """Where :func:`tokenized_corpus` caches the sentences of the file ``path`` (named by its content's
-    fingerprint, the tokenizer's and corpus reader's versions and the Reuters split): each file is
-    cached on its own, so that adding a file to the training text tokenizes that file only."""
+    """Where :func:`tokenized_paragraphs` caches the paragraphs of the file ``path`` (named by its
+    content's fingerprint, the tokenizer's and corpus reader's versions and the Reuters split): each
+    file is cached on its own, so that adding a file to the training text tokenizes that file only.
+    One paragraph a line, its sentences separated by tabs (a token never holds whitespace)."""
     key = hashlib.sha256((file_fingerprint([Path(path)]) + TOKENIZER_VERSION + CORPUS_VERSION
                           + reuters_split).encode()).hexdigest()[:16]
     return Path(cache) / f"tokenized-{key}.txt.gz"
 
 
-def cached_sentences(paths, cache: Path, reuters_split: str = "train") -> list[str] | None:
-    """The cached sentences of ``paths`` in order, or None when one of them has not been tokenized yet."""
+def _read_cached(path: Path) -> list[list[str]]:
+    return [line.split("\t") for line in read_lines(path)]
+
+
+def cached_paragraphs(paths, cache: Path, reuters_split: str = "train") -> list[list[str]] | None:
+    """The cached paragraphs of ``paths`` in order (each a list of sentences), or None when one of
+    them has not been tokenized yet."""
     files = [tokenized_cache_path(p, cache, reuters_split) for p in paths]
     if not all(f.exists() for f in files):
         return None
-    return [line for f in files for line in read_lines(f)]
+    return [para for f in files for para in _read_cached(f)]
 
 
-def tokenized_corpus(paths, punkt_dir, cache: Path | None, n_jobs: int = 2, pretokenized: bool = False,
-                     reuters_split: str = "train"):
-    """Sentences (space-separated PTB tokens) of the given files, in order, each file's cached by its
-    content fingerprint (Reuters SGML files: the documents of ``reuters_split``)."""
+def cached_sentences(paths, cache: Path, reuters_split: str = "train") -> list[str] | None:
+    """The cached sentences of ``paths`` in order, or None when one of them has not been tokenized yet."""
+    paras = cached_paragraphs(paths, cache, reuters_split)
+    return None if paras is None else [s for para in paras for s in para]
+
+
+def tokenized_paragraphs(paths, punkt_dir, cache: Path | None, n_jobs: int = 2, pretokenized: bool = False,
+                         reuters_split: str = "train") -> list[list[str]]:
+    """The paragraphs of the given files, in order, each the list of its sentences (space-separated
+    PTB tokens); each file's are cached by its content fingerprint (Reuters SGML files: the
+    documents of ``reuters_split``).  ``pretokenized``: one sentence a line, each its own paragraph."""
     paths = [Path(p) for p in paths]
     if pretokenized:
-        return [line.strip() for p in paths for line in read_lines(p) if line.strip()]
+        return [[line.strip()] for p in paths for line in read_lines(p) if line.strip()]
     cached = [tokenized_cache_path(p, cache, reuters_split) if cache else None for p in paths]
     todo = [i for i, c in enumerate(cached) if c is None or not c.exists()]
     done = dict(zip(todo, tokenize_groups([list(paragraphs(paths[i], reuters_split=reuters_split)) for i in todo],
                                           punkt_dir, n_jobs=n_jobs))) if todo else {}
-    for i, sents in done.items():
+    for i, paras in done.items():
         if cached[i]:
             cached[i].parent.mkdir(parents=True, exist_ok=True)
             with replaced_whole(cached[i]) as tmp, gzip.open(tmp, "wt", encoding="utf-8", compresslevel=1) as f:
-                f.write("".join(s + "\n" for s in sents))
-    return [s for i, c in enumerate(cached) for s in (done[i] if i in done else read_lines(c))]
+                f.write("".join("\t".join(p) + "\n" for p in paras))
+    return [p for i, c in enumerate(cached) for p in (done[i] if i in done else _read_cached(c))]
 
 
-_NON_ALNUM = re.compile(r"[^a-z0-9]")
+def tokenized_corpus(paths, punkt_dir, cache: Path | None, n_jobs: int = 2, pretokenized: bool = False,
+                     reuters_split: str = "train") -> list[str]:
+    """The sentences of :func:`tokenized_paragraphs`, in order."""
+    return [s for para in tokenized_paragraphs(paths, punkt_dir, cache, n_jobs, pretokenized, reuters_split)
+            for s in para]
+
+
 _PTB_BRACKET = re.compile(r"-[LR][RSC]B-")
+
+
+_DROP_NON_ALNUM = {c: None for c in range(128) if not chr(c).isalnum()}
 
 
 def normalize_for_overlap(sentence: str) -> str:
     """NFKD, ASCII only, lowercase, letters and digits only (data/truecase/SOURCES.md)."""
     s = _PTB_BRACKET.sub("", sentence)
-    s = unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode().lower()
-    return _NON_ALNUM.sub("", s)
+    if not s.isascii():                 # NFKD only where it changes something (most text is ASCII)
+        s = unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode()
+    return s.lower().translate(_DROP_NON_ALNUM)
 
 
 def drop_overlap(train: list[str], heldout: list[str], min_chars: int = 30):
@@ -237,6 +265,71 @@ def drop_overlap(train: list[str], heldout: list[str], min_chars: int = 30):
     keys = {k for k in map(normalize_for_overlap, heldout) if len(k) >= min_chars}
     kept = [s for s in train if normalize_for_overlap(s) not in keys]
     return kept, len(train) - len(kept)
+
+
+class HeldoutOverlap:
+    """Whether a training text repeats held-out text, by the two checks that kept the benchmark's test
+    sentences out of the bundled Wikipedia text (``data/truecase/SOURCES.md``, "Overlap check"):
+    after :func:`normalize_for_overlap` (so across spaces, punctuation and sentence ends), the text
+    contains a whole held-out sentence of at least ``min_chars`` characters, or shares any
+    ``window``-character stretch with one (edited versions of the same Wikipedia sentence, and
+    templated sentences).  Applied to training paragraphs with the dev set as held-out text, it
+    keeps dev as far from the training text as the test set is.
+
+    Checking every window of 77 M tokens' text against the held-out windows would be slow; a shared
+    stretch of ``window`` characters always contains one of the text's blocks of ``window // 2``
+    characters that start at a multiple of ``window // 2`` (and a whole sentence of ``min_chars``
+    one of its blocks of ``min_chars // 2``), so those blocks are looked up, and only the windows
+    (sentences) that could hold a block found are checked."""
+
+    def __init__(self, heldout: list[str], min_chars: int = 30, window: int = 50):
+        keys = {k for k in map(normalize_for_overlap, heldout) if len(k) >= min_chars}
+        self.window, self.block, self.short_block = window, window // 2, min_chars // 2
+        self.windows = {k[j:j + window] for k in keys for j in range(len(k) - window + 1)}
+        self.blocks = {k[j:j + self.block] for k in keys if len(k) >= window for j in range(len(k) - self.block + 1)}
+        self.short = {k for k in keys if len(k) < window}       # longer ones are caught by their windows
+        self.short_lengths = sorted({len(k) for k in self.short})
+        self.short_blocks = {k[j:j + self.short_block] for k in self.short
+                             for j in range(len(k) - self.short_block + 1)}
+
+    def __bool__(self) -> bool:
+        return bool(self.windows or self.short)
+
+    @staticmethod
+    def _hits(text: str, block: int, blocks: set) -> list[int]:
+        """Where the text's aligned blocks that are in ``blocks`` start."""
+        return [j for j in range(0, len(text) - block + 1, block) if text[j:j + block] in blocks]
+
+    def touches(self, text: str) -> bool:
+        """Does ``text`` (a paragraph: its sentences, joined or not) repeat held-out text?"""
+        t = normalize_for_overlap(text)
+        n, w, b = len(t), self.window, self.block
+        # a shared window holding the aligned block at j starts between j - (w - b) and j
+        for j in self._hits(t, b, self.blocks) if n >= w else ():
+            if any(t[i:i + w] in self.windows for i in range(max(0, j - (w - b)), min(j, n - w) + 1)):
+                return True
+        if not self.short or n < self.short_lengths[0]:
+            return False
+        b = self.short_block                    # a whole short sentence holding it starts in [j - b + 1, j]
+        return any(t[i:i + k] in self.short for j in self._hits(t, b, self.short_blocks)
+                   for i in range(max(0, j - b + 1), j + 1) for k in self.short_lengths if i + k <= n)
+
+
+    def drop(self, paras: list[list[str]]) -> tuple[list[str], int]:
+        """(the sentences of the paragraphs (each a list of sentences) that do not repeat held-out
+        text, in order; how many sentences the dropped paragraphs held)."""
+        kept, dropped = [], 0
+        for para in paras:
+            if self and self.touches(" ".join(para)):
+                dropped += len(para)
+            else:
+                kept.extend(para)
+        return kept, dropped
+
+
+def drop_heldout_paragraphs(paras: list[list[str]], heldout: list[str]) -> tuple[list[str], int]:
+    """:meth:`HeldoutOverlap.drop` of the paragraphs, with ``heldout``'s sentences as held-out text."""
+    return HeldoutOverlap(heldout).drop(paras)
 
 
 _CONLL_PTB = {"(": "-LRB-", ")": "-RRB-", "{": "-LCB-", "}": "-RCB-", "[": "-LSB-", "]": "-RSB-"}

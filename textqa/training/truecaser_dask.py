@@ -34,30 +34,27 @@ from textqa.models.truecaser.baseline import as_tokens
 from textqa.models.truecaser.casing import fold_accents
 from textqa.models.truecaser.vocabulary import BOS_ID, EOS_ID, LMVocabulary
 
-from .corpus import normalize_for_overlap, open_text, paragraphs
+from .corpus import HeldoutOverlap, open_text, paragraphs, tokenize_paragraph
 
 _TOKENIZERS: dict = {}          # per worker process: punkt folder -> PTBTokenizer
 
 
-def tokenize_partition(lines: list[str], punkt_dir: str | None, dev_keys: frozenset,
+def tokenize_partition(lines: list[str], punkt_dir: str | None, overlap: HeldoutOverlap | None,
                        fold: bool = False) -> tuple[list[str], int]:
-    """(sentences (space-separated PTB tokens) of a partition of paragraphs, without those that
-    occur in the dev set; how many were dropped).  ``punkt_dir`` None: the lines are tokenized
-    sentences already.  ``fold``: without their diacritics (``Truecaser.fold_accents``)."""
+    """(sentences (space-separated PTB tokens) of a partition of paragraphs, without the paragraphs
+    that repeat dev text (``overlap``, as ``corpus.drop_heldout_paragraphs``); how many sentences
+    were dropped).  ``punkt_dir`` None: the lines are tokenized sentences already, each its own
+    paragraph.  ``fold``: without their diacritics (``Truecaser.fold_accents``)."""
     if punkt_dir is None:
-        sents = [line.strip() for line in lines if line.strip()]
+        paras = [[line.strip()] for line in lines if line.strip()]
     else:
         if punkt_dir not in _TOKENIZERS:
             from textqa.models.truecaser.tokenize import PTBTokenizer  # deferred: loads nltk
             _TOKENIZERS[punkt_dir] = PTBTokenizer(punkt_dir)
         tok = _TOKENIZERS[punkt_dir]
-        sents = [" ".join(t) for line in lines for t in tok.tokenize(line) if t]
-    if fold:
-        sents = list(map(fold_accents, sents))
-    n = len(sents)
-    if dev_keys:
-        sents = [s for s in sents if normalize_for_overlap(s) not in dev_keys]
-    return sents, n - len(sents)
+        paras = [p for p in (tokenize_paragraph(tok, line) for line in lines) if p]
+    sents, dropped = overlap.drop(paras) if overlap is not None else ([s for p in paras for s in p], 0)
+    return (list(map(fold_accents, sents)) if fold else sents), dropped
 
 
 def word_counts(part: tuple[list[str], int]) -> tuple[dict, int, int]:
@@ -205,12 +202,11 @@ def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], preto
     partition's LM ids on the workers for the class LM.  ``fold``: count the text without its
     diacritics, as ``Truecaser.fit`` does with ``fold_accents``."""
     from distributed import wait  # deferred: loads distributed, dask
-    dev_keys = frozenset(k for k in map(normalize_for_overlap, dev) if len(k) >= 30)   # as corpus.drop_overlap
-    [keys_f] = client.scatter([dev_keys], broadcast=True)
+    [overlap_f] = client.scatter([HeldoutOverlap(dev)], broadcast=True)       # as corpus.drop_heldout_paragraphs
     punkt = None if pretokenized else str(punkt_dir)
     parts = []
     for i, lines in enumerate(_partitions(paths, pretokenized, size), start=1):
-        parts.append(client.submit(tokenize_partition, lines, punkt, keys_f, fold, pure=False))
+        parts.append(client.submit(tokenize_partition, lines, punkt, overlap_f, fold, pure=False))
         if i % 20 == 0:
             say(f"sent {i} partitions of {size:,} lines to the cluster")
     if not parts:

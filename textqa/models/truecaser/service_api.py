@@ -9,20 +9,30 @@ from textqa.models.artifact import artifact_id
 from .casing import transfer_case
 from .model import TRIGRAM_DECODER, Truecaser
 from .store import load_truecaser
-from .tokenize import PTBTokenizer
 
 _TOKEN = re.compile(r"\S+")
 
 
 class TruecaserService:
-    """Truecase tokenized sentences or raw text with the LM truecaser or the unigram baseline."""
+    """Truecase tokenized sentences or raw text with the LM truecaser or the unigram baseline.
 
-    def __init__(self, model: Truecaser, tokenizer: PTBTokenizer, manifest: dict | None = None):
+    ``tokenizer``: a ``PTBTokenizer``, or the folder of its Punkt tables, read (and NLTK imported)
+    only when raw text is first truecased: tokenized input never needs them."""
+
+    def __init__(self, model: Truecaser, tokenizer, manifest: dict | None = None):
         self.model = model
-        self.tokenizer = tokenizer
+        self._tokenizer = tokenizer
         self.manifest = manifest or {}
         self.version = {"name": self.manifest.get("name", "truecaser"),
                         "created_at": self.manifest.get("created_at"), "id": artifact_id(self.manifest)}
+
+    @property
+    def tokenizer(self):
+        """The PTB tokenizer of raw text (built on first use from the artifact's Punkt tables)."""
+        if isinstance(self._tokenizer, (str, Path)):
+            from .tokenize import PTBTokenizer  # deferred: loads nltk
+            self._tokenizer = PTBTokenizer(self._tokenizer)
+        return self._tokenizer
 
     @classmethod
     def load(cls, path: str | Path, decoder: str = "default", phrases: bool = True, compounds: bool = True,
@@ -42,7 +52,7 @@ class TruecaserService:
                            (context, {"context_weight": 0.0})):
             if not on:
                 model.set_params(**params)
-        return cls(model, PTBTokenizer(path / "punkt"), model.manifest_)
+        return cls(model, path / "punkt", model.manifest_)      # its tables were verified with the rest
 
     def _predict(self, token_lists: list[list[str]], baseline: bool) -> list[list[str]]:
         if baseline:

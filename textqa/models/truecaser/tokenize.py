@@ -13,10 +13,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from nltk.tabdata import PunktDecoder
-from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
-from nltk.tokenize.treebank import TreebankWordTokenizer
-
 #: Sentence-final tokens at which an already tokenized line is split (NOTES.md: dev
 #: lines often hold several sentences; decoding them one by one gives the LM its
 #: sentence-start context back).
@@ -32,6 +28,8 @@ def load_punkt_tables(lang_dir: str | Path) -> PunktParameters:
     NLTK's own loader only reads from its registered data path; reading the four
     tables directly keeps the tokenizer's data inside the artifact or ``data/``.
     """
+    from nltk.tabdata import PunktDecoder  # deferred: loads nltk (decoding tokenized text needs none of it)
+    from nltk.tokenize.punkt import PunktParameters  # deferred: loads nltk
     lang_dir = Path(lang_dir)
     dec = PunktDecoder()
     params = PunktParameters()
@@ -57,6 +55,8 @@ class PTBTokenizer:
     """Punkt sentence splitting + NLTK Treebank word tokenization with PTB brackets."""
 
     def __init__(self, punkt_dir: str | Path):
+        from nltk.tokenize.punkt import PunktSentenceTokenizer  # deferred: loads nltk
+        from nltk.tokenize.treebank import TreebankWordTokenizer  # deferred: loads nltk
         self.punkt_dir = Path(punkt_dir)
         self._sentences = PunktSentenceTokenizer(load_punkt_tables(self.punkt_dir))
         self._words = TreebankWordTokenizer()
