@@ -155,7 +155,7 @@ def test_broken_artifact_is_503_not_a_crash(truecaser_artifact, tmp_path, damage
     root = tmp_path / "root"
     shutil.copytree(truecaser_artifact / "truecaser", root / "truecaser")
     if damage == "payload":             # bytes changed after the manifest was written: checksum mismatch
-        casing = root / "truecaser" / "casing.json"
+        casing = root / "truecaser" / "casing.json.gz"
         casing.write_bytes(casing.read_bytes()[:-10])
     else:                               # the manifest itself is not JSON
         (root / "truecaser" / "manifest.json").write_text("{not json")

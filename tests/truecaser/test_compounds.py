@@ -1,4 +1,5 @@
 """Part-by-part casing of unseen compounds (textqa.models.truecaser.compounds) and its place in decoding."""
+import gzip
 import json
 import shutil
 
@@ -123,12 +124,13 @@ def test_an_artifact_without_the_part_table_renders_compounds_as_before(truecase
     plain = current.predict(lower)
 
     def rewrite(change):
-        casing = json.loads((dest / "casing.json").read_text(encoding="utf-8"))
+        table = dest / "casing.json.gz"
+        casing = json.loads(gzip.decompress(table.read_bytes()))
         change(casing)
-        (dest / "casing.json").write_text(json.dumps(casing), encoding="utf-8")
+        table.write_bytes(gzip.compress(json.dumps(casing).encode("utf-8")))
         manifest = json.loads((dest / "manifest.json").read_text(encoding="utf-8"))
-        manifest["files"]["casing.json"]["sha256"] = sha256_file(dest / "casing.json")
-        manifest["files"]["casing.json"]["bytes"] = (dest / "casing.json").stat().st_size
+        manifest["files"]["casing.json.gz"]["sha256"] = sha256_file(table)
+        manifest["files"]["casing.json.gz"]["bytes"] = table.stat().st_size
         (dest / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
 
     rewrite(lambda c: c.pop("compound_parts"))

@@ -139,8 +139,8 @@ def test_loading_pauses_the_collector_and_gives_it_back_as_it_was(truecaser_arti
     store.load_truecaser(path)
     assert seen == [False] and gc.isenabled()
     broken = copy_root(truecaser_artifact) / "truecaser"
-    with open(broken / "casing.json", "a", encoding="utf-8") as f:
-        f.write(" ")
+    with open(broken / "casing.json.gz", "ab") as f:
+        f.write(b" ")
     with pytest.raises(ArtifactError):
         store.load_truecaser(broken)
     assert gc.isenabled()

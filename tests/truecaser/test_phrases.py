@@ -2,6 +2,7 @@
 import json
 import math
 
+import numpy as np
 import pytest
 
 from textqa.models.truecaser import phrases as ph
@@ -143,6 +144,32 @@ def test_the_table_round_trips_through_json_and_rejects_junk():
     keys = ("a b", "c d", "e f", "k l", "m n", "i j")
     assert [odd.entry(k) for k in keys] == [None] * 5 + [(3, [("I J", 3)])]
     assert odd.covering("x a b c d e f k l m n".split())[1:] == [None] * 10
+
+
+def test_the_table_round_trips_through_arrays_and_rejects_junk(wiki_sentences, dev_sentences, tmp_path):
+    """The artifact's form (arrays, no object per phrase at load) is the same table: the same entries,
+    the same phrases found in real sentences, the same entry for any phrase asked for by name."""
+    from textqa.models.artifact import load_arrays, save_arrays
+    table = PhraseTable.build(wiki_sentences[:3000], min_count=2)
+    meta, arrays = table.to_arrays()
+    save_arrays(tmp_path / "p.npz", arrays)
+    again = PhraseTable.from_arrays(json.loads(json.dumps(meta)), load_arrays(tmp_path / "p.npz"))
+    low = [t.lower() for s in dev_sentences[:300] for t in s.split()]
+    assert again.covered(low) == table.covered(low) and len(table.covered(low)) > 20
+    assert again.to_data() == table.to_data() and len(again) == len(table) > 400
+    key = next(iter(table.to_data()["phrases"]))
+    fresh = PhraseTable.from_arrays(meta, arrays)                  # a phrase asked for before any search
+    assert fresh.entry(key) == table.entry(key) and fresh.entry("no such phrase") is None
+    assert _covering_by_brute_force(fresh, low[:400]) == fresh.covering_keys(low[:400])
+    bad = [dict(arrays, ids=arrays["ids"] + np.uint32(len(table._words))),          # an id past the words
+           dict(arrays, lengths=arrays["lengths"][:-1]),                           # one phrase short
+           dict(arrays, ids=arrays["ids"].astype(np.int64)),
+           dict(arrays, words=np.frombuffer(b"a b\nc", dtype=np.uint8))]
+    for junk in bad:
+        with pytest.raises(ValueError, match="not a phrase table"):
+            PhraseTable.from_arrays(meta, junk)
+    with pytest.raises(ValueError, match="not a phrase table"):
+        PhraseTable.from_arrays({"max_n": 5}, arrays)
 
 
 def test_phrase_scores_change_the_search_and_weight_zero_is_the_trigram_decoder(truecaser_copy, dev_sentences,

@@ -264,7 +264,7 @@ def test_a_pruned_lm_is_trained_saved_and_decoded_exactly(wiki_sentences, dev_se
 
 def test_the_default_model_has_a_class_lm_which_the_discriminative_pass_turns_off(trained, wiki_sentences,
                                                                                    dev_sentences, tmp_path, capsys):
-    """``textqa train truecaser`` trains the class LM by default (600 classes, order 3, KenLM's hash:
+    """``textqa train truecaser`` trains the class LM by default (600 classes, order 3, a quantised KenLM trie:
     the module's default training, ``trained``);
     ``--discriminative``, which cannot be combined with it, trains without it and says so, and asking
     for both is a one-line error.  The sentence-context model's settings reach the artifact (the
@@ -277,7 +277,7 @@ def test_the_default_model_has_a_class_lm_which_the_discriminative_pass_turns_of
     p, base, dev = small_training_run(wiki_sentences, dev_sentences, tmp_path)
     default, _ = trained
     hp = json.loads((default / "manifest.json").read_text())["hyper_parameters"]
-    assert (hp["class_lm"], hp["class_lm_order"], hp["class_lm_binary"]) == (DEFAULT_CLASSES, 3, "probing")
+    assert (hp["class_lm"], hp["class_lm_order"], hp["class_lm_binary"]) == (DEFAULT_CLASSES, 3, "trie-q8")
     assert (hp["context_C"], hp["context_min_weight"]) == (DEFAULT_C, DEFAULT_MIN_WEIGHT) == (3.0, 0.3)
     assert hp["oov_weight"] == DEFAULT_OOV_WEIGHT == 2.0
     for bad, name in ((["--context-min-weight", "-1"], "context_min_weight"), (["--context-C", "0"], "context_C"),

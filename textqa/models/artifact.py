@@ -12,12 +12,14 @@ swap has succeeded.
 """
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
 import shutil
 import tempfile
 import time
+import zlib
 from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
@@ -38,6 +40,11 @@ def read_json(path: str | os.PathLike):
     (``NaN``, integers beyond 64 bits) is read by ``json``.  Raises ``OSError`` or ``ValueError``
     (also for a value nested too deeply for either parser)."""
     data = Path(path).read_bytes()
+    if str(path).endswith(".gz"):
+        try:
+            data = gzip.decompress(data)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as e:
+            raise ValueError(f"{path}: truncated or corrupt gzip file ({e})") from e
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -167,14 +174,15 @@ def _swap_into_place(tmp: Path, dest: Path) -> None:
 PICKLE_SUFFIXES = (".joblib", ".pkl", ".pickle")
 
 
-def save_arrays(path: str | os.PathLike, arrays: dict) -> None:
-    """numpy arrays to an ``.npz`` file; object arrays (which would be pickled) are refused."""
+def save_arrays(path: str | os.PathLike, arrays: dict, compress: bool = False) -> None:
+    """numpy arrays to an ``.npz`` file (zip-deflated with ``compress``: for arrays that shrink
+    several times, such as text); object arrays (which would be pickled) are refused."""
     arrays = {k: np.asarray(v) for k, v in arrays.items()}
     bad = [k for k, v in arrays.items() if v.dtype.hasobject]
     if bad:
         raise TypeError(f"object arrays would be pickled: {', '.join(bad[:5])}")
     with open(path, "wb") as f:
-        np.savez(f, **arrays)
+        (np.savez_compressed if compress else np.savez)(f, **arrays)
 
 
 def load_arrays(path: str | os.PathLike) -> dict:

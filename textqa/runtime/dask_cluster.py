@@ -42,6 +42,16 @@ def has_dashboard() -> bool:
 #: the platform has a forkserver (POSIX).
 FORKSERVER = {"distributed.worker.multiprocessing-method": "forkserver"}
 
+#: What a local cluster's nannies set before they start a worker, less distributed's
+#: ``MALLOC_TRIM_THRESHOLD_=65536``: with any threshold set, glibc stops raising its mmap
+#: threshold, so every allocation above 128 KB (the decoders' numpy temporaries) is mapped afresh and
+#: its pages faulted in again.  The same truecaser partitions took 790,000 minor page faults and 17%
+#: longer in a worker than in a plain process, and as long in a plain process given that setting;
+#: without it a worker decodes as fast as a plain process (``python -m bench.batch_worker``).  The
+#: setting returns freed memory to the system sooner, which a worker that keeps one model and
+#: streams partitions through it does not need.
+LOCAL_WORKER_ENV = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+
 
 def _preload(modules: tuple[str, ...]) -> None:
     """Have the forkserver import distributed and ``modules`` (the project's modules whose functions
@@ -96,7 +106,8 @@ def cluster(scheduler: str, workers: int | None = None, who: str = "textqa", pre
 
     import dask  # deferred: loads dask, psutil
     importlib.import_module("distributed")    # its config defaults first: leaving a set() made before them drops them
-    with dask.config.set(FORKSERVER if "forkserver" in multiprocessing.get_all_start_methods() else {}):
+    start = FORKSERVER if "forkserver" in multiprocessing.get_all_start_methods() else {}
+    with dask.config.set({**start, **(LOCAL_WORKER_ENV if scheduler == "local" else {})}):
         client, local = connect(scheduler, workers, preload)
         try:
             if client.dashboard_link and has_dashboard():

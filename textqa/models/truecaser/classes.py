@@ -137,7 +137,7 @@ class WordClasses:
         if not np.all(np.isfinite(emission)):
             raise ValueError("class emissions must be finite")
         self.names, self.words, self.of, self.emission = names, words, of, emission
-        self.index = {w: i for i, w in enumerate(words)}
+        self.index = dict(zip(words, range(len(words))))
 
     def lookup(self, token: str) -> tuple[str, float]:
         """(class name, log10 P(token | class)) of a word-LM token."""
@@ -185,7 +185,7 @@ class WordClasses:
     @classmethod
     def from_data(cls, meta: dict, arrays: dict) -> "WordClasses":
         names, words = meta.get("names"), meta.get("words")
-        if not all(isinstance(x, list) and all(isinstance(n, str) for n in x) for x in (names, words)):
+        if not all(isinstance(x, list) and set(map(type, x)) <= {str} for x in (names, words)):   # (C loops: load time)
             raise ValueError("class names and words must be lists of strings")
         return cls(names, words, np.asarray(arrays["of"], dtype=np.int64),
                    np.asarray(arrays["emission"], dtype=np.float64))

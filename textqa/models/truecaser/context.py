@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import threading
 import warnings
+from itertools import chain
 
 import numpy as np
 
@@ -56,8 +57,10 @@ class SentenceContext:
     rows); ``intercept``: each row's; ``indptr``, ``indices``, ``data``: the rows' sparse weights.
     """
 
-    def __init__(self, features: list, targets: list, classes: list, prior, intercept, indptr, indices, data,
-                 info: dict | None = None):
+    def __init__(self, features: list, targets: list, classes: list, prior, intercept, indptr, indices, data=None,
+                 info: dict | None = None, *, quantised: tuple | None = None):
+        """``data``: the weights; or ``quantised``: (int8 weights, each row's float32 scale), as
+        :meth:`to_data` stores them, kept so (a weight is the product, made when it is looked up)."""
         self.features, self.targets, self.classes = list(features), list(targets), [list(c) for c in classes]
         n_cls = np.array([len(c) for c in self.classes], dtype=np.int64)
         if len(self.classes) != len(self.targets) or (n_cls < 2).any():
@@ -70,17 +73,24 @@ class SentenceContext:
         self.intercept = np.asarray(intercept, np.float64)
         self.indptr = np.asarray(indptr, np.int64)
         self.indices = np.asarray(indices, np.int32)
-        self.data = np.asarray(data, np.float32)
+        if quantised is not None:
+            self._data, (self._q, self._scale) = None, (np.asarray(quantised[0]), np.asarray(quantised[1], np.float32))
+            weights, finite = self._q, np.isfinite(self._scale).all() and (self._scale > 0).all()
+            if self._q.dtype != np.int8 or self._scale.shape != (len(self.indptr) - 1,):
+                raise ValueError("inconsistent sentence-context arrays")
+        else:
+            self._data = weights = np.asarray(data, np.float32)
+            finite = np.isfinite(self._data).all()
         n_rows, F = int(self.row_off[-1]), len(self.features)
-        if any(a.ndim != 1 for a in (self.prior, self.intercept, self.indptr, self.indices, self.data)):
+        if any(a.ndim != 1 for a in (self.prior, self.intercept, self.indptr, self.indices, weights)):
             raise ValueError("the sentence-context arrays must be one-dimensional")
         if len(self.prior) != self.class_off[-1] or len(self.intercept) != n_rows or len(self.indptr) != n_rows + 1 \
                 or self.indptr[0] != 0 or (np.diff(self.indptr) < 0).any() or self.indptr[-1] != len(self.indices) \
-                or len(self.data) != len(self.indices) or (len(self.indices) and
-                                                           (self.indices.min() < 0 or self.indices.max() >= F)):
+                or len(weights) != len(self.indices) or (len(self.indices) and
+                                                         (self.indices.min() < 0 or self.indices.max() >= F)):
             raise ValueError("inconsistent sentence-context arrays")
         if (self.prior <= 0).any() or not np.isfinite(self.prior).all() or not np.isfinite(self.intercept).all() \
-                or not np.isfinite(self.data).all():
+                or not finite:
             raise ValueError("the sentence-context weights must be finite and the priors positive")
         self.info = dict(info or {})
         keys = self._keys()
@@ -102,16 +112,31 @@ class SentenceContext:
         self._start_index(keys)
 
     def _start_index(self, keys=None) -> None:
-        """Build the look-ups' hash index in a thread, while the rest of the artifact loads (numpy's
-        sort releases the GIL); the first look-up waits for it (:meth:`_index`)."""
+        """Build the look-ups' hash index in a thread, while the rest of the artifact loads and the
+        first batches decode (numpy's sort releases the GIL); until it is there, look-ups search the
+        sorted keys (:meth:`_index`): the same positions, without waiting a second for the index."""
         self._built: list = []
-        keys = self._keys() if keys is None else keys          # the validated keys, when they are at hand
-        self._builder = threading.Thread(target=lambda: self._built.append(KeyIndex(keys)), daemon=True,
-                                         name="sentence-context index")
+        self._sorted = self._keys() if keys is None else keys      # the validated keys, when they are at hand
+        self._builder = threading.Thread(target=self._build_index, daemon=True, name="sentence-context index")
         self._builder.start()
 
+    @property
+    def data(self) -> np.ndarray:
+        """The weights, float32, in the order of ``indices``."""
+        if self._data is not None:
+            return self._data
+        return self._q.astype(np.float32) * np.repeat(self._scale, np.diff(self.indptr))
+
+    def _weights(self, at: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The weights at positions ``at``, of rows ``rows``: the same float32 numbers as :attr:`data`'s."""
+        return self._data[at] if self._data is not None else self._q[at].astype(np.float32) * self._scale[rows]
+
+    def _build_index(self) -> None:
+        self._built.append(KeyIndex(self._sorted))
+        self._sorted = None                     # the index holds them (in its own order)
+
     def __getstate__(self):                     # copied or pickled without the thread and the index
-        return {k: v for k, v in self.__dict__.items() if k not in ("_built", "_builder")}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_built", "_builder", "_sorted")}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -126,13 +151,18 @@ class SentenceContext:
         rows = np.repeat(np.arange(len(self.indptr) - 1, dtype=np.int64), np.diff(self.indptr))
         return rows * max(len(self.features), 1) + self.indices.astype(np.int64)
 
-    def _index(self) -> "KeyIndex":
-        """The hash index of the weights' keys, once its thread has built it (or built here, in a
-        process forked before the thread was done, where it does not run)."""
+    def _index(self):
+        """What finds the weights' keys: the hash index once its thread has built it, until then the
+        sorted keys (:class:`SortedKeys`); in a process forked before the thread was done, where it
+        does not run, the index is built here."""
+        if self._built:
+            return self._built[0]
+        keys = self._sorted
+        if keys is not None and self._builder.is_alive():
+            return SortedKeys(keys)
+        self._builder.join()
         if not self._built:
-            self._builder.join()
-            if not self._built:
-                self._built.append(KeyIndex(self._keys()))
+            self._built.append(KeyIndex(self._keys()))
         return self._built[0]
 
     def code(self, word: str) -> int:
@@ -197,9 +227,10 @@ class SentenceContext:
             logits[ok_t, r + 1] = self.intercept[row0[ok_t] + r]
             sel = q_rows > r
             qt = q_t[sel]
-            at = index.find((row0[qt] + r) * F + q_f[sel])
+            rows = row0[qt] + r
+            at = index.find(rows * F + q_f[sel])
             hit = at >= 0
-            logits[:, r + 1] += np.bincount(qt[hit], weights=self.data[at[hit]], minlength=len(pos))
+            logits[:, r + 1] += np.bincount(qt[hit], weights=self._weights(at[hit], rows[hit]), minlength=len(pos))
         logits -= logits.max(axis=1, keepdims=True)
         logp = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
         n_cls = n_rows + 1
@@ -209,27 +240,18 @@ class SentenceContext:
         out[at, col] = (logp[at, col] - self._log_prior[ranges(self.class_off[tj], n_cls)]) / LN10
         return pos + base, tj, out
 
-    def candidate_map(self, candidate_forms) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(each target's number of candidates, where its candidates start in the third, each
-        candidate's column in :meth:`log10_ratios`'s matrix or -1 for a casing the word's sample
-        never had), for the decoder's ``candidate_forms(word)``."""
-        count, cols = [], []
-        for w, classes in zip(self.targets, self.classes):
-            idx = {f: k for k, f in enumerate(classes)}
-            cands = candidate_forms(w)
-            count.append(len(cands))
-            cols.extend(idx.get(f, -1) for f in cands)
-        count = np.array(count, dtype=np.int64)
-        start = np.zeros(len(count), np.int64)
-        np.cumsum(count[:-1], out=start[1:])
-        return count, start, np.array(cols, dtype=np.int64)
+    def candidate_map(self, candidate_forms) -> "CandidateMap":
+        """Where each target's candidates (the decoder's ``candidate_forms(word)``) stand among the
+        casings of :meth:`log10_ratios`'s matrix, worked out for each target when a batch first
+        holds it (for all 35,000 at once it took a third of a second before the first answer)."""
+        return CandidateMap(self, candidate_forms)
 
     def candidate_scores(self, low: list[str], sent_off, cmap, codes=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(positions of the target words in ``low``, their number of candidates, each candidate's
         log10 ratio, flat, in candidate order: 0 for a casing the sample never had); ``cmap``:
         :meth:`candidate_map` of the decoder's candidates."""
         pos, tj, ratio = self.log10_ratios(low, sent_off, codes)
-        count, start, cols = cmap
+        count, start, cols = cmap.arrays(tj)
         n = count[tj]
         c = cols[ranges(start[tj], n)]
         t = np.repeat(np.arange(len(pos)), n)
@@ -239,23 +261,28 @@ class SentenceContext:
     def to_data(self) -> tuple[dict, dict]:
         """(JSON-able metadata, numpy arrays) for :func:`.artifact.save_arrays`; no pickle.  The
         weights are stored as int8 with a scale a row (the row's largest weight / 127)."""
+        meta = {"features": self.features, "targets": self.targets, "classes": self.classes, "info": self.info}
+        arrays = {"prior": self.prior, "intercept": self.intercept, "indptr": self.indptr,
+                  "indices": self.indices.astype(np.int32)}
+        if self._data is None:                  # loaded quantised: stored as it was read
+            return meta, {**arrays, "scale": self._scale, "data": self._q}
         rows = np.repeat(np.arange(len(self.indptr) - 1), np.diff(self.indptr))
         big = np.zeros(len(self.indptr) - 1, np.float32)
-        np.maximum.at(big, rows, np.abs(self.data))
+        np.maximum.at(big, rows, np.abs(self._data))
         scale = np.where(big > 0, big / 127, 1).astype(np.float32)
-        return ({"features": self.features, "targets": self.targets, "classes": self.classes, "info": self.info},
-                {"prior": self.prior, "intercept": self.intercept, "indptr": self.indptr,
-                 "indices": self.indices.astype(np.int32), "scale": scale,
-                 "data": np.rint(self.data / scale[rows]).astype(np.int8)})
+        return meta, {**arrays, "scale": scale, "data": np.rint(self._data / scale[rows]).astype(np.int8)}
 
     @classmethod
     def from_data(cls, meta: dict, arrays: dict) -> "SentenceContext":
         """The inverse of :meth:`to_data`; ValueError on malformed input."""
         try:
             features, targets, classes = meta["features"], meta["targets"], meta["classes"]
+            # types checked with C loops (set(map(type, ...))): over the default's 400,000 words a
+            # Python loop took half a second of the load
             if not (isinstance(features, list) and isinstance(targets, list) and isinstance(classes, list)) or \
-                    not all(isinstance(w, str) for w in features + targets) or \
-                    not all(isinstance(c, list) and all(isinstance(f, str) for f in c) for c in classes):
+                    not set(map(type, features)) | set(map(type, targets)) <= {str} or \
+                    not set(map(type, classes)) <= {list} or \
+                    not set(map(type, chain.from_iterable(classes))) <= {str}:
                 raise ValueError("features, targets and classes must be lists of strings")
             indptr, scale, q = (np.asarray(arrays[k]) for k in ("indptr", "scale", "data"))
             if q.dtype != np.int8 or indptr.ndim != 1 or q.ndim != 1 or len(indptr) < 1 or \
@@ -264,11 +291,57 @@ class SentenceContext:
                     not np.isfinite(scale).all() or (scale <= 0).any() or indptr[-1] != len(q) or \
                     (np.diff(indptr) < 0).any():
                 raise ValueError("malformed quantised weights")
-            data = q.astype(np.float32) * np.repeat(scale.astype(np.float32), np.diff(indptr))
             return cls(features, targets, classes, arrays["prior"], arrays["intercept"], indptr,
-                       arrays["indices"], data, info=meta.get("info"))
+                       arrays["indices"], info=meta.get("info"), quantised=(q, scale))
         except (KeyError, TypeError) as e:
             raise ValueError(f"malformed sentence-context model ({e!r})") from e
+
+
+class SortedKeys:
+    """``KeyIndex.find`` by binary search of the increasing keys themselves (no index to build)."""
+
+    def __init__(self, keys: np.ndarray):
+        self.keys = keys
+
+    def find(self, keys: np.ndarray) -> np.ndarray:
+        keys = np.ascontiguousarray(keys, dtype=np.int64)
+        at = np.searchsorted(self.keys, keys)
+        inside = at < len(self.keys)
+        hit = np.zeros(len(keys), bool)
+        hit[inside] = self.keys[at[inside]] == keys[inside]
+        return np.where(hit, at, -1)
+
+
+class CandidateMap:
+    """:meth:`SentenceContext.candidate_map`: for each target word, its number of candidates and each
+    candidate's column in the matrix of casings (-1: a casing the word's sample never had), filled in
+    for the targets of each batch as they first occur."""
+
+    def __init__(self, ctx: SentenceContext, candidate_forms):
+        self.ctx, self.candidate_forms = ctx, candidate_forms
+        self.count = np.full(len(ctx.targets), -1, np.int64)     # -1: not worked out yet
+        self.start = np.zeros(len(ctx.targets), np.int64)
+        self.cols = np.zeros(0, np.int64)
+        self._lock = threading.Lock()           # the service's threads share the model
+
+    def arrays(self, tj: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(count, start, cols) with every target of ``tj`` worked out: each target's candidates are
+        ``cols[start[j]:start[j] + count[j]]``."""
+        new = np.unique(tj[self.count[tj] < 0]) if len(tj) else tj
+        if len(new):
+            with self._lock:
+                new = new[self.count[new] < 0]
+                cols = []
+                count, start = self.count.copy(), self.start.copy()
+                at = len(self.cols)
+                for j in new.tolist():
+                    idx = {f: k for k, f in enumerate(self.ctx.classes[j])}
+                    cands = self.candidate_forms(self.ctx.targets[j])
+                    count[j], start[j] = len(cands), at + len(cols)
+                    cols.extend(idx.get(f, -1) for f in cands)
+                self.cols = np.concatenate([self.cols, np.array(cols, dtype=np.int64)])
+                self.start, self.count = start, count        # count last: a reader sees whole entries
+        return self.count, self.start, self.cols
 
 
 def _fit_word(indptr: np.ndarray, indices: np.ndarray, y: np.ndarray, n_casings: int, C: float, min_weight: float):

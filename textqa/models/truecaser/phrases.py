@@ -151,27 +151,43 @@ def variant_counts(sentences, keys: frozenset, max_n: int = MAX_N) -> dict[str, 
 class PhraseTable:
     """Lowercased phrase -> (occurrences in any casing, [(cased form, count), ...] most frequent first).
 
-    Stored (``to_data``) as one string per phrase, ``"N\tForm\tcount\t..."``, parsed when the phrase is
-    first met, so that loading is a single ``json.load``; an entry that does not parse is no phrase."""
+    Each phrase's entry is kept as one string, ``"N\tForm\tcount\t..."``, parsed when the phrase is
+    first met; an entry that does not parse is no phrase.  Stored (``to_arrays``) as numpy arrays: the
+    phrase words, each phrase as its words' ids, and the entries, so that loading builds no Python
+    object per phrase (the phrase strings are made for the phrases met)."""
 
     def __init__(self, phrases: dict, max_n: int = MAX_N):
-        self._entries = phrases                  # key -> (N, variants) or its stored string
+        keys = list(phrases)
+        flat = " ".join(keys).split(" ") if keys else []           # one split: no list per phrase
+        word_id: dict[str, int] = dict(zip(dict.fromkeys(flat), count(1)))   # (C loops: load time)
+        lengths = np.fromiter(map(str.count, keys, repeat(" ")), dtype=np.int64, count=len(keys)) + 1
+        ids = np.fromiter(map(word_id.__getitem__, flat), dtype=np.uint64, count=len(flat))
+        self._setup(list(word_id), ids, lengths, list(phrases.values()), max_n, keys)
+
+    def _setup(self, words: list[str], ids: np.ndarray, lengths: np.ndarray, values: list, max_n: int,
+               keys: list | None = None) -> None:
+        """``words[i - 1]``: the word of id i; ``ids``: every phrase's word ids, one phrase after the
+        other; ``lengths``: each phrase's; ``values``: each phrase's entry ((N, variants) or its stored
+        string); ``keys``: the phrases themselves, if at hand (else made from their ids when met)."""
         self.max_n = max_n
+        self._words = words
+        self._word_id = dict(zip(words, count(1)))
+        self._values = values                     # by phrase index: (N, variants), its string, or None
+        self._flat, self._lengths = ids, lengths
+        self._starts = np.cumsum(lengths) - lengths
+        self._keys = keys if keys is not None else [None] * len(lengths)
+        # phrase -> index: every phrase's when the keys are at hand, else those made so far (all on demand)
+        self._index_of = dict(zip(keys, count())) if keys is not None else {}
+        self._all_indexed = keys is not None
         self._positions: dict = {}
-        # the search: each phrase word gets an id, each phrase of length L a 64-bit rolling hash
-        # of its ids (sorted per length, with the phrase's ids and index beside it); a batch's
-        # windows are hashed with numpy and a window whose hash is a phrase's is then checked
-        # against the phrase's ids (no false matches)
-        self._keys = list(phrases)
-        self._totals = np.full(len(phrases), _UNPARSED, dtype=np.int64)  # N of each phrase met (-1: no phrase)
-        flat = " ".join(phrases).split(" ") if phrases else []     # one split: no list per phrase
-        self._word_id: dict[str, int] = dict(zip(dict.fromkeys(flat), count(1)))   # (C loops: load time)
-        lengths = np.fromiter(map(str.count, phrases, repeat(" ")), dtype=np.int64, count=len(phrases)) + 1
-        ids = np.fromiter(map(self._word_id.__getitem__, flat), dtype=np.uint64, count=len(flat))
-        starts = np.cumsum(lengths) - lengths
-        h = np.zeros(len(phrases), dtype=np.uint64)
+        self._totals = np.full(len(lengths), _UNPARSED, dtype=np.int64)  # N of each phrase met (-1: no phrase)
+        # the search: each phrase of length L has a 64-bit rolling hash of its word ids (sorted per
+        # length, with the phrase's ids and index beside it); a batch's windows are hashed with numpy
+        # and a window whose hash is a phrase's is then checked against the phrase's ids (no false matches)
+        starts = self._starts
+        h = np.zeros(len(lengths), dtype=np.uint64)
         with np.errstate(over="ignore"):
-            for p in range(int(lengths.max()) if len(phrases) else 0):      # h = h * P + id, mod 2**64
+            for p in range(int(lengths.max()) if len(lengths) else 0):      # h = h * P + id, mod 2**64
                 sel = np.flatnonzero(lengths > p)
                 h[sel] = h[sel] * np.uint64(_P) + ids[starts[sel] + p]
         self._hashes, self._rows, self._index = {}, {}, {}
@@ -202,15 +218,38 @@ class PhraseTable:
         return cls.from_variants(variant_counts(ix, keys, max_n), max_n)
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._values)
+
+    def _key(self, w: int) -> str:
+        """Phrase ``w`` (by index), made from its word ids when first needed."""
+        k = self._keys[w]
+        if k is None:
+            a = int(self._starts[w])
+            k = self._keys[w] = " ".join([self._words[i - 1] for i in self._flat[a:a + int(self._lengths[w])].tolist()])
+            self._index_of[k] = w
+        return k
+
+    def _find(self, key: str) -> int | None:
+        """The index of phrase ``key``, or None (a phrase no search has met: every phrase is made, once)."""
+        w = self._index_of.get(key)
+        if w is None and not self._all_indexed:
+            for i in range(len(self._keys)):
+                self._key(i)
+            self._all_indexed = True
+            w = self._index_of.get(key)
+        return w
+
+    def _entry_at(self, w: int):
+        e = self._values[w]
+        if e is None or isinstance(e, tuple):
+            return e
+        e = self._values[w] = self._parse(self._key(w), e)
+        return e
 
     def entry(self, key: str):
         """(N, [(form, count), ...]) of a lowercased phrase, or None."""
-        e = self._entries.get(key)
-        if e is None or isinstance(e, tuple):
-            return e
-        e = self._entries[key] = self._parse(key, e)
-        return e
+        w = self._find(key)
+        return None if w is None else self._entry_at(w)
 
     @staticmethod
     def _parse(key: str, text: str):
@@ -226,13 +265,16 @@ class PhraseTable:
             return None
         return total, variants
 
-    def to_data(self) -> dict:
-        out = {}
-        for k in self._entries:
-            e = self.entry(k)
+    def _entries(self):
+        """(phrase, its stored string) of every phrase whose entry parses, in order."""
+        for w in range(len(self._values)):
+            e = self._entry_at(w)
             if e is not None:
-                out[k] = "\t".join([str(e[0])] + [x for form, c in e[1] for x in (form, str(c))])
-        return {"max_n": self.max_n, "phrases": out}
+                yield self._key(w), "\t".join([str(e[0])] + [x for form, c in e[1] for x in (form, str(c))])
+
+    def to_data(self) -> dict:
+        """The table as JSON (the format before :meth:`to_arrays`; the tests' small tables)."""
+        return {"max_n": self.max_n, "phrases": dict(self._entries())}
 
     @classmethod
     def from_data(cls, data: dict) -> "PhraseTable":
@@ -245,6 +287,38 @@ class PhraseTable:
                 or not all(type(v) is str and " " in k for k, v in phrases.items()):
             raise ValueError("not a phrase table (max_n 2..10 and a {phrase: string} map expected)")
         return cls(phrases, max_n)
+
+    def to_arrays(self) -> tuple[dict, dict]:
+        """(JSON-able metadata, numpy arrays) for :func:`.artifact.save_arrays`, no pickle: the phrase
+        words and the entries as UTF-8 bytes, one a line; each phrase as its length and word ids."""
+        entries = list(self._entries())
+        word_id: dict[str, int] = {}
+        ids = [word_id.setdefault(w, len(word_id) + 1) for k, _ in entries for w in k.split(" ")]
+        lines = lambda xs: np.frombuffer("\n".join(xs).encode("utf-8"), dtype=np.uint8)
+        return ({"max_n": self.max_n, "phrases": len(entries)},
+                {"words": lines(word_id), "ids": np.array(ids, dtype=np.uint32),
+                 "lengths": np.array([k.count(" ") + 1 for k, _ in entries], dtype=np.uint8),
+                 "entries": lines(v for _, v in entries)})
+
+    @classmethod
+    def from_arrays(cls, meta: dict, arrays: dict) -> "PhraseTable":
+        """The inverse of :meth:`to_arrays`; ValueError on malformed input."""
+        try:
+            max_n, n = meta["max_n"], meta["phrases"]
+            words = arrays["words"].tobytes().decode("utf-8").split("\n")
+            entries = arrays["entries"].tobytes().decode("utf-8").split("\n") if n else []
+            ids, lengths = np.asarray(arrays["ids"]), np.asarray(arrays["lengths"])
+        except (KeyError, TypeError, AttributeError, UnicodeDecodeError) as e:
+            raise ValueError(f"not a phrase table ({e!r})") from e
+        if not isinstance(max_n, int) or not 2 <= max_n <= 10 or not isinstance(n, int) or len(entries) != n \
+                or ids.dtype != np.uint32 or lengths.dtype != np.uint8 or ids.ndim != 1 or lengths.shape != (n,) \
+                or (n and (lengths.min() < 2 or lengths.max() > max_n)) or int(lengths.sum()) != len(ids) \
+                or (len(ids) and (ids.min() < 1 or ids.max() > len(words))) \
+                or len(set(words)) != len(words) or any(" " in w or not w for w in words if len(ids)):
+            raise ValueError("not a phrase table (inconsistent arrays)")
+        table = cls.__new__(cls)
+        table._setup(words, ids.astype(np.uint64), lengths.astype(np.int64), entries, max_n)
+        return table
 
     def _position(self, key: str, p: int) -> dict[str, int]:
         """{form of the phrase's p-th token: occurrences} (cached)."""
@@ -316,16 +390,16 @@ class PhraseTable:
         order = np.lexsort((starts[match], -totals[match], -lens[match], token))
         token, match, pos_in = token[order], match[order], pos_in[order]
         first = np.r_[True, token[1:] != token[:-1]]
-        keys = self._keys
-        return {t: (keys[w], p) for t, w, p in zip(token[first].tolist(), which[match[first]].tolist(),
-                                                   pos_in[first].tolist())}
+        key = self._key
+        return {t: (key(w), p) for t, w, p in zip(token[first].tolist(), which[match[first]].tolist(),
+                                                  pos_in[first].tolist())}
 
     def _totals_of(self, which: np.ndarray) -> np.ndarray:
         """The occurrences N of phrases (by index), parsed from their stored entries on first use
         (-1: an entry that does not parse, which is no phrase)."""
         totals = self._totals[which]
         for w in np.unique(which[totals == _UNPARSED]).tolist():
-            e = self.entry(self._keys[w])
+            e = self._entry_at(w)
             self._totals[w] = -1 if e is None else e[0]
         return self._totals[which]
 
