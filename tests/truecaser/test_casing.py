@@ -1,3 +1,5 @@
+from collections import Counter
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -67,3 +69,24 @@ def test_fold_then_restore_gives_the_text_back(text):
     if len(upper) == len(text):
         out = restore_accents(text, upper)
         assert len(out) == len(text) and all(a == b or a.upper() == b.upper() for a, b in zip(out, text))
+
+
+def test_the_casing_table_round_trips_through_arrays_and_rejects_junk(wiki_sentences):
+    """The artifact's form of the casing table (arrays; a word's list made when asked for) holds the
+    same forms in the same order as the counted table, and malformed arrays are refused."""
+    import numpy as np
+    import pytest
+
+    from textqa.models.truecaser.baseline import CasingTable
+    table = CasingTable.from_counts(Counter(t for s in wiki_sentences[:2000] for t in s.split()))
+    arrays = table.to_arrays()
+    again = CasingTable.from_arrays(arrays)
+    assert len(again.forms) == len(table.forms) > 1000 and list(again.forms) == list(table.forms)
+    assert all([list(p) for p in table.forms[w]] == again.forms[w] for w in table.forms)
+    assert "the" in again.forms and "no-such-word" not in again.forms and again.forms.get("no-such-word") is None
+    assert again.most_frequent("the") == table.most_frequent("the")
+    for junk in (dict(arrays, off=arrays["off"][:-1]), dict(arrays, counts=-arrays["counts"]),
+                 dict(arrays, off=arrays["off"].astype(np.int32)), {"words": arrays["words"]},
+                 dict(arrays, words=np.frombuffer(b"\n".join([b"a"] * (len(arrays["off"]) - 1)), dtype=np.uint8))):
+        with pytest.raises(ValueError, match="not a casing table"):
+            CasingTable.from_arrays(junk)

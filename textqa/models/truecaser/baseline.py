@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Mapping
+
+import numpy as np
 
 from sklearn.base import BaseEstimator
 
@@ -30,6 +33,34 @@ def capitalize_first_word_in(tokens: list[str], start: int, end: int) -> None:
                 tokens[i] = capitalize_first(tok)
             break
 
+class StoredForms(Mapping):
+    """{lowercased word: [[form, count], ...]} read from arrays (:meth:`CasingTable.to_arrays`): the
+    words are indexed at load, and a word's list is made when it is first asked for (for the default
+    model's million words, JSON took 0.4 s to read; most words are never met)."""
+
+    def __init__(self, words: list[str], forms: list[str], counts: np.ndarray, off: np.ndarray):
+        self._index = dict(zip(words, range(len(words))))
+        self._words, self._forms, self._counts, self._off = words, forms, counts, off
+        self._made: dict = {}
+
+    def __getitem__(self, key: str) -> list:
+        got = self._made.get(key)
+        if got is None:
+            i = self._index[key]
+            a, b = int(self._off[i]), int(self._off[i + 1])
+            got = self._made[key] = [[f, c] for f, c in zip(self._forms[a:b], self._counts[a:b].tolist())]
+        return got
+
+    def __contains__(self, key) -> bool:
+        return key in self._index
+
+    def __iter__(self):
+        return iter(self._words)
+
+    def __len__(self) -> int:
+        return len(self._words)
+
+
 class CasingTable:
     """For each lowercased word, its cased forms seen in training with their counts."""
 
@@ -45,6 +76,40 @@ class CasingTable:
     def most_frequent(self, key: str) -> str | None:
         forms = self.forms.get(key)
         return forms[0][0] if forms else None
+
+    def to_arrays(self) -> dict:
+        """The table as numpy arrays (no pickle): the words and the forms as UTF-8 bytes, one a line,
+        each form's count, and where each word's forms start (its forms in their stored order)."""
+        words, forms, counts, off = [], [], [], [0]
+        for w, fs in self.forms.items():
+            words.append(w)
+            for f, c in fs:
+                forms.append(f)
+                counts.append(c)
+            off.append(len(forms))
+        lines = lambda xs: np.frombuffer("\n".join(xs).encode("utf-8"), dtype=np.uint8)
+        return {"words": lines(words), "forms": lines(forms), "counts": np.array(counts, dtype=np.int64),
+                "off": np.array(off, dtype=np.int64)}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict) -> "CasingTable":
+        """The inverse of :meth:`to_arrays`; ValueError on malformed input."""
+        try:
+            words = arrays["words"].tobytes().decode("utf-8").split("\n")
+            forms = arrays["forms"].tobytes().decode("utf-8").split("\n")
+            counts, off = np.asarray(arrays["counts"]), np.asarray(arrays["off"])
+        except (KeyError, AttributeError, UnicodeDecodeError) as e:
+            raise ValueError(f"not a casing table ({e!r})") from e
+        if words == [""] and len(off) == 1:
+            words, forms = [], []
+        if off.dtype != np.int64 or counts.dtype != np.int64 or off.shape != (len(words) + 1,) or off[0] != 0 \
+                or (np.diff(off) < 1).any() or off[-1] != len(forms) or counts.shape != (len(forms),) \
+                or (counts < 0).any():
+            raise ValueError("not a casing table (inconsistent arrays)")
+        table = StoredForms(words, forms, counts, off)
+        if len(table._index) != len(words):
+            raise ValueError("not a casing table (a word twice)")
+        return cls(table)
 
 class UnigramTruecaser(BaseEstimator):
     """Baseline of paper section 2.1: each token takes its most frequent training casing.

@@ -26,7 +26,7 @@ from .rerank import CandidateWeights
 log = logging.getLogger(__name__)
 
 # ---------------------------------------------------------------------- persistence
-FORMAT_VERSION = 8            # 8: the phrase table as phrases.json (its size) + phrases.npz (arrays), casing, classes and context JSON gzipped; 7: + context.json/.npz (the sentence-context model, when trained with one), baseline.json.gz for baseline.json; 6: + the fold_accents hyper-parameter; 5: + discriminative.json (when trained with one); 4: + the compound part table in casing.json; 3: + phrases.json; 2: the OOV model as JSON + .npz (1 pickled it with joblib)
+FORMAT_VERSION = 8            # 8: the phrase table and the casing forms as arrays (phrases.npz, casing.npz), the JSON tables gzipped; 7: + context.json/.npz (the sentence-context model, when trained with one), baseline.json.gz for baseline.json; 6: + the fold_accents hyper-parameter; 5: + discriminative.json (when trained with one); 4: + the compound part table in casing.json; 3: + phrases.json; 2: the OOV model as JSON + .npz (1 pickled it with joblib)
 
 MIN_FORMAT_VERSION = 2
 
@@ -48,8 +48,8 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
                                "training_tokens": model.n_train_tokens_, **(extra or {})}, files=files) as tmp:
         lm_name = "lm.binary" if model.lm_path_.endswith(".binary") else "lm.arpa"
         shutil.copyfile(model.lm_path_, tmp / lm_name)
-        _write_json_gz(tmp / "casing.json.gz", {"forms": model.casing_.forms, "rare_mc": model.rare_mc_,
-                                                 "compound_parts": model.compound_parts_})
+        _write_json_gz(tmp / "casing.json.gz", {"rare_mc": model.rare_mc_, "compound_parts": model.compound_parts_})
+        save_arrays(tmp / "casing.npz", model.casing_.to_arrays(), compress=True)
         _write_json_gz(tmp / BASELINE_FILE, model.baseline_.best_)
         if model.oov_ is not None:
             meta, arrays = oov_to_data(model.oov_)
@@ -134,7 +134,12 @@ def _load_truecaser(path) -> Truecaser:
     model.ngram_counts_ = manifest.get("ngram_counts", {})
     model.n_train_tokens_ = manifest.get("training_tokens", 0)
     casing = read_json(_json_file(path, "casing.json"))
-    model.casing_ = CasingTable(casing["forms"])          # [form, count] pairs, read as they are stored
+    try:
+        # format 8: the forms as arrays; before, [form, count] pairs in the JSON, read as they are stored
+        model.casing_ = CasingTable(casing["forms"]) if "forms" in casing else \
+            CasingTable.from_arrays(load_arrays(path / "casing.npz"))
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ArtifactError(f"{path}: cannot read the casing table ({e})") from e
     model.rare_mc_ = casing["rare_mc"]
     try:                                # format 3 has no compound part table: compounds render as UC
         model.compound_parts_ = parts_from_data(casing["compound_parts"]) if "compound_parts" in casing else None
