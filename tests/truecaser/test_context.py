@@ -14,21 +14,36 @@ import pytest
 from textqa.models.artifact import ArtifactError, save_arrays
 from textqa.models.truecaser.casing import fold_accents
 from textqa.models.truecaser.context import SentenceContext, fit_context
-from textqa.models.truecaser.context_samples import (KeyIndex, collect, merge_samples, occurrences, quotas, ranges,
+from textqa.models.truecaser.context_samples import (RowColumnIndex, collect, merge_samples, occurrences, quotas, ranges,
                                                      target_words)
 from textqa.models.truecaser.model import TRIGRAM_DECODER
 from textqa.models.truecaser.store import load_truecaser, save_truecaser
 from textqa.runtime.paths import PUNKT_DIR
 
 
-def test_key_index_finds_each_key_and_nothing_else():
-    rng = np.random.default_rng(7)                  # synthetic keys: a property of the index, not of data
-    keys = rng.choice(10**12, size=50_000, replace=False).astype(np.int64)
-    index = KeyIndex(keys)
-    probe = np.concatenate([keys[::3], rng.integers(0, 10**12, 20_000), [0, 10**12 + 1]])
-    expect = {k: i for i, k in enumerate(keys.tolist())}
-    assert index.find(probe).tolist() == [expect.get(k, -1) for k in probe.tolist()]
-    assert KeyIndex(np.zeros(0, np.int64)).find(np.array([5])).tolist() == [-1]
+def test_row_column_index_finds_each_entry_and_nothing_else():
+    """Synthetic CSR matrices (a property of the index, not of data): columns crowded at the low end
+    as the sentence-context weights' are, empty rows, a one-column matrix, none at all."""
+    rng = np.random.default_rng(7)
+    for n_rows, n_cols, per_row in ((3000, 400_000, 40), (50, 1, 1), (0, 10, 0)):
+        counts = rng.integers(0, 2 * per_row + 1, n_rows) if per_row else np.zeros(n_rows, np.int64)
+        counts[::7] = 0                                       # empty rows
+        rows = [np.unique((rng.pareto(1.0, int(c)) * 50).astype(np.int64) % n_cols) for c in counts]
+        indptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
+        indices = np.concatenate(rows + [np.zeros(0, np.int64)]).astype(np.int32)
+        index = RowColumnIndex(indptr, indices, n_cols)
+        expect = {(r, int(c)): int(indptr[r]) + k for r, cols in enumerate(rows) for k, c in enumerate(cols)}
+        if n_rows:
+            q_rows = rng.integers(0, n_rows, 20_000)
+            q_cols = np.where(rng.random(20_000) < 0.5, rng.integers(0, n_cols, 20_000),
+                              (rng.pareto(1.0, 20_000) * 50).astype(np.int64) % n_cols)
+            got = index.find(q_rows, q_cols).tolist()
+            assert got == [expect.get((r, c), -1) for r, c in zip(q_rows.tolist(), q_cols.tolist())]
+            assert sum(g >= 0 for g in got) > 1000 or n_cols == 1
+            all_rows = np.repeat(np.arange(n_rows), np.diff(indptr))
+            assert index.find(all_rows, indices).tolist() == list(range(len(indices)))
+        else:
+            assert index.find(np.zeros(0, np.int64), np.zeros(0, np.int64)).tolist() == []
 
 
 def test_ranges():
@@ -257,13 +272,12 @@ def test_a_batch_scored_in_chunks_is_scored_as_a_whole(with_context, dev_sentenc
 
 
 def test_a_pickled_model_scores_the_same(with_context, dev_sentences):
-    """The index is built in a thread: a copy (pickle, deepcopy) rebuilds its own."""
+    """A copy (pickle, deepcopy) scores as the model does."""
     import pickle
     ctx = with_context[0].context_
     low = fold_accents(dev_sentences[5]).lower().split() + fold_accents(dev_sentences[9]).lower().split()
     off = [0, len(dev_sentences[5].split()), len(low)]
     again = pickle.loads(pickle.dumps(ctx))
-    assert again._built == [] or again._built[0] is not ctx._index()
     assert all(np.array_equal(a, b) for a, b in zip(ctx.log10_ratios(low, off), again.log10_ratios(low, off)))
     assert len(copy.deepcopy(ctx).log10_ratios(low, off)[0]) == len(ctx.log10_ratios(low, off)[0]) > 0
 

@@ -38,7 +38,7 @@ import numpy as np
 from textqa.runtime import process_pool
 
 from ..sklearn_data import same_numbers_anywhere
-from .context_samples import KeyIndex, collect, ranges
+from .context_samples import RowColumnIndex, collect, ranges
 
 LN10 = math.log(10)
 #: The defaults of ``textqa train truecaser``: samples a casing (measured 1,000 / 3,000 / 10,000 in
@@ -93,11 +93,12 @@ class SentenceContext:
                 or not finite:
             raise ValueError("the sentence-context weights must be finite and the priors positive")
         self.info = dict(info or {})
-        keys = self._keys()
-        if len(keys) > 1 and (np.diff(keys) <= 0).any():
-            raise ValueError("the sentence-context columns must be increasing within a row")
-        if len(keys) >= 1 << 31:
+        if len(self.indices) >= 1 << 31:
             raise ValueError("too many sentence-context weights")
+        rising = np.diff(self.indices.astype(np.int64)) > 0
+        rising[self.indptr[1:-1][(self.indptr[1:-1] > 0) & (self.indptr[1:-1] < len(self.indices))] - 1] = True
+        if not rising.all():                     # a row's last and the next row's first may fall
+            raise ValueError("the sentence-context columns must be increasing within a row")
         self._log_prior = np.log(self.prior)
         code = dict(zip(self.features, range(F)))          # a word's code: its feature index, or past them
         if len(code) != F or len(set(self.targets)) != len(self.targets):
@@ -109,16 +110,7 @@ class SentenceContext:
         self._target_of = np.full(len(code) + 1, -1, np.int64)
         self._target_of[[code[w] for w in self.targets]] = np.arange(len(self.targets))
         self._code = code
-        self._start_index(keys)
-
-    def _start_index(self, keys=None) -> None:
-        """Build the look-ups' hash index in a thread, while the rest of the artifact loads and the
-        first batches decode (numpy's sort releases the GIL); until it is there, look-ups search the
-        sorted keys (:meth:`_index`): the same positions, without waiting a second for the index."""
-        self._built: list = []
-        self._sorted = self._keys() if keys is None else keys      # the validated keys, when they are at hand
-        self._builder = threading.Thread(target=self._build_index, daemon=True, name="sentence-context index")
-        self._builder.start()
+        self._index = RowColumnIndex(self.indptr, self.indices, F)
 
     @property
     def data(self) -> np.ndarray:
@@ -131,40 +123,10 @@ class SentenceContext:
         """The weights at positions ``at``, of rows ``rows``: the same float32 numbers as :attr:`data`'s."""
         return self._data[at] if self._data is not None else self._q[at].astype(np.float32) * self._scale[rows]
 
-    def _build_index(self) -> None:
-        self._built.append(KeyIndex(self._sorted))
-        self._sorted = None                     # the index holds them (in its own order)
-
-    def __getstate__(self):                     # copied or pickled without the thread and the index
-        return {k: v for k, v in self.__dict__.items() if k not in ("_built", "_builder", "_sorted")}
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        self._start_index()
-
     def __len__(self) -> int:
         return len(self.targets)
 
     # --------------------------------------------------------------- scoring
-    def _keys(self) -> np.ndarray:
-        """Each weight's key, row * (number of features) + column: increasing."""
-        rows = np.repeat(np.arange(len(self.indptr) - 1, dtype=np.int64), np.diff(self.indptr))
-        return rows * max(len(self.features), 1) + self.indices.astype(np.int64)
-
-    def _index(self):
-        """What finds the weights' keys: the hash index once its thread has built it, until then the
-        sorted keys (:class:`SortedKeys`); in a process forked before the thread was done, where it
-        does not run, the index is built here."""
-        if self._built:
-            return self._built[0]
-        keys = self._sorted
-        if keys is not None and self._builder.is_alive():
-            return SortedKeys(keys)
-        self._builder.join()
-        if not self._built:
-            self._built.append(KeyIndex(self._keys()))
-        return self._built[0]
-
     def code(self, word: str) -> int:
         """The word's code in :meth:`log10_ratios`'s ``codes`` (-1: neither modelled nor context)."""
         return self._code.get(word, -1)
@@ -221,14 +183,13 @@ class SentenceContext:
         logits = np.zeros((len(pos), max_rows + 1))
         logits[:, 1:] = -np.inf
         q_rows = n_rows[q_t]
-        index = self._index()
         for r in range(max_rows):
             ok_t = n_rows > r
             logits[ok_t, r + 1] = self.intercept[row0[ok_t] + r]
             sel = q_rows > r
             qt = q_t[sel]
             rows = row0[qt] + r
-            at = index.find(rows * F + q_f[sel])
+            at = self._index.find(rows, q_f[sel])
             hit = at >= 0
             logits[:, r + 1] += np.bincount(qt[hit], weights=self._weights(at[hit], rows[hit]), minlength=len(pos))
         logits -= logits.max(axis=1, keepdims=True)
@@ -295,21 +256,6 @@ class SentenceContext:
                        arrays["indices"], info=meta.get("info"), quantised=(q, scale))
         except (KeyError, TypeError) as e:
             raise ValueError(f"malformed sentence-context model ({e!r})") from e
-
-
-class SortedKeys:
-    """``KeyIndex.find`` by binary search of the increasing keys themselves (no index to build)."""
-
-    def __init__(self, keys: np.ndarray):
-        self.keys = keys
-
-    def find(self, keys: np.ndarray) -> np.ndarray:
-        keys = np.ascontiguousarray(keys, dtype=np.int64)
-        at = np.searchsorted(self.keys, keys)
-        inside = at < len(self.keys)
-        hit = np.zeros(len(keys), bool)
-        hit[inside] = self.keys[at[inside]] == keys[inside]
-        return np.where(hit, at, -1)
 
 
 class CandidateMap:
