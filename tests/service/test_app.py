@@ -253,3 +253,15 @@ def test_icd9_request_budget(icd9_artifact):
     assert c.post("/v1/icd9/code", json={"documents": docs[:3]}).status_code == 200
     err = error_of(c.post("/v1/icd9/code", json={"documents": docs}), 413, "payload_too_large")
     assert "1,200 tokens; the limit is 1,000 per request" in err["message"]
+
+
+def test_a_loaded_model_is_kept_out_of_the_collectors_work(truecaser_artifact):
+    """A service worker freezes what it loaded (a full collection walked the four default models'
+    millions of objects for half a second, a pause every request then waiting waited for)."""
+    import gc
+    gc.unfreeze()
+    app = create_app(truecaser_artifact, {"TEXTQA_MODELS": ["truecaser"]})
+    model = app.extensions["textqa_models"]["truecaser"].model
+    assert model is not None and gc.get_freeze_count() > 100_000
+    assert not any(o is model.model.casing_.forms for o in gc.get_objects())     # frozen: no generation holds it
+    gc.unfreeze()

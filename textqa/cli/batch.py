@@ -26,6 +26,7 @@ from textqa.errors import InputError
 from textqa.registry import BY_NAME, BY_VERB, MODELS, resolve
 from textqa.runtime import dask_cluster
 from textqa.runtime.files import replaced_whole
+from textqa.runtime.gc_pause import freeze_loaded
 from textqa.runtime.paths import artifacts_dir
 
 HELP = "run a model over a large file on a Dask cluster (same output as the single-process command)"
@@ -37,6 +38,7 @@ def _load(name: str, folder: str, model_id: str, load_options: dict):
     key = (name, folder, model_id, json.dumps(load_options, sort_keys=True))
     if key not in _MODELS:
         _MODELS[key] = BY_NAME[name].load(folder, **load_options)
+        freeze_loaded(collect=False)    # the worker keeps it: no collection walks it again
     return _MODELS[key]
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from textqa.errors import InputError
 from textqa.registry import ModelEntry
 from textqa.runtime.files import decode
+from textqa.runtime.gc_pause import freeze_loaded
 from textqa.runtime.paths import artifacts_dir
 
 
@@ -37,9 +38,11 @@ def load_model(args, entry: ModelEntry):
     bad artifact is a user error."""
     from textqa.models.artifact import ArtifactError  # deferred: loads orjson, numpy
     try:
-        return entry.load(model_folder(args, entry), **entry.option_values(args, "load"))
+        model = entry.load(model_folder(args, entry), **entry.option_values(args, "load"))
     except ArtifactError as e:
         raise InputError(str(e)) from e
+    freeze_loaded(collect=False)        # a command's model lives as long as the process: never walked again
+    return model
 
 
 def stdin_lines() -> list[str]:

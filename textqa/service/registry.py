@@ -23,6 +23,7 @@ from flask import current_app
 from textqa.models.artifact import ArtifactError
 from textqa.registry import MODELS, ModelEntry
 from textqa.runtime import training_state
+from textqa.runtime.gc_pause import freeze_loaded
 
 from .errors import APIError
 
@@ -52,6 +53,7 @@ def _load(slot: ModelSlot) -> None:
     try:
         model = spec.load(slot.path)
         spec.warm_up(model)
+        freeze_loaded()                 # its tables are never garbage: no collection walks them again
         slot.model, slot.manifest, slot.error = model, getattr(model, "manifest", {}), None
         log.info("loaded %s from %s", spec.name, slot.path)
     except ArtifactError as e:

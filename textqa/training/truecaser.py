@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -138,6 +139,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                    "artifact is the same)")
     p.add_argument("--partition-size", type=int, default=20000,
                    help="paragraphs per Dask task with --scheduler (default 20,000)")
+
+
+def peak_rss_mb() -> int:
+    """The largest resident memory so far of this process or of any worker it has waited for (the
+    tokenizer and fitting pools), in MB."""
+    own, kids = (resource.getrusage(w).ru_maxrss for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return round(max(own, kids) / 1024)
 
 
 def check_inputs(paths: list[Path]) -> None:
@@ -310,7 +318,7 @@ def run(args: argparse.Namespace) -> int:
         metrics = {"training_sentences": n_sentences, "training_sentences_dropped_dev_overlap": dropped,
                    **({"training_sentences_held_out_for_discriminative": model.reranker_.info["held_out_sentences"]}
                       if getattr(model, "reranker_", None) is not None else {}),
-                   "training_seconds": round(train_seconds, 1)}
+                   "training_seconds": round(train_seconds, 1), "training_peak_rss_mb": peak_rss_mb()}
         if dev:
             say(f"evaluating on {len(dev)} dev sentences")
             metrics.update(evaluate(model, dev, plots=work / "plots"))
