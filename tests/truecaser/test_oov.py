@@ -60,3 +60,16 @@ def test_the_model_fitted_in_a_worker_process_is_the_one_fitted_here(wiki_senten
     (a_meta, a), (b_meta, b) = oov_to_data(here.oov_), oov_to_data(there.oov_)
     assert a_meta == b_meta and sorted(a) == sorted(b)
     assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_the_oov_ratios_of_a_word_are_its_own_whatever_the_batch(small_truecaser, monkeypatch):
+    """The decoder keeps each unseen word's OOV ratios: the numbers a batch of other words gives, and
+    the kept ones survive only as long as the OOV model does."""
+    model = small_truecaser
+    words = ["zorbulate", "Quixlo", "mcfrobnitz", "xt-9000", "ballyhooing"]
+    alone = {w: model.oov_.log10_ratio([w])[0] for w in words}
+    assert model.oov_log10_ratios(words[:3]) == {w: alone[w] for w in words[:3]}
+    calls = []
+    real = type(model.oov_).log10_ratio
+    monkeypatch.setattr(type(model.oov_), "log10_ratio", lambda self, ws: calls.append(list(ws)) or real(self, ws))
+    assert model.oov_log10_ratios(words) == alone and calls == [sorted(words[3:])]      # only the new ones

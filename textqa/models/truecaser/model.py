@@ -397,8 +397,23 @@ class Truecaser(TruecaserFitting, NativeSearch, PythonSearch, BaseEstimator):
                 key = t.lower()
                 if key not in self.casing_.forms and case_class(key) != NONE:
                     unseen.add(key)
-        unseen = sorted(unseen)
-        return dict(zip(unseen, self.oov_.log10_ratio(unseen)))
+        return self.oov_log10_ratios(unseen)
+
+    def oov_log10_ratios(self, words) -> dict:
+        """{unseen word: the OOV model's log10 ratios (:meth:`.oov.CharCasingClassifier.log10_ratio`)},
+        each word's worked out once and kept (a word's ratios depend on its characters alone: the
+        same numbers in any batch); a text's unseen words recur."""
+        cache = getattr(self, "_oov_cache", None)
+        if cache is None or cache[0] is not self.oov_:
+            cache = self._oov_cache = (self.oov_, {})
+        known, words = cache[1], set(words)
+        new = sorted(w for w in words if w not in known)
+        if len(known) + len(new) > 200_000:          # a bound on a long-running service's cache
+            known.clear()
+            new = sorted(words)
+        if new:
+            known.update(zip(new, self.oov_.log10_ratio(new)))
+        return {w: known[w] for w in words}
 
 
     def _parts(self, toks: list[str]) -> list[list[str]]:

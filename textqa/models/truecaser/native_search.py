@@ -160,8 +160,7 @@ class NativeSearch:
             em[ranges(cand_off[pos].astype(np.int64), n)] += vals
         unseen_at = [t for t, e in enumerate(ents) if e[2] is not None]      # unseen words (OOV classes)
         if unseen_at and self.oov_ is not None:
-            keys = sorted({low[t] for t in unseen_at})
-            scores = dict(zip(keys, self.oov_.log10_ratio(keys)))
+            scores = self.oov_log10_ratios({low[t] for t in unseen_at})
             w = self.oov_weight
             pos, add = [], []
             for t in unseen_at:
