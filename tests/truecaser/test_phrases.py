@@ -243,3 +243,16 @@ def test_the_batch_search_is_the_definition_on_real_sentences(small_truecaser, d
     batch = table.covering_keys([t for s in sents for t in s], off)
     expected = [c for s in sents for c in _covering_by_brute_force(table, s)]
     assert batch == expected and sum(c is not None for c in batch) > 500
+
+
+def test_short_texts_find_what_the_batch_search_finds(small_truecaser, dev_sentences, monkeypatch):
+    """Below ``SMALL`` tokens the windows are looked up one by one in Python (a service request's
+    sentence); the matches and the choice among them are the batch search's, sentence by sentence
+    and for two sentences at once."""
+    table = small_truecaser.phrases_
+    lows = [s.lower().split() for s in dev_sentences[:600]]
+    small = [table.covered(low) for low in lows]
+    pairs = [table.covered(a + b, [0, len(a), len(a) + len(b)]) for a, b in zip(lows[::2], lows[1::2])]
+    monkeypatch.setattr(type(table), "SMALL", 0)                 # the vectorised search for every length
+    assert small == [table.covered(low) for low in lows] and sum(map(len, small)) > 200
+    assert pairs == [table.covered(a + b, [0, len(a), len(a) + len(b)]) for a, b in zip(lows[::2], lows[1::2])]

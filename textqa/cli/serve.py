@@ -12,6 +12,7 @@ from pathlib import Path
 
 from textqa.registry import MODELS, NAMES
 from textqa.runtime import training_state
+from textqa.runtime.process_pool import ONE_THREAD
 from textqa.runtime.paths import artifacts_dir
 
 from .background import BackgroundTraining, to_train
@@ -65,6 +66,9 @@ def run(args) -> int:
         metrics_dir = tempfile.mkdtemp(prefix="textqa-metrics-")
         env["TEXTQA_OWN_METRICS_DIR"] = metrics_dir
     env["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+    # one BLAS/OpenMP thread a worker, unless the operator chose otherwise: set before gunicorn starts,
+    # since its master loads numpy (and with it OpenBLAS's thread count) when it reads the app's config
+    env = {**ONE_THREAD, **env}
     cmd = [sys.executable, "-m", "gunicorn", "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
            "--timeout", str(args.timeout), "--graceful-timeout", str(args.graceful_timeout),
            "-c", "python:textqa.service.gunicorn_conf",

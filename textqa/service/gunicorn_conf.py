@@ -19,11 +19,13 @@ from gunicorn.arbiter import Arbiter
 
 from textqa.runtime.process_pool import ONE_THREAD
 
-# One thread each for OpenBLAS, OpenMP and MKL in every worker, unless the operator chose otherwise:
-# read when numpy loads, which is after this file.  Each request is small, so a second BLAS thread
-# buys nothing, and two workers with two threads each oversubscribe two cores: spaCy's parse of a
-# question took 3.6 times as long with two threads a worker as with one while the other core was
-# busy (the same tags and the same answers either way).
+# One thread each for OpenBLAS, OpenMP and MKL in every worker, unless the operator chose otherwise.
+# Each request is small, so a second BLAS thread buys nothing, and two workers with two threads each
+# oversubscribe two cores: spaCy's parse of a question took 3.6 times as long with two threads a
+# worker as with one while the other core was busy (the same tags and the same answers either way).
+# ``textqa serve`` sets them in gunicorn's environment: OpenBLAS reads them when numpy loads, which
+# importing this file's package already does in gunicorn's master.  Here for a gunicorn started
+# otherwise, for the libraries that read them later (OpenMP).
 for _name, _value in ONE_THREAD.items():
     os.environ.setdefault(_name, _value)
 

@@ -204,6 +204,7 @@ class PhraseTable:
             top = np.concatenate(list(self._hashes.values())) >> np.uint64(64 - _FILTER_BITS)
             np.bitwise_or.at(self._bits, (top >> np.uint64(3)).astype(np.int64),
                              (np.uint8(1) << (top & np.uint64(7)).astype(np.uint8)))
+        self._bits_bytes = self._bits.tobytes()        # read byte by byte by the short texts' look-up
 
     @classmethod
     def from_variants(cls, variants: dict[str, int], max_n: int = MAX_N) -> "PhraseTable":
@@ -332,6 +333,52 @@ class PhraseTable:
                 self._positions[(key, p)] = d
         return d
 
+    #: Below this many tokens, :meth:`covered` looks the windows up in Python: numpy's call overheads
+    #: (some sixty calls) cost more than the work for a sentence or two (a service's requests).
+    SMALL = 64
+
+    def _covered_small(self, low: list[str], sent_off) -> dict:
+        """:meth:`covered` of a short text, window by window: the same matches, the same choice."""
+        wid = self._word_id.get
+        ids = [wid(t, 0) for t in low]
+        mask, bits, P, shift = _MASK, self._bits_bytes, _P, 64 - _FILTER_BITS
+        found: dict[int, list] = {}                     # length -> [(start, hash, ids)]
+        for a, b in zip(sent_off, sent_off[1:]):
+            for i in range(a + 1, b - 1):               # not a sentence's first token
+                h = ids[i]
+                if not h:
+                    continue
+                for length in range(2, min(self.max_n, b - i) + 1):
+                    nxt = ids[i + length - 1]
+                    if not nxt:
+                        break
+                    h = (h * P + nxt) & mask
+                    if length in self._hashes:
+                        top = h >> shift
+                        if bits[top >> 3] >> (top & 7) & 1:
+                            found.setdefault(length, []).append((i, h))
+        matches = []                                    # (start, length, phrase)
+        for length, cands in found.items():
+            table = self._hashes[length]
+            hs = np.array([h for _, h in cands], dtype=np.uint64)
+            at = np.minimum(np.searchsorted(table, hs), len(table) - 1).tolist()
+            for (i, h), k in zip(cands, at):
+                if int(table[k]) == h and self._rows[length][k].tolist() == ids[i:i + length]:
+                    matches.append((i, length, int(self._index[length][k])))
+        if not matches:
+            return {}
+        totals = self._totals_of(np.array([w for _, _, w in matches], dtype=np.int64)).tolist()
+        best: dict[int, tuple] = {}
+        for (i, length, w), total in zip(matches, totals):
+            if total < 0:                               # an entry that does not parse is no phrase
+                continue
+            rank = (-length, -total, i)
+            for p in range(length):
+                cur = best.get(i + p)
+                if cur is None or rank < cur[0]:
+                    best[i + p] = (rank, w, p)
+        return {t: (self._key(w), p) for t, (_, w, p) in sorted(best.items())}
+
     def covered(self, low: list[str], sent_off=None) -> dict:
         """{token index: ``(phrase, position in it)``} of the tokens of lowercased text inside a
         known phrase, the longest covering it (ties: the most frequent, then the leftmost).
@@ -343,6 +390,8 @@ class PhraseTable:
             sent_off = [0, n]
         if n < 3 or not self._hashes:
             return {}
+        if n < self.SMALL:
+            return self._covered_small(low, sent_off)
         wid = self._word_id.get
         ids = np.fromiter(map(wid, low, repeat(0)), dtype=np.uint64, count=n)
         lengths = np.diff(np.asarray(sent_off, dtype=np.int64))
