@@ -77,6 +77,35 @@ def run(cmd: list, stdin=None, stdout=None) -> tuple[float, int, dict]:
     return time.perf_counter() - t, own, peak
 
 
+def side_by_side(cmd: list, src: Path, kind: str, folder: Path, ref: Path) -> float:
+    """Wall seconds of the single-process command run on each half of ``src``'s lines at once, in two
+    plain processes: what two cores give without Dask, the bound of a two-worker batch run on this
+    machine (whose client, scheduler and workers share the same cores).  Their outputs, one after
+    the other, must be the single command's."""
+    lines = src.read_bytes().splitlines(keepends=True)
+    halves = [folder / f"{kind}-half{i}.in" for i in (0, 1)]
+    halves[0].write_bytes(b"".join(lines[:len(lines) // 2]))
+    halves[1].write_bytes(b"".join(lines[len(lines) // 2:]))
+    outs = [h.with_suffix(".out") for h in halves]
+    t = time.perf_counter()
+    procs = []
+    for half, out in zip(halves, outs):
+        args = [str(half) if str(a) == str(src) else str(a) for a in cmd]
+        fin = open(half, "rb") if kind == "truecase" else open(os.devnull, "rb")
+        procs.append((subprocess.Popen([sys.executable, "-m", "textqa.cli", *args], stdin=fin, stdout=open(out, "wb"),
+                                       stderr=subprocess.DEVNULL, cwd=ROOT), fin))
+    for proc, fin in procs:
+        if proc.wait():
+            raise SystemExit(f"{kind}: a half failed")
+        fin.close()
+    took = time.perf_counter() - t
+    if b"".join(o.read_bytes() for o in outs) != ref.read_bytes():
+        raise SystemExit(f"{kind}: the two halves' outputs differ from the single process's")
+    for f in halves + outs:
+        f.unlink()
+    return took
+
+
 def make_inputs(folder: Path, n_lines: int, n_docs: int) -> tuple[Path, Path]:
     from textqa.models.icd9.records import read_cmc_xml
     from textqa.runtime.paths import DATA_DIR
@@ -131,6 +160,9 @@ def main(argv=None) -> int:
             secs, own, _ = run(single_cmd, stdin=src if kind == "truecase" else None, stdout=ref)
             base = n / secs
             rows.append((kind, single_name, secs, n / secs, 1.0, mb(own), "-"))
+            bound = side_by_side(single_cmd, src, kind, tmp, ref)
+            rows.append((kind, "upper bound: the two halves of IN, one such command each, side by side", bound,
+                         n / bound, (n / bound) / base, float("nan"), "-"))
             for workers in (1, 2):
                 print(f"{kind}: batch, {workers} worker(s)", file=sys.stderr)
                 out = tmp / f"{kind}.{workers}"
@@ -161,14 +193,17 @@ def main(argv=None) -> int:
              "| model | command | seconds | items/s | x single | client peak RSS (MB) | worker peak RSS (MB) |",
              "|---|---|---:|---:|---:|---:|---:|"]
     for kind, name, secs, rate, ratio, client, workers in rows:
-        lines.append(f"| {kind} | `{name}` | {secs:,.1f} | {rate:,.0f} | {ratio:.2f} | {client:,.0f} | {workers} |")
+        shown = name if name.startswith("upper bound") else f"`{name}`"
+        mem = "-" if client != client else f"{client:,.0f}"          # nan: not measured
+        lines.append(f"| {kind} | {shown} | {secs:,.1f} | {rate:,.0f} | {ratio:.2f} | {mem} | {workers} |")
     lines += ["",
               f"- Per-partition overhead: **{overhead * 1000:.1f} ms** per partition (ICD-9 with 2 workers: "
               f"{n_small:,} partitions of 100 documents took {small:.1f} s, {n_large} of 10,000 took {large:.1f} s).",
               f"- Model load per worker (what each worker pays once): truecaser {loads['truecase']:.2f} s, "
               f"ICD-9 {loads['icd9']:.2f} s.",
               "- One worker can beat the single process: the client reads and writes while the worker computes "
-              "(two processes). Two workers on 2 cores share them with the client and the scheduler. See "
+              "(two processes). Two workers on 2 cores share them with the client and the scheduler; the "
+              "upper-bound row is what the two cores give two plain processes with no Dask at all. See "
               "`docs/scaling.md` for what these numbers mean on 10 and 100 machines."]
     write_section(args.out, "batch", lines, extra=("textqa.models", "textqa.cli", "textqa.runtime"))
     print("\n".join(lines))
