@@ -44,6 +44,22 @@ def test_help_loads_no_model_and_each_trainer_lists_its_own_options():
     assert r.returncode == 2 and b"unrecognized arguments: --no-such-option" in r.stderr
 
 
+def test_a_command_imports_only_its_own_module():
+    """``textqa truecase`` builds its own parser only: the other commands' modules (QA's collection,
+    the evaluation scorers, the server) are not imported before its first line; ``textqa --help``
+    and an unknown command still list every command."""
+    code = ("import sys\n"
+            "from textqa.cli import COMMANDS, build_parser\n"
+            "build_parser(['truecase', '--tokenized']).parse_args(['truecase', '--tokenized'])\n"
+            "others = [m for n, m in COMMANDS.items() if n != 'truecase' and m in sys.modules]\n"
+            "assert not others, others\n"
+            "assert 'textqa.cli.truecase' in sys.modules\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr.decode()
+    r = textqa("truecas")
+    assert r.returncode == 2 and b"'truecase'" in r.stderr and b"'serve'" in r.stderr
+
+
 def test_truecase_filter(truecaser_artifact):
     model = str(truecaser_artifact / "truecaser")
     r = textqa("truecase", "--model", model, "--tokenized",

@@ -48,7 +48,12 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     p.add_argument("--version", action=_Version, nargs=0,
                    help="show the version and which truecaser search decodes (native C++ or Python), and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # a command names itself first: only its module is imported (each imports what it runs, and the
+    # others' imports would delay its first output); otherwise every command, for --help and errors
+    named = argv[0] if argv and argv[0] in COMMANDS else None
     for name, module_name in COMMANDS.items():
+        if named is not None and name != named:
+            continue
         module = importlib.import_module(module_name)
         cp = sub.add_parser(name, help=module.HELP, description=module.__doc__ if name == "batch"
                             else module.DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
