@@ -82,6 +82,14 @@ class TruecaserService:
         token_lists = [s.split() for s in sentences]            # the \\S+ runs, as the spans below
         out = []
         for s, tokens, cased in zip(sentences, token_lists, self._predict(token_lists, baseline)):
+            if s.isascii():
+                joined = " ".join(cased)
+                # an ASCII line single-spaced whose re-cased tokens, joined, differ from it in case only:
+                # lower() keeps ASCII lengths, so every token passes transfer_case's test and is its
+                # re-cased form, and the line is the re-cased tokens joined (the same string, built once)
+                if joined.lower() == s.lower() and joined.isascii():
+                    out.append(joined)
+                    continue
             recased = [transfer_case(t, c) for t, c in zip(tokens, cased)]
             if " ".join(tokens) == s:                             # single spaces: rejoin
                 out.append(" ".join(recased))
