@@ -142,12 +142,13 @@ def _worker(system: str, model_dir: str, dev_path: str, repeat: int) -> dict:
             run = lambda: svc.model.predict_tokens(lower)
         else:
             run = lambda: [svc.model.baseline_.predict_tokens(t) for t in lower]
-    best = None
+    best = first = None
     for _ in range(repeat):
         t1 = time.perf_counter()
         out = run()
         dt = time.perf_counter() - t1
         best = dt if best is None else min(best, dt)
+        first = dt if first is None else first       # the first pass: the per-word tables still cold
     s = score_truecase(gold, [" ".join(t) for t in out])
     lower = [l.lower().split() for l in wsj]          # run() reads "lower" when called
     w = score_truecase(wsj, [" ".join(t) for t in run()])
@@ -155,7 +156,8 @@ def _worker(system: str, model_dir: str, dev_path: str, repeat: int) -> dict:
     lower = [l.lower().split() for l in news]
     r = score_truecase(news, [" ".join(t) for t in run()])
     return {"system": system, "load_seconds": load, "tokens": n_tokens, "seconds": best,
-            "tokens_per_second": n_tokens / best, "accuracy": s.accuracy, "f1": s.f1,
+            "tokens_per_second": n_tokens / best, "first_pass_tokens_per_second": n_tokens / first,
+            "accuracy": s.accuracy, "f1": s.f1,
             "wsj_accuracy": w.accuracy, "wsj_f1": w.f1, "wsj_tokens": w.tokens,
             "reuters_accuracy": r.accuracy, "reuters_f1": r.f1, "reuters_tokens": r.tokens,
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
@@ -177,11 +179,16 @@ def cli_speed(model_dir: Path, dev: Path, scratch: Path, copies: int = 4, repeat
     """``textqa truecase --tokenized`` as a user runs it, pinned to one core like the decoders above: the
     lowercased dev set ``copies`` times over in one file (best of ``repeat`` runs) and a one-line file
     (best of 3: the start-up, imports and model load included); tokens/s is the file's tokens over the
-    difference, so it measures the reading, decoding and writing, not the start-up."""
+    difference, so it measures the reading, decoding and writing, not the start-up.  The same text
+    ``2 * copies`` times over gives the rate once every word has been met (``warm_tokens_per_second``:
+    the second half's tokens over the extra time), which is what the best of the decoder's passes
+    measures; the first copy meets each word first, as the decoder's first pass does."""
     from textqa.training.corpus import read_lines
     lower = [line.strip().lower() for line in read_lines(dev) if line.strip()]
     big, one = scratch / "cli-input.txt", scratch / "cli-one-line.txt"
     big.write_text("".join(line + "\n" for line in lower) * copies, encoding="utf-8")
+    double = scratch / "cli-input-twice.txt"
+    double.write_text("".join(line + "\n" for line in lower) * (2 * copies), encoding="utf-8")
     one.write_text(lower[0] + "\n", encoding="utf-8")
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     cmd = (["taskset", "-c", "0"] if shutil.which("taskset") else []) + [
@@ -197,8 +204,10 @@ def cli_speed(model_dir: Path, dev: Path, scratch: Path, copies: int = 4, repeat
         return took
     startup = min(run(one) for _ in range(3))
     whole = min(run(big) for _ in range(repeat))
+    twice = min(run(double) for _ in range(repeat))
     tokens = copies * sum(len(line.split()) for line in lower)
-    return {"tokens": tokens, "startup": startup, "whole": whole, "tokens_per_second": tokens / (whole - startup)}
+    return {"tokens": tokens, "startup": startup, "whole": whole, "twice": twice,
+            "tokens_per_second": tokens / (whole - startup), "warm_tokens_per_second": tokens / (twice - whole)}
 
 
 def dir_size_mb(path: Path) -> float:
@@ -325,7 +334,12 @@ def main(argv=None) -> int:
         f"{cli['startup']:.2f} s for one line (the start-up: imports and the model's load; best of 3): "
         f"{cli['tokens_per_second']:,.0f} tokens/s after the start-up, **{cli['tokens_per_second'] / v['tokens_per_second']:.2f}** "
         f"of the in-process decoder's and **{cli['tokens_per_second'] / peer:.2f}x** the peer's. Targets: >= 0.85 of "
-        f"the decoder, >= 3x the peer, start-up <= 2.0 s.",
+        f"the decoder, >= 3x the peer, start-up <= 2.0 s. The same text 8 times over takes {cli['twice']:.2f} s: "
+        f"once every word has been met, the command decodes {cli['warm_tokens_per_second']:,.0f} tokens/s, "
+        f"**{cli['warm_tokens_per_second'] / v['tokens_per_second']:.2f}** of the decoder's best pass; the "
+        f"decoder's own first pass over dev, meeting each word first (its per-word entries, phrase strings and "
+        f"OOV scores are made on first use, not at load), runs at "
+        f"{v['first_pass_tokens_per_second']:,.0f} tokens/s.",
         "- Peak RSS is the whole process: Python, the service's imports, the mmap-ed KenLM pages touched and "
         "the casing tables (the unigram row loads the same artifact).",
         "- The peer was trained on other text than Wikipedia, so its accuracy is not a like-for-like "
