@@ -263,12 +263,14 @@ def main(argv=None) -> int:
         # a quarter over minutes, and a drift then reaches every system alike
         cli_scratch = Path(tempfile.mkdtemp(prefix="bench-truecaser-cli-"))
         cli: dict = {}
+        rounds: dict[str, list[float]] = {}          # each system's tokens/s, round by round
         try:
             for round_ in range(args.rounds):
                 for system in SYSTEMS:
                     print(f"bench: decoding the dev set with {system} (round {round_ + 1} of {args.rounds})...",
                           file=sys.stderr, flush=True)
                     r = run_worker(system, model_dir, args.dev, args.repeat)
+                    rounds.setdefault(system, []).append(r["tokens_per_second"])
                     best = results.get(system)
                     if best is None or r["tokens_per_second"] > best["tokens_per_second"]:
                         r["load_seconds"] = min(r["load_seconds"], best["load_seconds"]) if best else r["load_seconds"]
@@ -348,6 +350,9 @@ def main(argv=None) -> int:
         f"decoder's own first pass over dev, meeting each word first (its per-word entries, phrase strings and "
         f"OOV scores are made on first use, not at load), runs at "
         f"{v['first_pass_tokens_per_second']:,.0f} tokens/s.",
+        f"- Round by round, tokens/s: the default {', '.join(f'{x:,.0f}' for x in rounds['viterbi'])}; the peer "
+        f"{', '.join(f'{x:,.0f}' for x in rounds['truecase-pypi'])}; their ratio "
+        f"{', '.join(f'{a / b:.2f}' for a, b in zip(rounds['viterbi'], rounds['truecase-pypi']))}.",
         "- Peak RSS is the whole process: Python, the service's imports, the mmap-ed KenLM pages touched and "
         "the casing tables (the unigram row loads the same artifact).",
         "- The peer was trained on other text than Wikipedia, so its accuracy is not a like-for-like "
