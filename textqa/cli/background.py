@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -79,6 +80,7 @@ class BackgroundTraining:
         self.models.update({name: {"state": "no_data", "error": why} for name, why in no_data.items()})
         self._refresh_queue()
         self.proc: subprocess.Popen | None = None
+        self.current: str | None = None            # the model whose training self.proc runs
         self.stopped = threading.Event()
         self.show = show
         self.failed: list[str] = []
@@ -146,7 +148,7 @@ class BackgroundTraining:
                 self._progress(name, started, step[0], bar)
         ticker = threading.Thread(target=tick, daemon=True)
         with open(log_path, "wb") as log:
-            self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.PIPE)
+            self.proc, self.current = subprocess.Popen(cmd, stdout=log, stderr=subprocess.PIPE), name
             ticker.start()
             buf = b""
             while True:
@@ -207,8 +209,20 @@ class BackgroundTraining:
                 e["eta_seconds"] = self._eta_from(m.name)
 
     def stop(self) -> None:
-        """Stop: the running training is interrupted (it removes its temporary folder)."""
+        """Stop: the running training is interrupted (it removes its temporary folders) and waited
+        for, a minute at most before it is killed; then whatever temporary folder of it is still
+        under the artifacts root (its own clean-up cut short) is removed, so no partial artifact is
+        left whichever way it ended."""
         self.stopped.set()
-        proc = self.proc
-        if proc is not None and proc.poll() is None:
+        proc, name = self.proc, self.current
+        if proc is None or name is None:
+            return
+        if proc.poll() is None:
             proc.terminate()
+            try:
+                proc.wait(60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        for left in (*self.root.glob(f"{name}-work-*"), *self.root.glob(f".{name}.tmp-{proc.pid}-*")):
+            shutil.rmtree(left, ignore_errors=True)

@@ -63,11 +63,18 @@ def add_arguments(tr, argv: list[str]) -> None:
 def _stop_workers_on_exit():
     """Training in joblib/loky worker processes: SIGTERM (like Ctrl-C) unwinds the trainer as an
     exception, so the artifact's temporary folder is removed and the workers are shut down now,
-    instead of staying orphaned until loky's idle timeout (300 s)."""
+    instead of staying orphaned until loky's idle timeout (300 s).  Only the first signal does: a
+    second one during that clean-up (``textqa serve --train-missing`` stopped with Ctrl-C sends its
+    training SIGTERM while the same Ctrl-C reaches it as SIGINT) would leave the folder behind."""
 
     def _terminate(signum, frame):
+        # the first signal unwinds the training; later ones are ignored so that they cannot cut its
+        # clean-up short (Ctrl-C on a process group and a parent's SIGTERM arrive together)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         raise KeyboardInterrupt(f"signal {signum}")
     signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGINT, _terminate)
 
 
 def _shutdown_worker_pools() -> None:
