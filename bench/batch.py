@@ -161,14 +161,12 @@ def main(argv=None) -> int:
             # every configuration once a round, in turn, each one's quickest run kept: the machine's
             # speed drifts over minutes, and a drift then reaches the single process and the batch runs
             # alike instead of favouring whichever ran in a faster minute
-            times: dict[str, list[float]] = {}
-            mem: dict[str, tuple] = {}
+            runs: dict = {}         # configuration -> [(seconds, client or own peak RSS, workers' peak RSS)]
             for round_ in range(args.rounds):
                 print(f"{kind}: single process (round {round_ + 1} of {args.rounds})", file=sys.stderr)
                 secs, own, _ = run(single_cmd, stdin=src if kind == "truecase" else None, stdout=ref)
-                times.setdefault("single", []).append(secs)
-                mem["single"] = (max(own, mem.get("single", (0,))[0]),)
-                times.setdefault("bound", []).append(side_by_side(single_cmd, src, kind, tmp, ref))
+                runs.setdefault("single", []).append((secs, own, []))
+                runs.setdefault("bound", []).append((side_by_side(single_cmd, src, kind, tmp, ref), float("nan"), []))
                 for workers in (1, 2):
                     print(f"{kind}: batch, {workers} worker(s) (round {round_ + 1} of {args.rounds})", file=sys.stderr)
                     out = tmp / f"{kind}.{workers}"
@@ -176,24 +174,20 @@ def main(argv=None) -> int:
                     if out.read_bytes() != ref.read_bytes():
                         raise SystemExit(f"{kind}: textqa batch output differs from {single_name}")
                     big = sorted(peak.values(), reverse=True)[:workers]      # the workers (nannies are small)
-                    times.setdefault(workers, []).append(secs)
-                    mem[workers] = (client, big)
+                    runs.setdefault(workers, []).append((secs, client, big))
                     out.unlink()
-            base = n / min(times["single"])
-            rows.append((kind, single_name, min(times["single"]), base, 1.0, mb(mem["single"][0]), "-"))
-            bound = min(times["bound"])
-            rows.append((kind, "upper bound: the two halves of IN, one such command each, side by side", bound,
-                         n / bound, (n / bound) / base, float("nan"), "-"))
-            for workers in (1, 2):
-                secs = min(times[workers])
-                client, big = mem[workers]
-                rows.append((kind, f"textqa batch {kind} --workers {workers}", secs, n / secs, (n / secs) / base,
-                             mb(client), ", ".join(f"{mb(b):,.0f}" for b in big)))
-            notes.append(f"- {kind}, seconds round by round: single process "
-                         + ", ".join(f"{t:.1f}" for t in times["single"]) + "; upper bound "
-                         + ", ".join(f"{t:.1f}" for t in times["bound"]) + "; 1 worker "
-                         + ", ".join(f"{t:.1f}" for t in times[1]) + "; 2 workers "
-                         + ", ".join(f"{t:.1f}" for t in times[2]) + ".")
+            quickest = {key: min(rs, key=lambda r: r[0]) for key, rs in runs.items()}   # a row: its quickest run
+            base = n / quickest["single"][0]
+            for key, name in (("single", single_name),
+                              ("bound", "upper bound: the two halves of IN, one such command each, side by side"),
+                              (1, f"textqa batch {kind} --workers 1"), (2, f"textqa batch {kind} --workers 2")):
+                secs, rss, big = quickest[key]
+                rows.append((kind, name, secs, n / secs, (n / secs) / base, mb(rss),
+                             ", ".join(f"{mb(b):,.0f}" for b in big) or "-"))
+            notes.append(f"- {kind}, seconds round by round: " + "; ".join(
+                f"{label} " + ", ".join(f"{r[0]:.1f}" for r in runs[key])
+                for key, label in (("single", "single process"), ("bound", "upper bound"), (1, "1 worker"),
+                                   (2, "2 workers"))) + ".")
         print("icd9: partitions of 100 (overhead)", file=sys.stderr)
         out = tmp / "icd9.small"
         small, _, _ = run(["batch", "icd9", docs, out, "--workers", 2, "--partition-size", 100, "--model", arts / "icd9"])

@@ -142,13 +142,12 @@ def _worker(system: str, model_dir: str, dev_path: str, repeat: int) -> dict:
             run = lambda: svc.model.predict_tokens(lower)
         else:
             run = lambda: [svc.model.baseline_.predict_tokens(t) for t in lower]
-    best = first = None
+    passes = []
     for _ in range(repeat):
         t1 = time.perf_counter()
         out = run()
-        dt = time.perf_counter() - t1
-        best = dt if best is None else min(best, dt)
-        first = dt if first is None else first       # the first pass: the per-word tables still cold
+        passes.append(time.perf_counter() - t1)
+    best, first = min(passes), passes[0]           # the first pass: the per-word tables still cold
     s = score_truecase(gold, [" ".join(t) for t in out])
     lower = [l.lower().split() for l in wsj]          # run() reads "lower" when called
     w = score_truecase(wsj, [" ".join(t) for t in run()])
@@ -179,10 +178,10 @@ def cli_speed(model_dir: Path, dev: Path, scratch: Path, copies: int = 4, repeat
     """``textqa truecase --tokenized`` as a user runs it, pinned to one core like the decoders above: the
     lowercased dev set ``copies`` times over in one file (best of ``repeat`` runs) and a one-line file
     (best of 3: the start-up, imports and model load included); tokens/s is the file's tokens over the
-    difference, so it measures the reading, decoding and writing, not the start-up.  The same text
-    ``2 * copies`` times over gives the rate once every word has been met (``warm_tokens_per_second``:
-    the second half's tokens over the extra time), which is what the best of the decoder's passes
-    measures; the first copy meets each word first, as the decoder's first pass does."""
+    difference (:func:`cli_rates`), so it measures the reading, decoding and writing, not the start-up.
+    The same text ``2 * copies`` times over gives the rate once every word has been met (the second
+    half's tokens over the extra time), which is what the best of the decoder's passes measures; the
+    first copy meets each word first, as the decoder's first pass does."""
     from textqa.training.corpus import read_lines
     lower = [line.strip().lower() for line in read_lines(dev) if line.strip()]
     big, one = scratch / "cli-input.txt", scratch / "cli-one-line.txt"
@@ -205,9 +204,14 @@ def cli_speed(model_dir: Path, dev: Path, scratch: Path, copies: int = 4, repeat
     startup = min(run(one) for _ in range(3))
     whole = min(run(big) for _ in range(repeat))
     twice = min(run(double) for _ in range(repeat))
-    tokens = copies * sum(len(line.split()) for line in lower)
-    return {"tokens": tokens, "startup": startup, "whole": whole, "twice": twice,
-            "tokens_per_second": tokens / (whole - startup), "warm_tokens_per_second": tokens / (twice - whole)}
+    return {"tokens": copies * sum(len(line.split()) for line in lower), "startup": startup, "whole": whole,
+            "twice": twice}
+
+
+def cli_rates(cli: dict) -> dict:
+    """``cli_speed``'s times with its rates: tokens/s after the start-up, and once every word has been met."""
+    return {**cli, "tokens_per_second": cli["tokens"] / (cli["whole"] - cli["startup"]),
+            "warm_tokens_per_second": cli["tokens"] / (cli["twice"] - cli["whole"])}
 
 
 def dir_size_mb(path: Path) -> float:
@@ -282,10 +286,8 @@ def main(argv=None) -> int:
                 print(f"bench: timing the command line, textqa truecase --tokenized (round {round_ + 1} of "
                       f"{args.rounds})...", file=sys.stderr, flush=True)
                 r = cli_speed(model_dir, args.dev, cli_scratch, repeat=args.repeat)
-                cli = r if not cli else {k: min(v, r[k]) if k in ("startup", "whole", "twice") else v
-                                         for k, v in cli.items()}
-            cli["tokens_per_second"] = cli["tokens"] / (cli["whole"] - cli["startup"])
-            cli["warm_tokens_per_second"] = cli["tokens"] / (cli["twice"] - cli["whole"])
+                cli = {k: min(v, cli.get(k, v)) for k, v in r.items()}     # each time's quickest
+            cli = cli_rates(cli)
         finally:
             shutil.rmtree(cli_scratch, ignore_errors=True)
         manifest = json.loads((model_dir / "manifest.json").read_text())

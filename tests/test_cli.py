@@ -15,6 +15,12 @@ def textqa(*args, stdin=b"", env=None):
                           capture_output=True, env={**os.environ, **(env or {})}, timeout=300)
 
 
+def python_code(code: str):
+    """``code`` run in a fresh interpreter (its imports start from nothing); it must succeed."""
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr.decode()
+
+
 @pytest.mark.parametrize("args", [[], ["train"], ["train", "truecaser"], ["train", "all"], ["truecase"],
                                   ["eval"], ["eval", "truecase"], ["eval", "rank"], ["eval", "agreement"], ["eval", "aqwv"], ["eval", "cpa"], ["eval", "nuggets"], ["serve"]])
 def test_help(args):
@@ -35,8 +41,7 @@ def test_help_loads_no_model_and_each_trainer_lists_its_own_options():
             "heavy = [m for m in ('sklearn', 'scipy.stats', 'textqa.training.truecaser', 'textqa.models.truecaser.model')"
             " if m in sys.modules]\n"
             "assert not heavy, heavy\n")
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, timeout=120)
-    assert r.returncode == 0, r.stderr.decode()
+    python_code(code)
     for model, own, other in (("truecaser", b"--class-lm", b"--folds"), ("icd9", b"--folds", b"--class-lm")):
         out = textqa("train", model, "--help").stdout
         assert own in out and other not in out, model
@@ -54,8 +59,7 @@ def test_a_command_imports_only_its_own_module():
             "others = [m for n, m in COMMANDS.items() if n != 'truecase' and m in sys.modules]\n"
             "assert not others, others\n"
             "assert 'textqa.cli.truecase' in sys.modules\n")
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, timeout=120)
-    assert r.returncode == 0, r.stderr.decode()
+    python_code(code)
     r = textqa("truecas")
     assert r.returncode == 2 and b"'truecase'" in r.stderr and b"'serve'" in r.stderr
 
