@@ -199,3 +199,46 @@ def test_the_class_lm_order_and_words_are_the_ones_asked_for_and_survive_saving(
     save_truecaser(model, tmp_path / "artifact", punkt_dir=PUNKT_DIR)
     loaded = load_truecaser(tmp_path / "artifact")
     assert loaded.class_lm_order == 2 and loaded.class_lm_.order == 2
+
+
+def test_a_loaded_models_entries_made_together_are_those_made_one_at_a_time(class_model, dev_sentences):
+    """A loaded model's casing table is arrays: the C++ search's entries of a batch's new words are
+    then made together, with numpy (the candidates, their word- and class-LM ids, the class
+    emissions, the context codes), and are the entries made one word at a time."""
+    from textqa.models.truecaser.baseline import StoredForms
+    from textqa.models.truecaser.native_search import CandidateRows
+    _, path = class_model
+    model = load_truecaser(path)
+    words = list(dict.fromkeys(t for s in dev_sentences[:400] for t in s.lower().split()))
+    words += ["zorblaxian", "quixotl-mart", "...", "new"]                 # unseen, no letters, a repeat
+    dec, cdec = model.native_decoder(), model.native_class_decoder()
+    assert cdec is not None and isinstance(model.casing_.forms, StoredForms)
+
+    def made(together: bool) -> dict:
+        model._cand_cache.clear()
+        cache = {}
+        rows = CandidateRows(cache)
+        if together:
+            model._native_entries(words, dec, cdec, cache, rows)
+        else:
+            for w in words:
+                model._native_entry(w, dec, cdec, cache, rows)
+        def row(r):
+            at = slice(int(rows.start[r]), int(rows.start[r] + rows.count[r]))
+            return rows.ids[at].tolist(), rows.cids[at].tolist(), rows.cem[at].tolist(), int(rows.code[r])
+        return {k: (e[0], e[1], e[2], e[4], row(e[3])) for k, e in cache.items()}
+
+    # a share that one word's second casing has exactly (kept: "at least the share")
+    tie = next((c / t, w) for w in words if w in model.casing_.forms
+               for forms in [model.casing_.forms[w]] for t in [sum(n for _, n in forms)]
+               for c in [forms[1][1] if len(forms) > 1 else 0] if c and c / t * t == c)
+    default = {"n_casings": model.n_casings, "min_casing_share": model.min_casing_share}
+    for params in ({}, {"n_casings": 1}, {"min_casing_share": 0.3}, {"min_casing_share": tie[0]}):
+        model.set_params(**{**default, **params})
+        together = made(True)
+        assert together == made(False) and set(together) == set(words)
+        if params.get("min_casing_share") == tie[0]:
+            assert len(together[tie[1]][0]) > 1
+        if not params:
+            assert sum(len(e[0]) > 1 for e in together.values()) > 100
+            assert len({e[4][1][0] for e in together.values()}) > 20       # many classes

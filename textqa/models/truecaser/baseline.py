@@ -54,6 +54,11 @@ class StoredForms(Mapping):
     def __contains__(self, key) -> bool:
         return key in self._index
 
+    def arrays(self) -> tuple:
+        """(the word index {word: i}, the forms, their counts, where word i's forms start: ``off[i]``
+        to ``off[i + 1]``), for look-ups of many words with numpy."""
+        return self._index, self._forms, self._counts, self._off
+
     def __iter__(self):
         return iter(self._words)
 

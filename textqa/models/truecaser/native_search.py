@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from functools import partial
-from itertools import accumulate, chain
+from itertools import accumulate, chain, repeat
 from operator import getitem, itemgetter
 from types import SimpleNamespace
 
 import numpy as np
 
 from . import native
-from .baseline import capitalize_first_word_in
+from .baseline import StoredForms, capitalize_first_word_in
 from .context_samples import ranges
 
 log = logging.getLogger(__name__)
@@ -57,6 +56,24 @@ class CandidateRows:
         self.cem[self.size:self.size + k] = cem
         self.n_rows, self.size = r + 1, self.size + k
         return r
+
+    def add_many(self, counts: np.ndarray, ids, cids, cem, codes) -> np.ndarray:
+        """Append a row of ``counts[i]`` entries for each of many tokens (``ids``, ``cids`` and ``cem``
+        their entries one row after the other, ``codes`` one a token); their row indices."""
+        m, k = len(counts), int(counts.sum())
+        with self.lock:
+            r, size = self.n_rows, self.size
+            if r + m > len(self.start):
+                cap = 2 * (r + m)
+                self.start, self.count, self.code = (np.resize(a, cap) for a in (self.start, self.count, self.code))
+            if size + k > len(self.ids):
+                cap = 2 * (size + k)
+                self.ids, self.cids, self.cem = (np.resize(a, cap) for a in (self.ids, self.cids, self.cem))
+            self.start[r:r + m] = size + np.cumsum(counts) - counts
+            self.count[r:r + m], self.code[r:r + m] = counts, codes
+            self.ids[size:size + k], self.cids[size:size + k], self.cem[size:size + k] = ids, cids, cem
+            self.n_rows, self.size = r + m, size + k
+        return np.arange(r, r + m)
 
 class NativeSearch:
     """The C++ search of :class:`.model.Truecaser` (a mixin: the estimator's attributes and its
@@ -110,6 +127,68 @@ class NativeSearch:
         cache[key] = entry
         return entry
 
+    def _native_entries(self, keys: list, dec, cdec, cache: dict, rows: "CandidateRows") -> None:
+        """:meth:`_native_entry` of many lowercased tokens at once (a batch's new ones; the same
+        entries).  The words of a stored casing table (:class:`.baseline.StoredForms`) have their
+        candidates selected with numpy from the table's arrays and their rows added in one go: a
+        batch meets most of its words for the first time when a process starts (a command's first
+        lines), and one at a time their entries took longer than the search itself.  Unseen words
+        (the OOV model's candidates) go one at a time."""
+        table = self.casing_.forms
+        stored = table.arrays() if isinstance(table, StoredForms) else None
+        if stored is None:
+            for key in keys:
+                self._native_entry(key, dec, cdec, cache, rows)
+            return
+        index, all_forms, counts, off = stored
+        at_word = np.fromiter(map(index.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
+        for j in np.flatnonzero(at_word < 0).tolist():
+            self._native_entry(keys[j], dec, cdec, cache, rows)
+        which = np.flatnonzero(at_word >= 0)
+        if not len(which):
+            return
+        word = at_word[which]
+        first, n = off[word], off[word + 1] - off[word]       # each word's forms, most frequent first
+        at = ranges(first, n)
+        of = np.repeat(np.arange(len(word)), n)
+        rank, count = at - first[of], counts[at]
+        total = np.add.reduceat(count, np.cumsum(n) - n)
+        # :meth:`.model.Truecaser.candidates`: the n_casings most frequent, those below the share dropped
+        keep = (rank < self.n_casings) & ((rank == 0) | (count >= self.min_casing_share * total[of]))
+        forms = list(map(all_forms.__getitem__, at[keep].tolist()))
+        n_kept = np.bincount(of[keep], minlength=len(word))
+        index_of = dec.index
+        ids = [index_of(f) for f in forms]
+        if cdec is not None:                    # the class LM's ids and log10 P(w | c)
+            classes = self.classes_
+            c = np.fromiter(map(classes.index.__getitem__, forms), dtype=np.int64, count=len(forms))
+            cids, cem = self._class_ids(cdec)[classes.of[c]], classes.emission[c]
+        else:
+            cids, cem = 0, 0.0
+        ctx = getattr(self, "context_", None)
+        known = [keys[j] for j in which.tolist()]
+        codes = [ctx.code(k) for k in known] if ctx is not None else -1
+        row = rows.add_many(n_kept, ids, cids, cem, codes).tolist()
+        cand_cache = self._cand_cache
+        a = 0
+        for key, r, b in zip(known, row, accumulate(n_kept.tolist())):
+            fs = forms[a:b]
+            cands = list(zip(fs, fs, repeat(None)))
+            cache[key] = (cands, ids[a:b], None, r, fs)
+            if len(cand_cache) < 500_000:
+                cand_cache[key] = cands
+            a = b
+
+    def _class_ids(self, cdec) -> np.ndarray:
+        """The class LM's id (``cdec``'s) of each class of :attr:`classes_`, by class index (kept per
+        decoder and class table)."""
+        kept = getattr(self, "_class_id_table", None)
+        if kept is None or kept[0] is not cdec or kept[1] is not self.classes_:
+            names = self.classes_.names
+            kept = self._class_id_table = (cdec, self.classes_, np.array([cdec.index(c) for c in names],
+                                                                          dtype=np.uint32))
+        return kept[2]
+
     def _native_inputs(self, token_lists, dec) -> "SimpleNamespace":
         """The C++ search's inputs for a batch: its parts (``sent_off`` ranges of the flat tokens
         ``flat``, lowercased ``low``), each token's candidates (``cand_off`` ranges of KenLM ids
@@ -129,7 +208,6 @@ class NativeSearch:
             if rows is None or rows.cache is not cache:
                 rows = self._native_rows = CandidateRows(cache)     # a new cache: new rows
         get = cache.get              # this batch keeps its cache and rows if another thread resets them
-        entry = partial(self._native_entry, dec=dec, cdec=cdec, cache=cache, rows=rows)
         parts_of, parts = [], []
         for toks in token_lists:
             p = self._parts(toks)
@@ -138,7 +216,10 @@ class NativeSearch:
         flat = list(chain.from_iterable(parts))
         low = [t.lower() for t in flat]
         sent_off = list(accumulate(map(len, parts), initial=0))
-        ents = [get(k) or entry(k) for k in low]
+        ents = list(map(get, low))
+        if None in ents:             # words not met before: their entries made together
+            self._native_entries([k for k in dict.fromkeys(low) if k not in cache], dec, cdec, cache, rows)
+            ents = [e or cache[k] for e, k in zip(ents, low)]
         row = np.fromiter(map(itemgetter(3), ents), dtype=np.int64, count=len(ents))
         n_cands = rows.count[row]
         cand_off = np.zeros(len(ents) + 1, dtype=np.int32)

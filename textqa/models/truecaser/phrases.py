@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from itertools import count, repeat
+from itertools import accumulate, count, repeat
 
 import numpy as np
 
 from .casing import Indexed, group_by_lowercase, index, lowercase_ids, positions
+from .context_samples import ranges
 
 MAX_N = 5
 _P = 0x9E3779B97F4A7C15          # multiplier of the rolling hash (mod 2**64) of a phrase's word ids
@@ -254,17 +255,19 @@ class PhraseTable:
 
     @staticmethod
     def _parse(key: str, text: str):
+        f = text.split("\t")
+        forms = f[1::2]
         try:
-            f = text.split("\t")
-            variants = [(f[i], int(f[i + 1])) for i in range(1, len(f), 2)]
+            counts = list(map(int, f[2::2]))
             total = int(f[0])
-        except (ValueError, IndexError):
+        except ValueError:
             return None
-        n = key.count(" ")
-        if not variants or any(form.lower() != key or form.count(" ") != n or c < 0 for form, c in variants) \
-                or total < max(1, sum(c for _, c in variants)):
+        k = len(forms)
+        # every form is the phrase in some casing (the forms hold no tab: joined, they compare at once)
+        if not k or len(counts) != k or "\t".join(forms).lower() != "\t".join([key] * k) \
+                or min(counts) < 0 or total < max(1, sum(counts)):
             return None
-        return total, variants
+        return total, list(zip(forms, counts))
 
     def _entries(self):
         """(phrase, its stored string) of every phrase whose entry parses, in order."""
@@ -447,10 +450,26 @@ class PhraseTable:
         """The occurrences N of phrases (by index), parsed from their stored entries on first use
         (-1: an entry that does not parse, which is no phrase)."""
         totals = self._totals[which]
-        for w in np.unique(which[totals == _UNPARSED]).tolist():
-            e = self._entry_at(w)
-            self._totals[w] = -1 if e is None else e[0]
+        new = np.unique(which[totals == _UNPARSED]).tolist()
+        if new:
+            self._make_keys(new)
+            self._totals[new] = [-1 if e is None else e[0] for e in map(self._entry_at, new)]
         return self._totals[which]
+
+    def _make_keys(self, which: list[int]) -> None:
+        """:meth:`_key` of many phrases at once (their word ids read together)."""
+        keys = self._keys
+        which = [w for w in which if keys[w] is None]
+        if not which:
+            return
+        at = np.array(which, dtype=np.int64)
+        lengths = self._lengths[at]
+        tokens = list(map(self._words.__getitem__, (self._flat[ranges(self._starts[at], lengths)] - 1).tolist()))
+        a = 0
+        for w, b in zip(which, accumulate(lengths.tolist())):
+            k = keys[w] = " ".join(tokens[a:b])
+            self._index_of[k] = w
+            a = b
 
     def covering_keys(self, low: list[str], sent_off=None) -> list:
         """``covered`` as a list: ``(phrase, position)`` or None for each token."""
