@@ -140,7 +140,9 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifacts", type=Path, default=None)
     p.add_argument("--lines", type=int, default=1_000_000, help="tokenized lines to truecase (default 1,000,000)")
-    p.add_argument("--docs", type=int, default=100_000, help="ICD-9 records to code (default 100,000)")
+    p.add_argument("--docs", type=int, default=500_000,
+                   help="ICD-9 records to code (default 500,000: about half a minute for one process, so that "
+                        "the cluster's start is not most of a run)")
     p.add_argument("--rounds", type=int, default=2,
                    help="runs of every configuration, in turn; each one's quickest is kept (default 2)")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
@@ -188,14 +190,27 @@ def main(argv=None) -> int:
                 f"{label} " + ", ".join(f"{r[0]:.1f}" for r in runs[key])
                 for key, label in (("single", "single process"), ("bound", "upper bound"), (1, "1 worker"),
                                    (2, "2 workers"))) + ".")
-        print("icd9: partitions of 100 (overhead)", file=sys.stderr)
+        size = max(1, args.docs // 1000)
+        print(f"icd9: partitions of {size} (overhead)", file=sys.stderr)
         out = tmp / "icd9.small"
-        small, _, _ = run(["batch", "icd9", docs, out, "--workers", 2, "--partition-size", 100, "--model", arts / "icd9"])
+        small, _, _ = run(["batch", "icd9", docs, out, "--workers", 2, "--partition-size", size, "--model",
+                           arts / "icd9"])
         if out.read_bytes() != (tmp / "icd9.single").read_bytes():
-            raise SystemExit("icd9: output with partitions of 100 differs")
+            raise SystemExit(f"icd9: output with partitions of {size} differs")
         large = next(r[2] for r in rows if r[1] == "textqa batch icd9 --workers 2")
-        n_small, n_large = -(-args.docs // 100), -(-args.docs // 10000)
+        n_small, n_large = -(-args.docs // size), -(-args.docs // 10000)
         overhead = (small - large) / (n_small - n_large)
+        # the fixed cost of a run: the same command on the 782 records once (one partition), in which
+        # the process's and the cluster's start and stop are most of the time
+        few = tmp / "few.jsonl"
+        with open(docs, "rb") as f:
+            few.write_bytes(b"".join(next(f) for _ in range(min(782, args.docs))))
+        fixed = min(run(["batch", "icd9", few, tmp / "few.out", "--workers", 2, "--model", arts / "icd9"])[0]
+                    for _ in range(3))
+        fixed_single = min(run(["icd9", "code", "--jsonl", few, "--model", arts / "icd9"], stdout=tmp / "few.ref")[0]
+                           for _ in range(3))
+        if (tmp / "few.out").read_bytes() != (tmp / "few.ref").read_bytes():
+            raise SystemExit("icd9: the one-partition batch output differs from textqa icd9 code's")
         loads = {k: load_seconds(k, arts / d) for k, d in (("truecase", "truecaser"), ("icd9", "icd9"))}
 
     lines = ["## Batch inference on Dask (`make bench`, `python -m bench.batch`)", "",
@@ -213,7 +228,12 @@ def main(argv=None) -> int:
         lines.append(f"| {kind} | {shown} | {secs:,.1f} | {rate:,.0f} | {ratio:.2f} | {mem} | {workers} |")
     lines += ["",
               f"- Per-partition overhead: **{overhead * 1000:.1f} ms** per partition (ICD-9 with 2 workers: "
-              f"{n_small:,} partitions of 100 documents took {small:.1f} s, {n_large} of 10,000 took {large:.1f} s).",
+              f"{n_small:,} partitions of {size:,} documents took {small:.1f} s, {n_large} of 10,000 took {large:.1f} s).",
+              f"- Fixed cost of a run: `textqa batch icd9 --workers 2` on the 782 records (one partition) takes "
+              f"**{fixed:.1f} s** end to end (best of 3), against {fixed_single:.1f} s for `textqa icd9 code`: "
+              f"starting and stopping the local cluster (a scheduler, two nannies, two workers) costs about "
+              f"{fixed - fixed_single:.1f} s a run, which an input must outweigh (at {args.docs:,} records the "
+              f"2-worker run spends {max(0.0, large - fixed):.1f} s past it).",
               f"- Model load per worker (what each worker pays once): truecaser {loads['truecase']:.2f} s, "
               f"ICD-9 {loads['icd9']:.2f} s.",
               "- One worker can beat the single process: the client reads and writes while the worker computes "
