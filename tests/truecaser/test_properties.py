@@ -60,3 +60,35 @@ def test_the_models_tokens_keep_their_length(small_truecaser, tokens):
             assert all(len(o) == len(t) and o.casefold() == t.casefold() for o, t in zip(out, tokens)), search
     finally:
         small_truecaser.search = "auto"
+
+
+def _spans_by_two_passes(tok: PTBTokenizer, text: str) -> list:
+    """:meth:`PTBTokenizer.spans` as NLTK's own calls define it: each sentence's spans from
+    ``span_tokenize`` and its tokens from ``tokenize(convert_parentheses=True)`` (two passes)."""
+    out = []
+    for a, b in tok._sentences.span_tokenize(text):
+        sentence = text[a:b]
+        try:
+            spans = list(tok._words.span_tokenize(sentence))
+            tokens = tok._words.tokenize(sentence, convert_parentheses=True)
+            assert len(spans) == len(tokens)
+        except (ValueError, IndexError):
+            return None                                      # the fallback split: not compared here
+        out.append([(a + x, a + y, t) for (x, y), t in zip(spans, tokens)])
+    return out
+
+
+BRACKETS = st.lists(st.sampled_from(["(", ")", "[", "]", "{", "}", "<", ">", '"', "''", "``", "'", "--", "-",
+                                     "-LRB-", "can", "not", "n't", "'s", "a", "B", ".", " ", "\n"]),
+                    max_size=30).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.one_of(TEXT, BRACKETS))
+def test_the_spans_of_one_treebank_pass_are_those_of_two(text):
+    """The raw-text path tokenizes each sentence once and maps its brackets to PTB symbols: the same
+    tokens and spans as NLTK's span_tokenize beside tokenize(convert_parentheses=True)."""
+    tok = PTBTokenizer(PUNKT_DIR)
+    expected = _spans_by_two_passes(tok, text)
+    if expected is not None:
+        assert tok.spans(text) == expected

@@ -79,12 +79,22 @@ class PTBTokenizer:
         Raw-text truecasing changes only the case of the characters inside these
         spans, so the caller's spacing and punctuation survive unchanged.
         """
+        from nltk.tokenize.util import align_tokens  # deferred: loads nltk
         out = []
         for s_start, s_end in self._sentences.span_tokenize(text):
             sentence = text[s_start:s_end]
             try:
-                spans = list(self._words.span_tokenize(sentence))
-                tokens = self.words(sentence)
+                # one pass of the Treebank rules gives both the tokens and their spans: they pad each
+                # bracket into a token of its own before converting it, and no later rule reads a
+                # bracket, so the converted tokens are the plain ones with the brackets mapped; the
+                # plain ones align with the text unless quotes were rewritten (NLTK's span_tokenize,
+                # which tokenizes again, then maps them back)
+                plain = self._words.tokenize(sentence)
+                tokens = [_PTB_BRACKETS.get(t, t) for t in plain]
+                if '"' in sentence or "''" in sentence:
+                    spans = list(self._words.span_tokenize(sentence))
+                else:
+                    spans = align_tokens(plain, sentence)
                 if len(spans) != len(tokens):
                     raise ValueError("span/token mismatch")
             except (ValueError, IndexError):
