@@ -267,6 +267,7 @@ def main(argv=None) -> int:
         # a quarter over minutes, and a drift then reaches every system alike
         cli_scratch = Path(tempfile.mkdtemp(prefix="bench-truecaser-cli-"))
         cli: dict = {}
+        cli_rounds: list[dict] = []                  # the command line's rates, round by round
         rounds: dict[str, list[float]] = {}          # each system's tokens/s, round by round
         try:
             for round_ in range(args.rounds):
@@ -286,6 +287,7 @@ def main(argv=None) -> int:
                 print(f"bench: timing the command line, textqa truecase --tokenized (round {round_ + 1} of "
                       f"{args.rounds})...", file=sys.stderr, flush=True)
                 r = cli_speed(model_dir, args.dev, cli_scratch, repeat=args.repeat)
+                cli_rounds.append(cli_rates(r))
                 cli = {k: min(v, cli.get(k, v)) for k, v in r.items()}     # each time's quickest
             cli = cli_rates(cli)
         finally:
@@ -297,6 +299,9 @@ def main(argv=None) -> int:
             shutil.rmtree(scratch, ignore_errors=True)
     peer = results["truecase-pypi"]["tokens_per_second"]
     v = results["viterbi"]
+    cli_rates_seen = ", ".join(f"{c['tokens_per_second']:,.0f}" for c in cli_rounds)
+    cli_ratios = ", ".join(f"{c['tokens_per_second'] / a:.2f}" for c, a in zip(cli_rounds, rounds["viterbi"]))
+    cli_startups = ", ".join(f"{c['startup']:.2f}" for c in cli_rounds)
     lines = [
         "## Truecaser (`make bench`, `python -m bench.truecaser`)",
         "",
@@ -354,7 +359,9 @@ def main(argv=None) -> int:
         f"{v['first_pass_tokens_per_second']:,.0f} tokens/s.",
         f"- Round by round, tokens/s: the default {', '.join(f'{x:,.0f}' for x in rounds['viterbi'])}; the peer "
         f"{', '.join(f'{x:,.0f}' for x in rounds['truecase-pypi'])}; their ratio "
-        f"{', '.join(f'{a / b:.2f}' for a, b in zip(rounds['viterbi'], rounds['truecase-pypi']))}.",
+        f"{', '.join(f'{a / b:.2f}' for a, b in zip(rounds['viterbi'], rounds['truecase-pypi']))}; the command "
+        f"line after its start-up {cli_rates_seen}, of the default's in the same round {cli_ratios}, its start-up "
+        f"{cli_startups} s.",
         "- Peak RSS is the whole process: Python, the service's imports, the mmap-ed KenLM pages touched and "
         "the casing tables (the unigram row loads the same artifact).",
         "- The peer was trained on other text than Wikipedia, so its accuracy is not a like-for-like "

@@ -86,9 +86,28 @@ def _rows(text: str):
             yield [c.strip() for c in line.strip().strip("|").split("|")]
 
 
-@pytest.mark.parametrize("path", ["README.md", "docs/http.md", "docs/truecaser.md"])
+@pytest.mark.parametrize("path", ["README.md", "docs/http.md", "docs/truecaser.md", "docs/scaling.md", "docs/cli.md"])
 def test_no_bench_table_is_restated(path):
     """The pages link to bench/RESULTS.md for the tables instead of copying their header rows."""
     text = doc(path)
-    for header in ("| system | tokens/s | x peer |", "| endpoint | requests/s |"):
+    for header in ("| system | tokens/s | x peer |", "| endpoint | requests/s |", "| model | command | seconds |",
+                   "| quantity | truecaser | ICD-9 |"):
         assert header not in text
+
+
+def test_scaling_and_cli_pages_quote_the_batch_section():
+    """docs/scaling.md and docs/cli.md quote the batch section's ratios to the single process (2 workers,
+    and the bound of two plain processes) and a run's fixed cost, as measured last."""
+    s = section("batch")
+    ratio = {(r[0], r[1]): r[4] for r in _rows(s) if len(r) > 4}
+    tc2, tcb = ratio[("truecase", "`textqa batch truecase --workers 2`")], next(
+        v for (k, n), v in ratio.items() if k == "truecase" and n.startswith("upper bound"))
+    ic2, icb = ratio[("icd9", "`textqa batch icd9 --workers 2`")], next(
+        v for (k, n), v in ratio.items() if k == "icd9" and n.startswith("upper bound"))
+    fixed = found(s, r"takes \*\*([\d.]+) s\*\* end to end")
+    for page in ("docs/scaling.md", "docs/cli.md"):
+        text = doc(page)
+        assert found(text, r"truecasing with 2 workers runs at \*\*([\d.]+)x\*\* the single process \(two plain "
+                           r"processes side by side: ([\d.]+)x") == (tc2, tcb), page
+        assert found(text, r"ICD-9 coding with 2 workers at \*\*([\d.]+)x\*\* \(bound ([\d.]+)x\)") == (ic2, icb), page
+        assert found(text, r"fixed cost of ([\d.]+) s") == fixed, page
