@@ -42,19 +42,11 @@ class CandidateRows:
     def add(self, ids: list, cids: list, cem: list, code: int = -1) -> int:
         """Append one token's row; its index."""
         with self.lock:
-            return self._add(ids, cids, cem, code)
-
-    def _add(self, ids: list, cids: list, cem: list, code: int = -1) -> int:
-        k, r = len(ids), self.n_rows
-        if r == len(self.start):
-            self.start, self.count, self.code = (np.resize(a, 2 * len(a)) for a in (self.start, self.count, self.code))
-        if self.size + k > len(self.ids):
-            cap = 2 * (self.size + k)
-            self.ids, self.cids, self.cem = (np.resize(a, cap) for a in (self.ids, self.cids, self.cem))
-        self.start[r], self.count[r], self.code[r] = self.size, k, code
-        self.ids[self.size:self.size + k], self.cids[self.size:self.size + k] = ids, cids
-        self.cem[self.size:self.size + k] = cem
-        self.n_rows, self.size = r + 1, self.size + k
+            r, size = self._reserve(1, len(ids))
+            self.start[r], self.count[r], self.code[r] = size, len(ids), code
+            self.ids[size:size + len(ids)], self.cids[size:size + len(ids)] = ids, cids
+            self.cem[size:size + len(ids)] = cem
+            self.n_rows, self.size = r + 1, size + len(ids)
         return r
 
     def add_many(self, counts: np.ndarray, ids, cids, cem, codes) -> np.ndarray:
@@ -62,18 +54,24 @@ class CandidateRows:
         their entries one row after the other, ``codes`` one a token); their row indices."""
         m, k = len(counts), int(counts.sum())
         with self.lock:
-            r, size = self.n_rows, self.size
-            if r + m > len(self.start):
-                cap = 2 * (r + m)
-                self.start, self.count, self.code = (np.resize(a, cap) for a in (self.start, self.count, self.code))
-            if size + k > len(self.ids):
-                cap = 2 * (size + k)
-                self.ids, self.cids, self.cem = (np.resize(a, cap) for a in (self.ids, self.cids, self.cem))
+            r, size = self._reserve(m, k)
             self.start[r:r + m] = size + np.cumsum(counts) - counts
             self.count[r:r + m], self.code[r:r + m] = counts, codes
             self.ids[size:size + k], self.cids[size:size + k], self.cem[size:size + k] = ids, cids, cem
             self.n_rows, self.size = r + m, size + k
         return np.arange(r, r + m)
+
+    def _reserve(self, rows: int, entries: int) -> tuple[int, int]:
+        """Room for ``rows`` more rows and ``entries`` more entries (the arrays at least doubled when
+        they grow); the first free row and entry.  The caller holds the lock."""
+        r, size = self.n_rows, self.size
+        if r + rows > len(self.start):
+            cap = 2 * (r + rows)
+            self.start, self.count, self.code = (np.resize(a, cap) for a in (self.start, self.count, self.code))
+        if size + entries > len(self.ids):
+            cap = 2 * (size + entries)
+            self.ids, self.cids, self.cem = (np.resize(a, cap) for a in (self.ids, self.cids, self.cem))
+        return r, size
 
 class NativeSearch:
     """The C++ search of :class:`.model.Truecaser` (a mixin: the estimator's attributes and its

@@ -226,17 +226,15 @@ class PhraseTable:
         """Phrase ``w`` (by index), made from its word ids when first needed."""
         k = self._keys[w]
         if k is None:
-            a = int(self._starts[w])
-            k = self._keys[w] = " ".join([self._words[i - 1] for i in self._flat[a:a + int(self._lengths[w])].tolist()])
-            self._index_of[k] = w
+            self._make_keys([w])
+            k = self._keys[w]
         return k
 
     def _find(self, key: str) -> int | None:
         """The index of phrase ``key``, or None (a phrase no search has met: every phrase is made, once)."""
         w = self._index_of.get(key)
         if w is None and not self._all_indexed:
-            for i in range(len(self._keys)):
-                self._key(i)
+            self._make_keys(range(len(self._keys)))
             self._all_indexed = True
             w = self._index_of.get(key)
         return w

@@ -57,6 +57,8 @@ class PTBTokenizer:
     def __init__(self, punkt_dir: str | Path):
         from nltk.tokenize.punkt import PunktSentenceTokenizer  # deferred: loads nltk
         from nltk.tokenize.treebank import TreebankWordTokenizer  # deferred: loads nltk
+        from nltk.tokenize.util import align_tokens  # deferred: loads nltk
+        self._align = align_tokens
         self.punkt_dir = Path(punkt_dir)
         self._sentences = PunktSentenceTokenizer(load_punkt_tables(self.punkt_dir))
         self._words = TreebankWordTokenizer()
@@ -79,7 +81,6 @@ class PTBTokenizer:
         Raw-text truecasing changes only the case of the characters inside these
         spans, so the caller's spacing and punctuation survive unchanged.
         """
-        from nltk.tokenize.util import align_tokens  # deferred: loads nltk
         out = []
         for s_start, s_end in self._sentences.span_tokenize(text):
             sentence = text[s_start:s_end]
@@ -94,7 +95,7 @@ class PTBTokenizer:
                 if '"' in sentence or "''" in sentence:
                     spans = list(self._words.span_tokenize(sentence))
                 else:
-                    spans = align_tokens(plain, sentence)
+                    spans = self._align(plain, sentence)
                 if len(spans) != len(tokens):
                     raise ValueError("span/token mismatch")
             except (ValueError, IndexError):
