@@ -1,4 +1,5 @@
 """Artifact directories: manifest, checksums verified before loading, atomic replacement."""
+import gzip
 import json
 
 import pytest
@@ -95,3 +96,84 @@ def test_read_json_reads_what_the_standard_library_reads(tmp_path):
             read_json(p)
     with pytest.raises(OSError):
         read_json(tmp_path / "missing.json")
+
+
+def make_with_arrays(dest):
+    import numpy as np
+
+    from textqa.models.artifact import save_arrays
+    with write_artifact(dest, "demo", 1, hyper_parameters={}, metrics={}, data_fingerprint="abc") as tmp:
+        save_arrays(tmp / "a.npz", {"x": np.arange(5000), "y": np.linspace(0, 1, 7)})
+        (tmp / "t.json.gz").write_bytes(gzip.compress(json.dumps({"k": [1, 2, 3]}).encode()))
+        (tmp / "z.bin").write_bytes(b"\x00" * 100)
+
+
+def test_read_ahead_gives_what_the_loader_reads_itself(tmp_path, monkeypatch):
+    """The read-ahead thread's results are the plain reads' and each payload is read once: the
+    loader takes them even when it asks before the thread has reached the file (the last one first)."""
+    import numpy as np
+
+    import textqa.models.artifact as artifact
+    make_with_arrays(tmp_path / "demo")
+    plain = (load_manifest(tmp_path / "demo"), artifact.load_arrays(tmp_path / "demo" / "a.npz"),
+             read_json(tmp_path / "demo" / "t.json.gz"))
+    calls = []
+    for name in ("_read_arrays", "_hash_file", "_json_bytes"):
+        real = getattr(artifact, name)
+        monkeypatch.setattr(artifact, name, lambda p, *a, real=real, name=name: calls.append((name, p)) or real(p, *a))
+    for _ in range(20):
+        calls.clear()
+        with artifact.read_ahead(tmp_path / "demo"):
+            js = read_json(tmp_path / "demo" / "t.json.gz")
+            arrays = artifact.load_arrays(tmp_path / "demo" / "a.npz")
+            manifest = load_manifest(tmp_path / "demo")
+        assert manifest == plain[0] and js == plain[2]
+        assert arrays.keys() == plain[1].keys() and all(np.array_equal(arrays[k], plain[1][k]) for k in arrays)
+        # the thread hashes z.bin, and hashes then parses the other two from one read of their bytes
+        assert sorted(n for n, _ in calls) == ["_hash_file", "_json_bytes", "_read_arrays"], calls
+        assert artifact._AHEAD == {}                    # nothing left behind the block
+
+
+def test_read_ahead_never_lets_a_changed_payload_through(tmp_path):
+    """A payload changed after the thread hashed it is hashed again (its identity differs), so the
+    checksum still refuses it; the same for one changed before."""
+    import time
+
+    import textqa.models.artifact as artifact
+    make_with_arrays(tmp_path / "demo")
+    with artifact.read_ahead(tmp_path / "demo"):
+        for fut in list(artifact._AHEAD.values()):
+            fut.result()                                # the thread has read everything
+        time.sleep(0.01)
+        (tmp_path / "demo" / "z.bin").write_bytes(b"\x01" * 100)        # same size
+        with pytest.raises(ArtifactError, match="checksum mismatch for z.bin"):
+            load_manifest(tmp_path / "demo")
+    (tmp_path / "demo" / "z.bin").write_bytes(b"\x02" * 7)
+    with artifact.read_ahead(tmp_path / "demo"):
+        with pytest.raises(ArtifactError, match="checksum mismatch for z.bin"):
+            load_manifest(tmp_path / "demo")
+
+
+def test_read_ahead_of_a_folder_without_manifest_does_nothing(tmp_path):
+    import textqa.models.artifact as artifact
+    with artifact.read_ahead(tmp_path):
+        with pytest.raises(ArtifactError, match="not a model artifact"):
+            load_manifest(tmp_path)
+    assert artifact._AHEAD == {}
+
+
+def test_read_ahead_parses_nothing_whose_checksum_differs(tmp_path, monkeypatch):
+    import textqa.models.artifact as artifact
+    make_with_arrays(tmp_path / "demo")
+    (tmp_path / "demo" / "a.npz").write_bytes(b"PK\x03\x04 not the arrays the manifest names")
+    parsed = []
+    monkeypatch.setattr(artifact, "_read_arrays", lambda *a: parsed.append(a))
+    with artifact.read_ahead(tmp_path / "demo"):
+        for fut in list(artifact._AHEAD.values()):
+            try:
+                fut.result()
+            except Exception:
+                pass
+        with pytest.raises(ArtifactError, match="checksum mismatch for a.npz"):
+            load_manifest(tmp_path / "demo")
+    assert parsed == []

@@ -95,8 +95,11 @@ class ModelEntry:
         if unknown:
             raise TypeError(f"{self.name}: unknown option(s) {', '.join(unknown)}; "
                             f"known: {', '.join(sorted(known)) or 'none'}")
-        loader = resolve(self.loader)
-        return loader(folder, **options) if options else loader(folder)
+        from .models.artifact import read_ahead  # deferred: loads numpy, orjson
+
+        with read_ahead(folder):        # the payloads are hashed and read while the model's code imports
+            loader = resolve(self.loader)
+            return loader(folder, **options) if options else loader(folder)
 
 
 def resolve(dotted: str):

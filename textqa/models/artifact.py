@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import json
 import os
+from concurrent.futures import Future
 import shutil
 import tempfile
+import threading
 import time
 import zlib
 from contextlib import contextmanager
@@ -39,12 +42,9 @@ def read_json(path: str | os.PathLike):
     (9-16 MB each) in half the standard library's time; what orjson refuses but ``json`` reads
     (``NaN``, integers beyond 64 bits) is read by ``json``.  Raises ``OSError`` or ``ValueError``
     (also for a value nested too deeply for either parser)."""
-    data = Path(path).read_bytes()
-    if str(path).endswith(".gz"):
-        try:
-            data = gzip.decompress(data)
-        except (EOFError, gzip.BadGzipFile, zlib.error) as e:
-            raise ValueError(f"{path}: truncated or corrupt gzip file ({e})") from e
+    data = _take_read_ahead(path, "json")
+    if data is None:
+        data = _json_bytes(path)
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -54,12 +54,21 @@ def read_json(path: str | os.PathLike):
             raise ValueError(f"{path}: JSON nested too deeply") from e
 
 
+def _json_bytes(path: str | os.PathLike, data: bytes | None = None) -> bytes:
+    """The bytes of a JSON file (``data``, if already read), decompressed if it ends in ``.gz``."""
+    if data is None:
+        data = Path(path).read_bytes()
+    if str(path).endswith(".gz"):
+        try:
+            data = gzip.decompress(data)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as e:
+            raise ValueError(f"{path}: truncated or corrupt gzip file ({e})") from e
+    return data
+
+
 def sha256_file(path: str | os.PathLike) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    ahead = _take_read_ahead(path, "sha256")
+    return ahead if ahead is not None else _hash_file(path)
 
 
 def _package_version() -> str:
@@ -187,8 +196,16 @@ def save_arrays(path: str | os.PathLike, arrays: dict, compress: bool = False) -
 
 def load_arrays(path: str | os.PathLike) -> dict:
     """The arrays of an ``.npz`` file, read with ``allow_pickle=False``: data only, never code."""
+    ahead = _take_read_ahead(path, "arrays")
+    if ahead is not None:
+        return ahead
+    return _read_arrays(path)
+
+
+def _read_arrays(path: str | os.PathLike, data: bytes | None = None) -> dict:
+    """:func:`load_arrays`' read of ``path`` (or of its bytes ``data``, already read)."""
     try:
-        with np.load(path, allow_pickle=False) as z:
+        with np.load(path if data is None else io.BytesIO(data), allow_pickle=False) as z:
             return {k: z[k] for k in z.files}
     except ValueError as e:             # an object array inside: numpy refuses to unpickle it
         raise ArtifactError(f"{path}: holds pickled objects, which textqa never loads ({e})") from e
@@ -245,3 +262,108 @@ def verify_payload(path: Path, manifest: dict, rel: str) -> None:
     if digest != meta["sha256"]:
         raise ArtifactError(f"{path}: checksum mismatch for {rel} (manifest {meta['sha256'][:12]}…, "
                             f"file {digest[:12]}…); the artifact was modified or corrupted: retrain it")
+
+
+# ------------------------------------------------------------------ read-ahead
+#: (file, what) -> Future of (the file's identity when it was read, the value): what :func:`read_ahead`'s
+#: thread has computed, each taken once by :func:`sha256_file` or :func:`load_arrays`.
+_AHEAD: dict[tuple[str, str], Future] = {}
+_AHEAD_LOCK = threading.Lock()
+
+
+def _identity(path) -> tuple:
+    st = os.stat(path)
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _take_read_ahead(path, what: str):
+    """The value :func:`read_ahead` computed for ``path`` (waiting for it if it is under way), or None
+    (nothing read ahead, it failed, or the file has changed since: the caller reads it itself)."""
+    with _AHEAD_LOCK:
+        fut = _AHEAD.pop((os.path.abspath(path), what), None)
+    if fut is None:
+        return None
+    try:
+        ident, value = fut.result()
+        return value if ident == _identity(path) else None
+    except Exception:       # the caller's own read raises what it raises, with its own message
+        return None
+
+
+@contextmanager
+def read_ahead(folder: str | os.PathLike):
+    """While the block runs (typically: importing the model's code, then its loader), a background
+    thread hashes the payloads of the artifact in ``folder``; an ``.npz`` or ``.json.gz`` payload whose
+    bytes match the manifest's checksum it then parses (the arrays, read with ``allow_pickle=False``)
+    or decompresses, from the bytes it hashed.  That work runs mostly outside the GIL (hashlib and zlib
+    release it) while the import holds it.  The loader's :func:`sha256_file`, :func:`load_arrays` and
+    :func:`read_json` take the results, each once, if the file is still the one read (same device,
+    inode, size and modification time), and otherwise read it themselves; what the block did not take
+    is dropped at its end.  So nothing is parsed before its checksum has matched, and the loader
+    still checks every checksum (:func:`load_manifest`) before it uses any payload."""
+    folder = Path(folder)
+    try:
+        files = {rel: meta["sha256"] for rel, meta in
+                 json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["files"].items()}
+    except Exception:       # no readable manifest: the loader reports it
+        yield
+        return
+    parse = {rel: ("arrays", _read_arrays) if rel.endswith(".npz") else ("json", _json_bytes)
+             for rel in files if rel.endswith((".npz", ".json.gz"))}
+    futures = {(rel, what): Future() for rel in files for what in ("sha256", *parse.get(rel, ())[:1])}
+    keys = {k: (os.path.abspath(folder / k[0]), k[1]) for k in futures}
+    with _AHEAD_LOCK:
+        _AHEAD.update((keys[k], fut) for k, fut in futures.items())
+    stop = threading.Event()
+
+    def work():     # a future taken by the loader is still this one: it is set whoever holds it
+        for rel, expected in files.items():
+            mine = [futures[k] for k in futures if k[0] == rel]
+            if stop.is_set():
+                for fut in mine:
+                    fut.cancel()        # whoever waits on one reads the file itself
+            if not all([fut.set_running_or_notify_cancel() for fut in mine]):
+                for fut in mine:
+                    if fut.running():
+                        fut.set_exception(RuntimeError("not read ahead"))
+                continue
+            path = folder / rel
+            try:
+                ident = _identity(path)
+                if rel in parse:
+                    data = path.read_bytes()
+                    digest = hashlib.sha256(data).hexdigest()
+                else:
+                    data, digest = None, _hash_file(path)
+                futures[rel, "sha256"].set_result((ident, digest))
+            except BaseException as e:
+                for fut in mine:
+                    fut.set_exception(e)
+                continue
+            if rel in parse:
+                what, fn = parse[rel]
+                try:
+                    if digest != expected:
+                        raise ValueError("checksum mismatch: not parsed")
+                    futures[rel, what].set_result((ident, fn(path, data)))
+                except BaseException as e:
+                    futures[rel, what].set_exception(e)
+
+    threading.Thread(target=work, name="textqa-read-ahead", daemon=True).start()
+    try:
+        yield
+    finally:
+        stop.set()
+        with _AHEAD_LOCK:
+            for k, fut in futures.items():
+                if _AHEAD.get(keys[k]) is fut:      # not another read-ahead's of the same folder
+                    del _AHEAD[keys[k]]
+                fut.cancel()
+
+
+def _hash_file(path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
