@@ -17,12 +17,12 @@ import hashlib
 import io
 import json
 import os
-from concurrent.futures import Future
 import shutil
 import tempfile
 import threading
 import time
 import zlib
+from concurrent.futures import Future
 from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
@@ -310,20 +310,17 @@ def read_ahead(folder: str | os.PathLike):
         return
     parse = {rel: ("arrays", _read_arrays) if rel.endswith(".npz") else ("json", _json_bytes)
              for rel in files if rel.endswith((".npz", ".json.gz"))}
-    futures = {(rel, what): Future() for rel in files for what in ("sha256", *parse.get(rel, ())[:1])}
-    keys = {k: (os.path.abspath(folder / k[0]), k[1]) for k in futures}
+    futures = {rel: {what: Future() for what in ("sha256", *parse.get(rel, ())[:1])} for rel in files}
+    keys = {(os.path.abspath(folder / rel), what): fut for rel, mine in futures.items() for what, fut in mine.items()}
     with _AHEAD_LOCK:
-        _AHEAD.update((keys[k], fut) for k, fut in futures.items())
-    stop = threading.Event()
+        _AHEAD.update(keys)
 
     def work():     # a future taken by the loader is still this one: it is set whoever holds it
         for rel, expected in files.items():
-            mine = [futures[k] for k in futures if k[0] == rel]
-            if stop.is_set():
-                for fut in mine:
-                    fut.cancel()        # whoever waits on one reads the file itself
-            if not all([fut.set_running_or_notify_cancel() for fut in mine]):
-                for fut in mine:
+            mine = futures[rel]
+            # the block's end cancels what is still pending: whoever waits on one reads the file itself
+            if not all([fut.set_running_or_notify_cancel() for fut in mine.values()]):
+                for fut in mine.values():
                     if fut.running():
                         fut.set_exception(RuntimeError("not read ahead"))
                 continue
@@ -335,9 +332,9 @@ def read_ahead(folder: str | os.PathLike):
                     digest = hashlib.sha256(data).hexdigest()
                 else:
                     data, digest = None, _hash_file(path)
-                futures[rel, "sha256"].set_result((ident, digest))
+                mine["sha256"].set_result((ident, digest))
             except BaseException as e:
-                for fut in mine:
+                for fut in mine.values():
                     fut.set_exception(e)
                 continue
             if rel in parse:
@@ -345,19 +342,18 @@ def read_ahead(folder: str | os.PathLike):
                 try:
                     if digest != expected:
                         raise ValueError("checksum mismatch: not parsed")
-                    futures[rel, what].set_result((ident, fn(path, data)))
+                    mine[what].set_result((ident, fn(path, data)))
                 except BaseException as e:
-                    futures[rel, what].set_exception(e)
+                    mine[what].set_exception(e)
 
     threading.Thread(target=work, name="textqa-read-ahead", daemon=True).start()
     try:
         yield
     finally:
-        stop.set()
         with _AHEAD_LOCK:
-            for k, fut in futures.items():
-                if _AHEAD.get(keys[k]) is fut:      # not another read-ahead's of the same folder
-                    del _AHEAD[keys[k]]
+            for key, fut in keys.items():
+                if _AHEAD.get(key) is fut:          # not another read-ahead's of the same folder
+                    del _AHEAD[key]
                 fut.cancel()
 
 

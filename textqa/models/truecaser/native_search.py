@@ -41,12 +41,13 @@ class CandidateRows:
 
     def add(self, ids: list, cids: list, cem: list, code: int = -1) -> int:
         """Append one token's row; its index."""
+        k = len(ids)
         with self.lock:
-            r, size = self._reserve(1, len(ids))
-            self.start[r], self.count[r], self.code[r] = size, len(ids), code
-            self.ids[size:size + len(ids)], self.cids[size:size + len(ids)] = ids, cids
-            self.cem[size:size + len(ids)] = cem
-            self.n_rows, self.size = r + 1, size + len(ids)
+            r, size = self._reserve(1, k)
+            self.start[r], self.count[r], self.code[r] = size, k, code
+            self.ids[size:size + k], self.cids[size:size + k] = ids, cids
+            self.cem[size:size + k] = cem
+            self.n_rows, self.size = r + 1, size + k
         return r
 
     def add_many(self, counts: np.ndarray, ids, cids, cem, codes) -> np.ndarray:
