@@ -314,3 +314,48 @@ def test_local_workers_start_without_the_nannys_malloc_trim_threshold():
                        cwd=Path(__file__).resolve().parents[1])
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip().splitlines()[-1] == "[None]"
+
+
+WORKER_STATE = """
+import json, os, sys
+from textqa.cli import batch
+from textqa.models.artifact import artifact_id, load_manifest
+from textqa.runtime import dask_cluster
+folder = sys.argv[1]
+ahead = {batch.LOAD_AHEAD: json.dumps(["truecaser", folder, artifact_id(load_manifest(folder)), {}])}
+
+def state():
+    import dask
+    from textqa.cli import batch
+    return [len(batch._MODELS), os.environ.get("OPENBLAS_NUM_THREADS"), dask.config.get("distributed.worker.profile.enabled")]
+
+with dask_cluster.cluster("local", 2, "test", preload=("textqa.cli.batch",), preload_env=ahead) as client:
+    print(json.dumps(sorted(client.run(state).values())))
+    print(batch.LOAD_AHEAD in os.environ, len(batch._MODELS))
+"""
+
+
+@pytest.mark.parametrize("profile", [None, "True"])
+def test_local_workers_fork_with_the_model_loaded_and_run_quiet(truecaser_artifact, profile):
+    """A local cluster's forkserver starts with the job's model to load ahead (and the nannies'
+    one-BLAS-thread environment); both workers fork with the model already loaded, and the client
+    keeps neither the model nor the variable.  The workers' profiler is off unless the user's Dask
+    configuration sets it (``dask_cluster.LOCAL_QUIET``).  A fresh process: a forkserver started by
+    an earlier test would be reused as it is."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DASK_", "OPENBLAS_"))}
+    if profile:
+        env["DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED"] = profile
+    r = subprocess.run([sys.executable, "-c", WORKER_STATE, str(truecaser_artifact / "truecaser")],
+                       capture_output=True, text=True, env=env, timeout=240, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-2000:]
+    workers, client = r.stdout.strip().splitlines()[-2:]
+    assert json.loads(workers) == [[1, "1", bool(profile)]] * 2
+    assert client == "False 0"
+
+
+def test_a_model_that_fails_to_load_ahead_says_so_and_leaves_the_workers_to_load_it(tmp_path, capsys):
+    from textqa.cli import batch
+    before = dict(batch._MODELS)
+    batch._load_ahead(json.dumps(["truecaser", str(tmp_path / "none"), "id", {}]))
+    assert batch._MODELS == before
+    assert "not loaded ahead of the workers" in capsys.readouterr().err

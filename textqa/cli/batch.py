@@ -17,6 +17,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
 import shutil
 import sys
 import time
@@ -33,6 +34,10 @@ HELP = "run a model over a large file on a Dask cluster (same output as the sing
 
 _MODELS: dict = {}          # per worker process: (name, folder, artifact id, load options) -> loaded model
 
+#: Set in a local cluster's forkserver to the job's model (a JSON list of ``_load``'s arguments):
+#: importing this module there loads it (:func:`_load_ahead`).
+LOAD_AHEAD = "TEXTQA_BATCH_LOAD_AHEAD"
+
 
 def _load(name: str, folder: str, model_id: str, load_options: dict):
     key = (name, folder, model_id, json.dumps(load_options, sort_keys=True))
@@ -40,6 +45,26 @@ def _load(name: str, folder: str, model_id: str, load_options: dict):
         _MODELS[key] = BY_NAME[name].load(folder, **load_options)
         freeze_loaded(collect=False)    # the worker keeps it: no collection walks it again
     return _MODELS[key]
+
+
+def _load_ahead(spec: str) -> None:
+    """Load the job's model in a local cluster's forkserver, when it imports this module (see
+    ``dask_cluster._preload``), while the client starts the scheduler and the nannies; the workers
+    fork from it with the model in :data:`_MODELS`, and share its arrays' pages with it and with
+    each other until one writes to them.  Each worker otherwise loaded the model at its first
+    partition, after the cluster had started.  A load that fails here only says so: each worker
+    then loads the model itself, and reports the error as the single-process command would."""
+    import threading
+
+    from textqa.models.artifact import READ_AHEAD_THREAD  # deferred: loads orjson, numpy
+    try:
+        _load(*json.loads(spec))
+    except Exception as e:
+        print(f"textqa batch: the model was not loaded ahead of the workers ({e}); each worker loads it",
+              file=sys.stderr, flush=True)
+    for t in threading.enumerate():     # the artifact's read-ahead ends its file: no thread beside the fork
+        if t.name == READ_AHEAD_THREAD:
+            t.join()
 
 
 def run_partition(name: str, folder: str, model_id: str, load_options: dict, options: dict, label: str,
@@ -160,7 +185,9 @@ def _compute(args, folder: Path, model_id: str, load_options: dict, options: dic
     raised (the one the single-process command reports), whatever order the workers finish in."""
     entry = BY_VERB[args.kind]
     preload = (__name__, entry.loader.partition(":")[0], entry.batch.partition(":")[0])
-    with dask_cluster.cluster(args.scheduler, args.workers, "textqa batch", preload=preload) as client:
+    ahead = {LOAD_AHEAD: json.dumps([entry.name, str(folder), model_id, load_options])}
+    with dask_cluster.cluster(args.scheduler, args.workers, "textqa batch", preload=preload,
+                              preload_env=ahead) as client:
         return _run_partitions(args, client, folder, model_id, load_options, options, signature, parts, label,
                                partitions)
 
@@ -306,3 +333,7 @@ def _corpus_line(metric, names: list[Path], details: bool) -> bytes:
             total += row
     s = metric.score_of_total(total)
     return (f"{s.score:.6f} {s.precision:.6f} {s.recall:.6f}\n" if details else f"{s.score:.6f}\n").encode()
+
+
+if LOAD_AHEAD in os.environ:        # a local cluster's forkserver, importing its preload
+    _load_ahead(os.environ[LOAD_AHEAD])

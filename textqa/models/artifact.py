@@ -269,6 +269,7 @@ def verify_payload(path: Path, manifest: dict, rel: str) -> None:
 #: thread has computed, each taken once by :func:`sha256_file` or :func:`load_arrays`.
 _AHEAD: dict[tuple[str, str], Future] = {}
 _AHEAD_LOCK = threading.Lock()
+READ_AHEAD_THREAD = "textqa-read-ahead"     # the name of read_ahead's thread
 
 
 def _identity(path) -> tuple:
@@ -346,7 +347,7 @@ def read_ahead(folder: str | os.PathLike):
                 except BaseException as e:
                     mine[what].set_exception(e)
 
-    threading.Thread(target=work, name="textqa-read-ahead", daemon=True).start()
+    threading.Thread(target=work, name=READ_AHEAD_THREAD, daemon=True).start()
     try:
         yield
     finally:

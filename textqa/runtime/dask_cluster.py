@@ -52,26 +52,70 @@ FORKSERVER = {"distributed.worker.multiprocessing-method": "forkserver"}
 #: streams partitions through it does not need.
 LOCAL_WORKER_ENV = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
 
+#: What a local cluster's processes run beside the tasks, less often than distributed's defaults
+#: (each only where the user's Dask configuration leaves the default): the workers' statistical
+#: profiler (a stack sample every 10 ms, for the dashboard's Profile page), the memory monitors of
+#: the workers and nannies (every 100 ms), the system monitor (500 ms) and the event-loop tick
+#: (20 ms).  Each wakes a thread that takes the GIL from the task or, on a 2-core machine, a core
+#: from the workers: with them, the client, scheduler, nannies and workers of a 2-worker
+#: ``textqa batch truecase`` spent about 4.6 CPU-seconds beside the tasks on 200,000 lines; without,
+#: about 3.7 (``docs/scaling.md``).
+LOCAL_QUIET = {"distributed.worker.profile.enabled": False,
+               "distributed.worker.memory.monitor-interval": "1s",
+               "distributed.admin.system-monitor.interval": "2s",
+               "distributed.admin.tick.interval": "200ms"}
 
-def _preload(modules: tuple[str, ...]) -> None:
+
+def _unless_configured(settings: dict) -> dict:
+    """The entries of ``settings`` that the user's Dask configuration (its YAML files and ``DASK_*``
+    variables) does not set."""
+    import dask  # deferred: loads dask
+    given = dask.config.collect()
+    unset = object()
+    return {k: v for k, v in settings.items() if dask.config.get(k, unset, config=given) is unset}
+
+
+def _preload(modules: tuple[str, ...], env: dict[str, str] | None = None) -> None:
     """Have the forkserver import distributed and ``modules`` (the project's modules whose functions
     the tasks run, with their imports: NLTK, scikit-learn, SciPy, spaCy) once, before it forks the
     worker processes: under spawn each worker imported them all again.  ``textqa batch truecase``
     with 2 workers took 11.1 s of CPU that way, 7.2 s with the forkserver and the preload
     (``docs/scaling.md``, "Starting a local cluster").  multiprocessing skips a preload module that
-    fails to import: the task then imports it, and reports its error, as before."""
+    fails to import: the task then imports it, and reports its error, as before.
+
+    The forkserver starts here, before the scheduler and the nannies, so that its imports run while
+    they start; it gets the environment a nanny would give it (distributed's
+    ``pre-spawn-environ``: one BLAS thread a worker) and ``env`` (``textqa batch``'s model to load
+    ahead, see ``textqa.cli.batch``), which this process then drops again."""
     from distributed.utils import get_mp_context  # deferred: loads distributed, dask, numpy
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if missing:                     # a misspelt name would be skipped silently, the time lost again
         raise ValueError(f"no such module to preload: {missing}")
+    import dask  # deferred: loads dask
+    from multiprocessing import forkserver
     get_mp_context().set_forkserver_preload(["distributed", *modules])    # after distributed set its own
+    # as each nanny does before it starts a process (distributed.nanny._get_env_variables); a
+    # forkserver started by the first nanny would inherit it that way
+    os.environ.update({k: os.environ.get(k, str(v))
+                       for k, v in dask.config.get("distributed.nanny.pre-spawn-environ").items() if v is not None})
+    saved = {k: os.environ.get(k) for k in env or {}}
+    os.environ.update(env or {})
+    try:
+        forkserver.ensure_running()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
-def connect(scheduler: str, workers: int | None = None, preload: tuple[str, ...] = ()):
+def connect(scheduler: str, workers: int | None = None, preload: tuple[str, ...] = (),
+            preload_env: dict[str, str] | None = None):
     """(client, the LocalCluster or None).  A LocalCluster has one single-threaded process per core
     (or ``workers``): the models' code is Python and numpy, which threads would serialise.  Its
     processes start as :data:`FORKSERVER` says when that is in effect (:func:`cluster` sets it),
-    with ``preload`` imported once (:func:`_preload`)."""
+    with ``preload`` imported once and ``preload_env`` in the forkserver's environment (:func:`_preload`)."""
     import dask  # deferred: loads dask, psutil
     from distributed import Client, LocalCluster  # deferred: loads distributed, dask, numpy
 
@@ -79,7 +123,7 @@ def connect(scheduler: str, workers: int | None = None, preload: tuple[str, ...]
         raise InputError("--workers must be at least 1")
     if scheduler == "local":
         if dask.config.get("distributed.worker.multiprocessing-method") == "forkserver":
-            _preload(preload)
+            _preload(preload, preload_env)
         cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
                                dashboard_address=":0" if has_dashboard() else None,
                                silence_logs=logging.CRITICAL)     # a task's error is reported once, by us
@@ -99,16 +143,19 @@ def connect(scheduler: str, workers: int | None = None, preload: tuple[str, ...]
 
 
 @contextmanager
-def cluster(scheduler: str, workers: int | None = None, who: str = "textqa", preload: tuple[str, ...] = ()):
+def cluster(scheduler: str, workers: int | None = None, who: str = "textqa", preload: tuple[str, ...] = (),
+            preload_env: dict[str, str] | None = None):
     """A connected client for the block (the dashboard link on stderr); closed afterwards.  A local
-    cluster's worker processes fork from a server that imported ``preload`` (:func:`_preload`), for
-    the whole block: a worker the nanny restarts too."""
+    cluster's worker processes fork from a server that imported ``preload`` with ``preload_env`` set
+    (:func:`_preload`), for the whole block: a worker the nanny restarts too.  A local cluster's
+    processes also run :data:`LOCAL_QUIET`."""
 
     import dask  # deferred: loads dask, psutil
     importlib.import_module("distributed")    # its config defaults first: leaving a set() made before them drops them
     start = FORKSERVER if "forkserver" in multiprocessing.get_all_start_methods() else {}
-    with dask.config.set({**start, **(LOCAL_WORKER_ENV if scheduler == "local" else {})}):
-        client, local = connect(scheduler, workers, preload)
+    local_only = {**LOCAL_WORKER_ENV, **_unless_configured(LOCAL_QUIET)} if scheduler == "local" else {}
+    with dask.config.set({**start, **local_only}):
+        client, local = connect(scheduler, workers, preload, preload_env)
         try:
             if client.dashboard_link and has_dashboard():
                 print(f"{who}: Dask dashboard {client.dashboard_link}", file=sys.stderr, flush=True)
