@@ -11,8 +11,10 @@ records with new ids):
   single-process one;
 * the per-partition overhead: the ICD-9 run again with partitions of 100 documents instead of
   10,000, (extra seconds) / (extra partitions);
-* the peak memory of the client and of each worker process (sampled every 0.2 s) and the time
-  one worker takes to load each model (what broadcasting a model costs per worker).
+* the peak memory of the client and of each worker process (RSS, sampled every 0.2 s), the peak of
+  the client's descendants' summed proportional set size (PSS, once a second: the workers share the
+  model's pages with the forkserver that loaded it, which RSS counts once in each), and the time one
+  process takes to load each model.
 """
 from __future__ import annotations
 
@@ -37,6 +39,9 @@ class PeakRSS:
     def __init__(self, pid: int):
         import psutil
         self.root, self.peak, self._stop = psutil.Process(pid), {}, threading.Event()
+        self.pss = 0        # peak of the descendants' summed PSS
+        self.direct: set = set()      # the pids of its own children (a forkserver; the workers are its children)
+        self._samples = 0
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
@@ -47,12 +52,19 @@ class PeakRSS:
                 procs = [self.root, *self.root.children(recursive=True)]
             except psutil.Error:
                 return
+            try:
+                self.direct.update(c.pid for c in self.root.children())
+            except psutil.Error:
+                return
             for p in procs:
                 try:
                     rss = p.memory_info().rss
                     self.peak[p.pid] = max(self.peak.get(p.pid, 0), rss)
                 except psutil.Error:
                     pass
+            if self._samples % 5 == 0 and len(procs) > 1:
+                self.pss = max(self.pss, sum(map(_pss, procs[1:])))
+            self._samples += 1
             self._stop.wait(0.2)
 
     def stop(self) -> dict:
@@ -61,8 +73,19 @@ class PeakRSS:
         return self.peak
 
 
+def _pss(proc) -> int:
+    """A process's proportional set size in bytes (``/proc/PID/smaps_rollup``; 0 if it is gone)."""
+    try:
+        with open(f"/proc/{proc.pid}/smaps_rollup") as f:
+            return next(int(line.split()[1]) * 1024 for line in f if line.startswith("Pss:"))
+    except (OSError, StopIteration):
+        return 0
+
+
 def run(cmd: list, stdin=None, stdout=None) -> tuple[float, int, dict]:
-    """(wall seconds, the command's peak RSS, {descendant pid: peak RSS}), in bytes; it must succeed."""
+    """(wall seconds, the command's peak RSS, {grandchild pid: peak RSS}), in bytes; it must succeed.
+    The grandchildren are a local cluster's workers (its forkserver's children); the peak of all the
+    descendants' summed PSS is in the dict under the key "pss"."""
     t = time.perf_counter()
     with open(stdin, "rb") if stdin else open(os.devnull, "rb") as fin, \
             open(stdout, "wb") if stdout else open(os.devnull, "wb") as fout:
@@ -74,6 +97,8 @@ def run(cmd: list, stdin=None, stdout=None) -> tuple[float, int, dict]:
     if proc.returncode:
         raise SystemExit(f"{' '.join(map(str, cmd))} failed:\n{err.decode()[-2000:]}")
     own = peak.pop(proc.pid, 0)
+    peak = {pid: b for pid, b in peak.items() if pid not in rss.direct}
+    peak["pss"] = rss.pss
     return time.perf_counter() - t, own, peak
 
 
@@ -167,25 +192,26 @@ def main(argv=None) -> int:
             for round_ in range(args.rounds):
                 print(f"{kind}: single process (round {round_ + 1} of {args.rounds})", file=sys.stderr)
                 secs, own, _ = run(single_cmd, stdin=src if kind == "truecase" else None, stdout=ref)
-                runs.setdefault("single", []).append((secs, own, []))
-                runs.setdefault("bound", []).append((side_by_side(single_cmd, src, kind, tmp, ref), float("nan"), []))
+                runs.setdefault("single", []).append((secs, own, [], 0))
+                runs.setdefault("bound", []).append((side_by_side(single_cmd, src, kind, tmp, ref), float("nan"), [], 0))
                 for workers in (1, 2):
                     print(f"{kind}: batch, {workers} worker(s) (round {round_ + 1} of {args.rounds})", file=sys.stderr)
                     out = tmp / f"{kind}.{workers}"
                     secs, client, peak = run(["batch", kind, src, out, "--workers", workers, *opts])
                     if out.read_bytes() != ref.read_bytes():
                         raise SystemExit(f"{kind}: textqa batch output differs from {single_name}")
-                    big = sorted(peak.values(), reverse=True)[:workers]      # the workers (nannies are small)
-                    runs.setdefault(workers, []).append((secs, client, big))
+                    pss = peak.pop("pss")
+                    big = sorted(peak.values(), reverse=True)[:workers]      # the workers
+                    runs.setdefault(workers, []).append((secs, client, big, pss))
                     out.unlink()
             quickest = {key: min(rs, key=lambda r: r[0]) for key, rs in runs.items()}   # a row: its quickest run
             base = n / quickest["single"][0]
             for key, name in (("single", single_name),
                               ("bound", "upper bound: the two halves of IN, one such command each, side by side"),
                               (1, f"textqa batch {kind} --workers 1"), (2, f"textqa batch {kind} --workers 2")):
-                secs, rss, big = quickest[key]
+                secs, rss, big, pss = quickest[key]
                 rows.append((kind, name, secs, n / secs, (n / secs) / base, mb(rss),
-                             ", ".join(f"{mb(b):,.0f}" for b in big) or "-"))
+                             ", ".join(f"{mb(b):,.0f}" for b in big) or "-", f"{mb(pss):,.0f}" if pss else "-"))
             notes.append(f"- {kind}, seconds round by round: " + "; ".join(
                 f"{label} " + ", ".join(f"{r[0]:.1f}" for r in runs[key])
                 for key, label in (("single", "single process"), ("bound", "upper bound"), (1, "1 worker"),
@@ -220,12 +246,13 @@ def main(argv=None) -> int:
              "LocalCluster start, model loads, reading, writing); every batch output was checked byte-identical "
              f"to the single-process command's. Default partitions (10,000 lines). Each configuration runs once a round, "
              f"in turn, over {args.rounds} rounds; the table keeps each one's quickest run.", "",
-             "| model | command | seconds | items/s | x single | client peak RSS (MB) | worker peak RSS (MB) |",
-             "|---|---|---:|---:|---:|---:|---:|"]
-    for kind, name, secs, rate, ratio, client, workers in rows:
+             "| model | command | seconds | items/s | x single | client peak RSS (MB) | worker peak RSS (MB) "
+             "| forkserver and workers, peak PSS (MB) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for kind, name, secs, rate, ratio, client, workers, pss in rows:
         shown = name if name.startswith("upper bound") else f"`{name}`"
         mem = "-" if client != client else f"{client:,.0f}"          # nan: not measured
-        lines.append(f"| {kind} | {shown} | {secs:,.1f} | {rate:,.0f} | {ratio:.2f} | {mem} | {workers} |")
+        lines.append(f"| {kind} | {shown} | {secs:,.1f} | {rate:,.0f} | {ratio:.2f} | {mem} | {workers} | {pss} |")
     lines += ["",
               f"- Per-partition overhead: **{overhead * 1000:.1f} ms** per partition (ICD-9 with 2 workers: "
               f"{n_small:,} partitions of {size:,} documents took {small:.1f} s, {n_large} of 10,000 took {large:.1f} s).",
@@ -234,12 +261,15 @@ def main(argv=None) -> int:
               f"starting and stopping the local cluster (a scheduler, two nannies, two workers) costs about "
               f"{fixed - fixed_single:.1f} s a run, which an input must outweigh (at {args.docs:,} records the "
               f"2-worker run spends {max(0.0, large - fixed):.1f} s past it).",
-              f"- Model load per worker (what each worker pays once): truecaser {loads['truecase']:.2f} s, "
-              f"ICD-9 {loads['icd9']:.2f} s.",
+              f"- Model load in a process of its own: truecaser {loads['truecase']:.2f} s, ICD-9 "
+              f"{loads['icd9']:.2f} s. A local cluster's forkserver loads the model once, while the scheduler "
+              "and the nannies start, and its workers fork with it loaded; a worker's RSS counts the pages it "
+              "shares with the forkserver and the other worker, the PSS column divides them among the processes.",
               "- One worker can beat the single process: the client reads and writes while the worker computes "
               "(two processes). Two workers on 2 cores share them with the client and the scheduler; the "
-              "upper-bound row is what the two cores give two plain processes with no Dask at all. See "
-              "`docs/scaling.md` for what these numbers mean on 10 and 100 machines.", *notes]
+              "upper-bound row is what the two cores give two plain processes with no Dask at all, each "
+              "loading the model itself. See `docs/scaling.md` for what these numbers mean on 10 and 100 "
+              "machines.", *notes]
     write_section(args.out, "batch", lines, extra=("textqa.models", "textqa.cli", "textqa.runtime"))
     print("\n".join(lines))
     return 0
