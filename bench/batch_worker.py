@@ -14,7 +14,7 @@ the model's load and one warm-up partition:
   GIL, as a worker's event loop and profiler do);
 * a real ``LocalCluster`` worker started as ``textqa batch`` starts it (forkserver, the task's modules
   preloaded; ``textqa.runtime.dask_cluster.LOCAL_WORKER_ENV``), with distributed's malloc setting
-  put back, and with the worker's statistical profiler switched off.
+  put back, and with distributed's default profiler and monitor intervals put back.
 
 For each: the decoding's wall seconds, the CPU seconds of the decoding thread, the process's minor
 page faults and the decoding thread's involuntary context switches, so that each candidate cause is
@@ -146,6 +146,13 @@ def in_dask(folder: Path, config: dict, n: int, lines: int) -> dict:
         return client.submit(decode_all, str(folder), n, lines, pure=False).result()
 
 
+#: distributed's defaults for what ``dask_cluster.LOCAL_QUIET`` turns down, as the user's environment
+#: would set them (which ``textqa batch`` then leaves as they are)
+DASK_DEFAULT_MONITORS = {"DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "True",
+                         "DASK_DISTRIBUTED__WORKER__MEMORY__MONITOR_INTERVAL": "100ms",
+                         "DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__INTERVAL": "500ms",
+                         "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "20ms"}
+
 SETTINGS = [        # (label, kind, environment, distributed's config)
     ("plain process, main thread", "main", {}, {}),
     ("plain process, a second thread", "thread", {}, {}),
@@ -155,7 +162,8 @@ SETTINGS = [        # (label, kind, environment, distributed's config)
     ("plain process, a second thread, `MALLOC_TRIM_THRESHOLD_=65536`", "thread", DASK_MALLOC, {}),
     ("Dask worker with the nanny's `MALLOC_TRIM_THRESHOLD_=65536` (distributed's default)", "dask", DASK_MALLOC, {}),
     ("Dask worker as `textqa batch` starts it (without that setting)", "dask", {}, {}),
-    ("same, without the worker's statistical profiler", "dask", {}, {"distributed.worker.profile.enabled": False}),
+    ("same, with distributed's default profiler and monitors (`textqa batch` turns them down: "
+     "`dask_cluster.LOCAL_QUIET`)", "dask", DASK_DEFAULT_MONITORS, {}),
 ]
 
 
