@@ -57,9 +57,7 @@ LOCAL_WORKER_ENV = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
 #: profiler (a stack sample every 10 ms, for the dashboard's Profile page), the memory monitors of
 #: the workers and nannies (every 100 ms), the system monitor (500 ms) and the event-loop tick
 #: (20 ms).  Each wakes a thread that takes the GIL from the task or, on a 2-core machine, a core
-#: from the workers: with them, the client, scheduler, nannies and workers of a 2-worker
-#: ``textqa batch truecase`` spent about 4.6 CPU-seconds beside the tasks on 200,000 lines; without,
-#: about 3.7 (``docs/scaling.md``).
+#: from the workers (what that costs: ``docs/scaling.md``, "Starting a local cluster").
 LOCAL_QUIET = {"distributed.worker.profile.enabled": False,
                "distributed.worker.memory.monitor-interval": "1s",
                "distributed.admin.system-monitor.interval": "2s",
