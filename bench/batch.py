@@ -52,12 +52,10 @@ class PeakRSS:
                 procs = [self.root, *self.root.children(recursive=True)]
             except psutil.Error:
                 return
-            try:
-                self.direct.update(c.pid for c in self.root.children())
-            except psutil.Error:
-                return
             for p in procs:
                 try:
+                    if p.ppid() == self.root.pid:
+                        self.direct.add(p.pid)
                     rss = p.memory_info().rss
                     self.peak[p.pid] = max(self.peak.get(p.pid, 0), rss)
                 except psutil.Error:
@@ -82,10 +80,10 @@ def _pss(proc) -> int:
         return 0
 
 
-def run(cmd: list, stdin=None, stdout=None) -> tuple[float, int, dict]:
-    """(wall seconds, the command's peak RSS, {grandchild pid: peak RSS}), in bytes; it must succeed.
-    The grandchildren are a local cluster's workers (its forkserver's children); the peak of all the
-    descendants' summed PSS is in the dict under the key "pss"."""
+def run(cmd: list, stdin=None, stdout=None) -> tuple[float, int, dict, int]:
+    """(wall seconds, the command's peak RSS, {grandchild pid: peak RSS}, the peak of all its
+    descendants' summed PSS), in bytes; it must succeed.  The grandchildren are a local cluster's
+    workers (its forkserver's children)."""
     t = time.perf_counter()
     with open(stdin, "rb") if stdin else open(os.devnull, "rb") as fin, \
             open(stdout, "wb") if stdout else open(os.devnull, "wb") as fout:
@@ -97,9 +95,8 @@ def run(cmd: list, stdin=None, stdout=None) -> tuple[float, int, dict]:
     if proc.returncode:
         raise SystemExit(f"{' '.join(map(str, cmd))} failed:\n{err.decode()[-2000:]}")
     own = peak.pop(proc.pid, 0)
-    peak = {pid: b for pid, b in peak.items() if pid not in rss.direct}
-    peak["pss"] = rss.pss
-    return time.perf_counter() - t, own, peak
+    workers = {pid: b for pid, b in peak.items() if pid not in rss.direct}
+    return time.perf_counter() - t, own, workers, rss.pss
 
 
 def side_by_side(cmd: list, src: Path, kind: str, folder: Path, ref: Path) -> float:
@@ -191,16 +188,15 @@ def main(argv=None) -> int:
             runs: dict = {}         # configuration -> [(seconds, client or own peak RSS, workers' peak RSS)]
             for round_ in range(args.rounds):
                 print(f"{kind}: single process (round {round_ + 1} of {args.rounds})", file=sys.stderr)
-                secs, own, _ = run(single_cmd, stdin=src if kind == "truecase" else None, stdout=ref)
+                secs, own, _, _ = run(single_cmd, stdin=src if kind == "truecase" else None, stdout=ref)
                 runs.setdefault("single", []).append((secs, own, [], 0))
                 runs.setdefault("bound", []).append((side_by_side(single_cmd, src, kind, tmp, ref), float("nan"), [], 0))
                 for workers in (1, 2):
                     print(f"{kind}: batch, {workers} worker(s) (round {round_ + 1} of {args.rounds})", file=sys.stderr)
                     out = tmp / f"{kind}.{workers}"
-                    secs, client, peak = run(["batch", kind, src, out, "--workers", workers, *opts])
+                    secs, client, peak, pss = run(["batch", kind, src, out, "--workers", workers, *opts])
                     if out.read_bytes() != ref.read_bytes():
                         raise SystemExit(f"{kind}: textqa batch output differs from {single_name}")
-                    pss = peak.pop("pss")
                     big = sorted(peak.values(), reverse=True)[:workers]      # the workers
                     runs.setdefault(workers, []).append((secs, client, big, pss))
                     out.unlink()
@@ -219,7 +215,7 @@ def main(argv=None) -> int:
         size = max(1, args.docs // 1000)
         print(f"icd9: partitions of {size} (overhead)", file=sys.stderr)
         out = tmp / "icd9.small"
-        small, _, _ = run(["batch", "icd9", docs, out, "--workers", 2, "--partition-size", size, "--model",
+        small, _, _, _ = run(["batch", "icd9", docs, out, "--workers", 2, "--partition-size", size, "--model",
                            arts / "icd9"])
         if out.read_bytes() != (tmp / "icd9.single").read_bytes():
             raise SystemExit(f"icd9: output with partitions of {size} differs")
