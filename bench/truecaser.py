@@ -190,8 +190,8 @@ def cli_speed(model_dir: Path, dev: Path, scratch: Path, copies: int = 4, repeat
     double.write_text("".join(line + "\n" for line in lower) * (2 * copies), encoding="utf-8")
     one.write_text(lower[0] + "\n", encoding="utf-8")
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    cmd = (["taskset", "-c", "0"] if shutil.which("taskset") else []) + [
-        sys.executable, "-m", "textqa.cli", "truecase", "--tokenized", "--model", str(model_dir)]
+    pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+    cmd = pin + [sys.executable, "-m", "textqa.cli", "truecase", "--tokenized", "--model", str(model_dir)]
 
     def run(path: Path) -> float:
         with open(path, "rb") as stdin:
@@ -204,14 +204,55 @@ def cli_speed(model_dir: Path, dev: Path, scratch: Path, copies: int = 4, repeat
     startup = min(run(one) for _ in range(3))
     whole = min(run(big) for _ in range(repeat))
     twice = min(run(double) for _ in range(repeat))
+    same = min(same_input_seconds(model_dir, big, env) for _ in range(repeat))
+    sklearn_import = min(timed([*pin, sys.executable, "-c", SKLEARN_IMPORTS], env) for _ in range(3))
     return {"tokens": copies * sum(len(line.split()) for line in lower), "startup": startup, "whole": whole,
-            "twice": twice}
+            "twice": twice, "same_input": same, "sklearn_import": sklearn_import}
+
+
+#: What the truecaser's load imports of scikit-learn (:mod:`textqa.models.truecaser.oov`: the estimators'
+#: base class, the OOV model's feature hashing and logistic regression), timed on its own in the start-up
+SKLEARN_IMPORTS = ("import sklearn.base, sklearn.exceptions, sklearn.feature_extraction.text, "
+                   "sklearn.linear_model")
+
+
+def timed(cmd: list, env: dict) -> float:
+    t = time.perf_counter()
+    subprocess.run(cmd, cwd=ROOT, env=env, check=True)
+    return time.perf_counter() - t
+
+
+def same_input_seconds(model_dir: Path, path: Path, env: dict) -> float:
+    """Seconds the in-process decoder takes over the command line's input file, in a fresh process pinned
+    to one core, in the command's batches (``BATCH_LINES`` lines), load excluded: like the command, it
+    meets each word first in the file's first copy, so the command's rate over this one is the cost of
+    the command itself (reading, the batches' strings, writing), the first meetings apart."""
+    cmd = (["taskset", "-c", "0"] if shutil.which("taskset") else []) + [
+        sys.executable, "-m", "bench.truecaser", "--worker", "same-input", "--model", str(model_dir),
+        "--dev", str(path)]
+    r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"bench: the in-process decoder on the command's input failed:\n{r.stderr[-3000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])["seconds"]
+
+
+def _same_input_worker(model_dir: str, path: str) -> dict:
+    """:func:`same_input_seconds`'s process: the file's lines split at whitespace, decoded batch by batch."""
+    from textqa.cli.truecase import BATCH_LINES
+    from textqa.models.truecaser.service_api import TruecaserService
+    svc = TruecaserService.load(model_dir)
+    lines = [line.split() for line in Path(path).read_text(encoding="utf-8").splitlines()]
+    t = time.perf_counter()
+    for i in range(0, len(lines), BATCH_LINES):
+        svc.model.predict_tokens(lines[i:i + BATCH_LINES])
+    return {"seconds": time.perf_counter() - t}
 
 
 def cli_rates(cli: dict) -> dict:
     """``cli_speed``'s times with its rates: tokens/s after the start-up, and once every word has been met."""
     return {**cli, "tokens_per_second": cli["tokens"] / (cli["whole"] - cli["startup"]),
-            "warm_tokens_per_second": cli["tokens"] / (cli["twice"] - cli["whole"])}
+            "warm_tokens_per_second": cli["tokens"] / (cli["twice"] - cli["whole"]),
+            "same_input_tokens_per_second": cli["tokens"] / cli["same_input"]}
 
 
 def dir_size_mb(path: Path) -> float:
@@ -233,6 +274,9 @@ def main(argv=None) -> int:
     p.add_argument("--worker", help=argparse.SUPPRESS)
     p.add_argument("--model", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.worker == "same-input":
+        print(json.dumps(_same_input_worker(args.model, str(args.dev))))
+        return 0
     if args.worker:
         print(json.dumps(_worker(args.worker, args.model, str(args.dev), args.repeat)))
         return 0
@@ -302,6 +346,8 @@ def main(argv=None) -> int:
     cli_rates_seen = ", ".join(f"{c['tokens_per_second']:,.0f}" for c in cli_rounds)
     cli_ratios = ", ".join(f"{c['tokens_per_second'] / a:.2f}" for c, a in zip(cli_rounds, rounds["viterbi"]))
     cli_startups = ", ".join(f"{c['startup']:.2f}" for c in cli_rounds)
+    from textqa.cli.truecase import BATCH_LINES
+    cli_same = ", ".join(f"{c['tokens_per_second'] / c['same_input_tokens_per_second']:.2f}" for c in cli_rounds)
     lines = [
         "## Truecaser (`make bench`, `python -m bench.truecaser`)",
         "",
@@ -356,12 +402,18 @@ def main(argv=None) -> int:
         f"**{cli['warm_tokens_per_second'] / v['tokens_per_second']:.2f}** of the decoder's best pass; the "
         f"decoder's own first pass over dev, meeting each word first (its per-word entries, phrase strings and "
         f"OOV scores are made on first use, not at load), runs at "
-        f"{v['first_pass_tokens_per_second']:,.0f} tokens/s.",
+        f"{v['first_pass_tokens_per_second']:,.0f} tokens/s. The in-process decoder over the command's own input "
+        f"file, in a fresh process on one core and in the command's {BATCH_LINES:,}-line batches (so meeting "
+        f"each word first, as the command does; load excluded), runs at {cli['same_input_tokens_per_second']:,.0f} "
+        f"tokens/s: the command line after its start-up is **{cli['tokens_per_second'] / cli['same_input_tokens_per_second']:.2f}** "
+        f"of that, which is what the command itself costs (reading, the lines' strings, writing). Of the "
+        f"start-up, importing what the load needs of scikit-learn (`{SKLEARN_IMPORTS}`) takes "
+        f"{cli['sklearn_import']:.2f} s on its own (best of 3, one core).",
         f"- Round by round, tokens/s: the default {', '.join(f'{x:,.0f}' for x in rounds['viterbi'])}; the peer "
         f"{', '.join(f'{x:,.0f}' for x in rounds['truecase-pypi'])}; their ratio "
         f"{', '.join(f'{a / b:.2f}' for a, b in zip(rounds['viterbi'], rounds['truecase-pypi']))}; the command "
-        f"line after its start-up {cli_rates_seen}, of the default's in the same round {cli_ratios}, its start-up "
-        f"{cli_startups} s.",
+        f"line after its start-up {cli_rates_seen}, of the default's in the same round {cli_ratios}, of the "
+        f"in-process decoder's on its input in the same round {cli_same}, its start-up {cli_startups} s.",
         "- Peak RSS is the whole process: Python, the service's imports, the mmap-ed KenLM pages touched and "
         "the casing tables (the unigram row loads the same artifact).",
         "- The peer was trained on other text than Wikipedia, so its accuracy is not a like-for-like "
