@@ -65,7 +65,7 @@ def main(argv=None) -> int:
             cmd = ["train", "truecaser", "--data", cuts[share], "--pretokenized", "--dev", dev, "--out", dest]
             if scheduler:
                 cmd += ["--scheduler", scheduler, "--workers", "2"]
-            secs, own, children = run(cmd)
+            secs, own, children, _ = run(cmd)      # children: the cluster's workers
             m = json.loads((dest / "manifest.json").read_text())
             tokens, ngrams = m["training_tokens"], m["ngram_counts"]
             workers = sorted(children.values(), reverse=True)[:2] if scheduler else []
