@@ -162,18 +162,27 @@ def _worker(system: str, model_dir: str, dev_path: str, repeat: int) -> dict:
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
+def pinned() -> list[str]:
+    """The command prefix that pins a process to one core (``taskset``, when there is one)."""
+    return ["taskset", "-c", "0"] if shutil.which("taskset") else []
+
+
+def bench_worker(system: str, model_dir, dev, env: dict, *extra: str) -> dict:
+    """The JSON that ``python -m bench.truecaser --worker SYSTEM`` prints, run pinned to one core."""
+    cmd = pinned() + [sys.executable, "-m", "bench.truecaser", "--worker", system, "--model", str(model_dir),
+                      "--dev", str(dev), *extra]
+    r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"bench worker {system} failed:\n{r.stderr[-3000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
 def run_worker(system, model_dir, dev, repeat):
     # PYTHONHASHSEED fixed: the peer's output depends on Python's hash seed (seeds 1, 2 and 3 gave three
     # different outputs on dev), so its scores would move from run to run
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                TEXTQA_NATIVE_VITERBI="0" if system == "viterbi-python" else "1", PYTHONHASHSEED="0")
-    cmd = ["taskset", "-c", "0"] if shutil.which("taskset") else []
-    cmd += [sys.executable, "-m", "bench.truecaser", "--worker", system, "--model", str(model_dir),
-            "--dev", str(dev), "--repeat", str(repeat)]
-    r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SystemExit(f"bench worker {system} failed:\n{r.stderr[-3000:]}")
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    return bench_worker(system, model_dir, dev, env, "--repeat", str(repeat))
 
 
 def cli_speed(model_dir: Path, dev: Path, scratch: Path, copies: int = 4, repeat: int = 2) -> dict:
@@ -183,7 +192,10 @@ def cli_speed(model_dir: Path, dev: Path, scratch: Path, copies: int = 4, repeat
     difference (:func:`cli_rates`), so it measures the reading, decoding and writing, not the start-up.
     The same text ``2 * copies`` times over gives the rate once every word has been met (the second
     half's tokens over the extra time), which is what the best of the decoder's passes measures; the
-    first copy meets each word first, as the decoder's first pass does."""
+    first copy meets each word first, as the decoder's first pass does.  Beside them: the in-process
+    decoder over the same file (:func:`_same_input_worker`, best of ``repeat``) and the import of
+    scikit-learn that the load needs (:data:`SKLEARN_IMPORTS`, best of 3)."""
+    from bench.report import timed
     from textqa.training.corpus import read_lines
     lower = [line.strip().lower() for line in read_lines(dev) if line.strip()]
     big, one = scratch / "cli-input.txt", scratch / "cli-one-line.txt"
@@ -192,8 +204,7 @@ def cli_speed(model_dir: Path, dev: Path, scratch: Path, copies: int = 4, repeat
     double.write_text("".join(line + "\n" for line in lower) * (2 * copies), encoding="utf-8")
     one.write_text(lower[0] + "\n", encoding="utf-8")
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
-    cmd = pin + [sys.executable, "-m", "textqa.cli", "truecase", "--tokenized", "--model", str(model_dir)]
+    cmd = pinned() + [sys.executable, "-m", "textqa.cli", "truecase", "--tokenized", "--model", str(model_dir)]
 
     def run(path: Path) -> float:
         with open(path, "rb") as stdin:
@@ -206,8 +217,9 @@ def cli_speed(model_dir: Path, dev: Path, scratch: Path, copies: int = 4, repeat
     startup = min(run(one) for _ in range(3))
     whole = min(run(big) for _ in range(repeat))
     twice = min(run(double) for _ in range(repeat))
-    same = min(same_input_seconds(model_dir, big, env) for _ in range(repeat))
-    sklearn_import = min(timed([*pin, sys.executable, "-c", SKLEARN_IMPORTS], env) for _ in range(3))
+    same = min(bench_worker("same-input", model_dir, big, env)["seconds"] for _ in range(repeat))
+    importing = pinned() + [sys.executable, "-c", SKLEARN_IMPORTS]
+    sklearn_import = min(timed(lambda: subprocess.run(importing, cwd=ROOT, env=env, check=True)) for _ in range(3))
     return {"tokens": copies * sum(len(line.split()) for line in lower), "startup": startup, "whole": whole,
             "twice": twice, "same_input": same, "sklearn_import": sklearn_import}
 
@@ -218,28 +230,12 @@ SKLEARN_IMPORTS = ("import sklearn.base, sklearn.exceptions, sklearn.feature_ext
                    "sklearn.linear_model")
 
 
-def timed(cmd: list, env: dict) -> float:
-    t = time.perf_counter()
-    subprocess.run(cmd, cwd=ROOT, env=env, check=True)
-    return time.perf_counter() - t
-
-
-def same_input_seconds(model_dir: Path, path: Path, env: dict) -> float:
-    """Seconds the in-process decoder takes over the command line's input file, in a fresh process pinned
-    to one core, in the command's batches (``BATCH_LINES`` lines), load excluded: like the command, it
-    meets each word first in the file's first copy, so the command's rate over this one is the cost of
-    the command itself (reading, the batches' strings, writing), the first meetings apart."""
-    cmd = (["taskset", "-c", "0"] if shutil.which("taskset") else []) + [
-        sys.executable, "-m", "bench.truecaser", "--worker", "same-input", "--model", str(model_dir),
-        "--dev", str(path)]
-    r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SystemExit(f"bench: the in-process decoder on the command's input failed:\n{r.stderr[-3000:]}")
-    return json.loads(r.stdout.strip().splitlines()[-1])["seconds"]
-
-
 def _same_input_worker(model_dir: str, path: str) -> dict:
-    """:func:`same_input_seconds`'s process: the file's lines split at whitespace, decoded batch by batch."""
+    """Seconds the in-process decoder takes over the command line's input file (``path``), in the
+    command's batches (``BATCH_LINES`` lines), load excluded: like the command, it meets each word first
+    in the file's first copy, so the command's rate over this one is the cost of the command itself
+    (reading, the batches' strings, writing), the first meetings apart.  Run by :func:`cli_speed` in a
+    fresh process pinned to one core (``--worker same-input``)."""
     from textqa.cli.truecase import BATCH_LINES
     from textqa.models.truecaser.service_api import TruecaserService
     svc = TruecaserService.load(model_dir)
@@ -348,7 +344,7 @@ def main(argv=None) -> int:
     cli_rates_seen = ", ".join(f"{c['tokens_per_second']:,.0f}" for c in cli_rounds)
     cli_ratios = ", ".join(f"{c['tokens_per_second'] / a:.2f}" for c, a in zip(cli_rounds, rounds["viterbi"]))
     cli_startups = ", ".join(f"{c['startup']:.2f}" for c in cli_rounds)
-    from textqa.cli.truecase import BATCH_LINES
+    from textqa.cli.truecase import BATCH_LINES     # here: a --worker process imports it only if it runs it
     cli_same = ", ".join(f"{c['tokens_per_second'] / c['same_input_tokens_per_second']:.2f}" for c in cli_rounds)
     lines = [
         "## Truecaser (`make bench`, `python -m bench.truecaser`)",
