@@ -5,6 +5,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 KENLM_VERSION := 0.3.0
+# KenLM's source package, vendored unchanged (third_party/kenlm/SOURCES.md): no network, no pip
+KENLM_TARBALL := third_party/kenlm/kenlm-$(KENLM_VERSION).tar.gz
 KENLM_SRC := .build/kenlm/kenlm-$(KENLM_VERSION)
 VITERBI_SO = $(VENV)/lib/libtextqa_viterbi.so
 HOST ?= 127.0.0.1
@@ -46,10 +48,9 @@ $(VENV)/.installed: pyproject.toml requirements/spacy-model.txt
 # loaded with ctypes; without it the truecaser decodes in Python, same results, slower).
 # Both from the kenlm source package with its compile_query_only.sh (position-independent for
 # the library): g++ only, no Boost.
-$(VENV)/bin/build_binary $(VITERBI_SO) &: textqa/models/truecaser/native/viterbi.cc | $(VENV)/.installed
+$(VENV)/bin/build_binary $(VITERBI_SO) &: textqa/models/truecaser/native/viterbi.cc $(KENLM_TARBALL) | $(VENV)/.installed
 	@rm -rf .build/kenlm && mkdir -p .build/kenlm
-	$(PIP) download --quiet --no-deps --no-binary :all: --no-build-isolation kenlm==$(KENLM_VERSION) -d .build/kenlm
-	cd .build/kenlm && tar xzf kenlm-$(KENLM_VERSION).tar.gz
+	tar xzf $(KENLM_TARBALL) -C .build/kenlm
 	@echo "building KenLM build_binary and the C++ truecasing decoder (about a minute)..."
 	cd $(KENLM_SRC) && CXXFLAGS=-fPIC bash compile_query_only.sh > ../compile.log 2>&1 \
 		|| { tail -20 ../compile.log; exit 1; }
@@ -118,8 +119,7 @@ lmplz: | $(VENV)/.installed
 		if [ "$$(id -u)" = 0 ]; then apt-get install -y --no-install-recommends $(LMPLZ_DEBS); \
 		else echo "lmplz needs the Debian packages $(LMPLZ_DEBS): install them as root (apt-get install ...) and rerun"; exit 1; fi; }
 	@test -x .build/kenlm-full/bin/lmplz || { rm -rf .build/kenlm-full && mkdir -p .build/kenlm-full && \
-		$(PIP) download --quiet --no-deps --no-binary :all: --no-build-isolation kenlm==$(KENLM_VERSION) -d .build/kenlm-full && \
-		tar xzf .build/kenlm-full/kenlm-$(KENLM_VERSION).tar.gz -C .build/kenlm-full && \
+		tar xzf $(KENLM_TARBALL) -C .build/kenlm-full && \
 		cmake -S .build/kenlm-full/kenlm-$(KENLM_VERSION) -B .build/kenlm-full/build -DCMAKE_BUILD_TYPE=Release \
 			-DKENLM_MAX_ORDER=6 > .build/kenlm-full/cmake.log && \
 		$(MAKE) -C .build/kenlm-full/build -j2 lmplz > .build/kenlm-full/make.log && \

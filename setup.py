@@ -1,9 +1,11 @@
 """Builds the truecaser's C++ search into the package, so that any install (``pip install .``, a
 wheel from ``python -m build``) decodes with it.
 
-KenLM's sources come from the pinned ``kenlm`` source package on PyPI, fetched at build time with
-pip (``$TEXTQA_KENLM_SOURCE`` names an unpacked copy instead; the repository's ``make`` build is
-reused when present).  Its ``compile_query_only.sh`` compiles KenLM with g++ alone (no Boost); then
+KenLM's sources are the pinned ``kenlm`` source package, vendored unchanged in
+``third_party/kenlm/`` (LGPL; its sha256 is checked before it is unpacked), so a build needs no
+network and nothing in the installing virtualenv beyond what ``pyproject.toml`` asks for
+(``$TEXTQA_KENLM_SOURCE`` names an unpacked KenLM source tree instead).  Its
+``compile_query_only.sh`` compiles KenLM with g++ alone (no Boost); then
 ``textqa/models/truecaser/native/viterbi.cc`` is linked with it into ``libtextqa_viterbi.so``, and
 KenLM's ``build_binary`` (needed only for training) is copied beside it.  Everything else is in
 ``pyproject.toml``.  A build without g++ fails and says so: the package never falls back silently
@@ -11,6 +13,7 @@ KenLM's ``build_binary`` (needed only for training) is copied beside it.  Everyt
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -29,19 +32,31 @@ NATIVE = Path("textqa") / "models" / "truecaser" / "native"
 LIBRARY = "libtextqa_viterbi.so"
 
 
+KENLM_ARCHIVE = HERE / "third_party" / "kenlm" / f"kenlm-{KENLM_VERSION}.tar.gz"
+KENLM_SHA256 = "c4628bb9fb63c8a6f9240035b8b037385cfc404cb72e933cf48878291edac1e8"
+KENLM_LICENCES = ("LICENSE", "COPYING.LESSER.3")
+
+
 def kenlm_source(tmp: Path) -> Path:
     """An unpacked KenLM source tree of the pinned version, in ``tmp`` (a copy: the build writes into it)."""
     given = os.environ.get("TEXTQA_KENLM_SOURCE")
-    local = HERE / ".build" / "kenlm" / f"kenlm-{KENLM_VERSION}"
-    for src in ([Path(given)] if given else []) + [local]:
-        if (src / "compile_query_only.sh").is_file():
-            shutil.copytree(src, tmp / "kenlm", ignore=shutil.ignore_patterns("*.o", "bin"))
-            return tmp / "kenlm"
-    print(f"textqa build: fetching the kenlm=={KENLM_VERSION} source package from PyPI", file=sys.stderr)
-    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-                    "--no-build-isolation", f"kenlm=={KENLM_VERSION}", "-d", str(tmp)], check=True)
-    archive = next(tmp.glob("kenlm-*.tar.gz"))
-    with tarfile.open(archive) as tar:
+    if given:
+        if not (Path(given) / "compile_query_only.sh").is_file():
+            raise SystemExit(f"textqa build: TEXTQA_KENLM_SOURCE={given} is not a KenLM source tree "
+                                     "(no compile_query_only.sh)")
+        shutil.copytree(given, tmp / "kenlm", ignore=shutil.ignore_patterns("*.o", "bin"))
+        return tmp / "kenlm"
+    try:
+        data = KENLM_ARCHIVE.read_bytes()
+    except OSError:
+        raise SystemExit(f"textqa build: cannot get KenLM's source: {KENLM_ARCHIVE} is missing; "
+                                 "restore it from the repository or set TEXTQA_KENLM_SOURCE to an unpacked "
+                                 f"kenlm-{KENLM_VERSION} source tree") from None
+    if hashlib.sha256(data).hexdigest() != KENLM_SHA256:
+        raise SystemExit(f"textqa build: {KENLM_ARCHIVE} does not match its sha256 ({KENLM_SHA256}); "
+                                 "restore it from the repository or set TEXTQA_KENLM_SOURCE to an unpacked "
+                                 f"kenlm-{KENLM_VERSION} source tree")
+    with tarfile.open(KENLM_ARCHIVE) as tar:
         tar.extractall(tmp, filter="data")
     return tmp / f"kenlm-{KENLM_VERSION}"
 
@@ -67,6 +82,8 @@ def build_native(dest: Path) -> None:
                         str(HERE / NATIVE / "viterbi.cc"), *objects, "-o", str(dest / LIBRARY), "-lrt"],
                        cwd=src, check=True)
         shutil.copy2(src / "bin" / "build_binary", dest / "build_binary")
+        for name in KENLM_LICENCES:                 # KenLM's code is linked in: its licence travels with it
+            shutil.copy2(src / name, dest / f"KENLM_{name}")
 
 
 class BuildWithNative(build_py):
