@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import importlib
-import json
 import os
 from pathlib import Path
 
-from textqa.models.artifact import ArtifactError
+from textqa.models.artifact import ArtifactError, read_manifest
 from textqa.registry import BY_NAME, NAMES
 from textqa.runtime.paths import artifacts_dir
 
@@ -16,8 +15,8 @@ def outdated_format(name: str, folder: Path) -> int | None:
     format: pickled, or features this version computes differently), else None (current, or no
     readable manifest: loading will say why)."""
     try:
-        version = json.loads((Path(folder) / "manifest.json").read_text(encoding="utf-8"))["format_version"]
-    except (OSError, ValueError, KeyError, TypeError):
+        version = read_manifest(folder)["format_version"]
+    except (ArtifactError, KeyError):
         return None
     minimum = getattr(importlib.import_module(BY_NAME[name].store), "MIN_FORMAT_VERSION", 1)
     return version if isinstance(version, int) and version < minimum else None
@@ -28,11 +27,10 @@ def resolve(model: str | os.PathLike, artifacts: str | os.PathLike | None = None
     if isinstance(model, str) and model in BY_NAME:
         return model, artifacts_dir(artifacts) / model
     folder = Path(model)
-    try:
-        name = json.loads((folder / "manifest.json").read_text(encoding="utf-8")).get("name")
-    except (OSError, ValueError, AttributeError) as e:
+    if not (folder / "manifest.json").is_file():
         raise ArtifactError(f"{folder}: not a model artifact (no readable manifest.json); give a folder written "
-                            f"by 'textqa train' or one of {', '.join(NAMES)}") from e
+                            f"by 'textqa train' or one of {', '.join(NAMES)}")
+    name = read_manifest(folder).get("name")
     if name not in BY_NAME:
         raise ArtifactError(f"{folder}: unknown artifact name {name!r} (known: {', '.join(NAMES)})")
     return name, folder

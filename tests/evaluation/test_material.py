@@ -98,6 +98,18 @@ def test_pack_and_check_e2e(tmp_path):
     assert material.check(tgz)["problems"] == []
 
 
+@pytest.mark.parametrize("value,says", [("[" * 1200 + "]" * 1200, "nested deeper"), ("1" * 4400, "number too large"),
+                                         ("NaN", "NaN and Infinity"), ('"\\ud800"', "surrogate")])
+def test_hostile_summary_json_is_a_reported_problem(tmp_path, value, says):
+    """Well-formed but hostile JSON in a summary file is one more problem the check lists, not a crash."""
+    d = e2e_tree(tmp_path / "e2e")
+    summary = next((d / "query7").glob("*.json"))
+    summary.write_text('{"eng_content_list": ["a summary"], "a": %s}' % value)
+    with pytest.raises(material.SubmissionError) as e:
+        material.pack(E2E, d, tmp_path)
+    assert f"{summary.name}: not valid UTF-8 JSON" in str(e.value) and says in str(e.value), str(e.value)
+
+
 def test_e2e_problems_are_all_reported(tmp_path):
     d = e2e_tree(tmp_path / "e2e")
     q = d / "query7"

@@ -23,6 +23,13 @@ def test_gunicorn_serves_truecase(service_artifacts, live_server):
         r = requests.post(base + "/v1/truecase", data="{", headers={"Content-Type": "application/json"},
                           timeout=30)
         assert r.status_code == 400 and r.json()["error"]["code"] == "malformed_json"
+        hostile = ['{"text": "x", "a": %s}' % ("[" * 1200 + "]" * 1200), '{"text": "x", "a": %s}' % ("1" * 4400),
+                   '{"text": NaN}', '{"text": "\\ud800"}', '{"text": "x", "text": "y"}']   # tests/test_hostile_json.py
+        for text in hostile:                                          # has every kind on every endpoint
+            r = requests.post(base + "/v1/truecase", data=text.encode(), timeout=30,
+                              headers={"Content-Type": "application/json"})
+            assert r.status_code == 400 and r.json()["error"]["code"].endswith("_json"), (text[:40], r.text[:300])
+        assert "Traceback" not in server.text() and "internal_error" not in server.text()
 
 
 def test_metrics_are_summed_over_workers(truecaser_artifact, live_server):

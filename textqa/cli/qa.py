@@ -18,6 +18,7 @@ from textqa.models.qa.resources import QUESTION_SETS
 from textqa.models.qa.trecqa import TrecQAError, read_trecqa
 from textqa.registry import BY_NAME
 from textqa.runtime.files import read_lines
+from textqa.runtime.json_input import JSONInputError, parse_json
 
 from .io import add_model_arguments, add_options, decode_partition, load_model, stdin_lines
 
@@ -77,9 +78,9 @@ def read_questions(lines: list[str], name: str = "<stdin>", first: int = 1) -> l
         where = f"{name}:{i}"
         if line.lstrip().startswith("{"):
             try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(f"{where}: malformed JSON at column {e.colno}: {e.msg}") from None
+                obj = parse_json(line)
+            except JSONInputError as e:
+                raise InputError(f"{where}: {e.describe()}") from None
             if not isinstance(obj, dict) or not isinstance(obj.get("question"), str):
                 raise InputError(f"{where}: expected {{\"id\": ..., \"question\": \"...\"}}")
             out.append((str(obj.get("id", i)), check_question(where, obj["question"])))

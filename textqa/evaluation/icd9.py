@@ -12,10 +12,10 @@ the JSONL that ``textqa icd9 code`` writes: ``{"id": ..., "codes": [{"code": ...
 """
 from __future__ import annotations
 
-import json
 
 from textqa.errors import InputError
 from textqa.runtime.files import read_lines
+from textqa.runtime.json_input import JSONInputError, parse_json
 
 
 def _prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
@@ -63,9 +63,9 @@ def read_predictions(path) -> tuple[dict, dict | None]:
             continue
         where = f"{path}:{lineno}"
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(f"{where}: malformed JSON at column {e.colno}: {e.msg}") from None
+            obj = parse_json(line)
+        except JSONInputError as e:
+            raise InputError(f"{where}: {e.describe()}") from None
         if not isinstance(obj, dict) or "id" not in obj or not isinstance(obj.get("codes"), list):
             raise InputError(f"{where}: expected {{\"id\": ..., \"codes\": [...]}}")
         rid = str(obj["id"])

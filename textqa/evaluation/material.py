@@ -21,7 +21,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 import shutil
 import tarfile
@@ -29,6 +28,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 
 from textqa.errors import InputError
+from textqa.runtime.json_input import parse_json
 from textqa.evaluation.aqwv import read_system
 from textqa.evaluation.wer import read_ctm
 from textqa.runtime.files import replaced_whole
@@ -190,8 +190,8 @@ def _check_e2e_folder(qid: str, files: dict, label: dict, problems: list, extrem
     for n, p in files.items():
         if n.endswith(".json"):
             try:
-                json.loads(p.read_text(encoding="utf-8"))
-            except (UnicodeDecodeError, ValueError) as e:
+                parse_json(p.read_bytes())
+            except (OSError, ValueError) as e:
                 problems.append(f"{qid}/{n}: not valid UTF-8 JSON ({e})")
             continue
         m = IMAGE.fullmatch(n)

@@ -30,11 +30,32 @@ from pathlib import Path
 import numpy as np
 import orjson
 
+from textqa.runtime.json_input import JSONInputError, parse_json
+
 MANIFEST = "manifest.json"
 
 
 class ArtifactError(Exception):
     """An artifact is missing, incomplete, tampered with or of an unknown format."""
+
+
+def read_manifest(folder: str | os.PathLike) -> dict:
+    """The manifest of the artifact (or collection) in ``folder``, read through the one path for JSON
+    from outside (:func:`textqa.runtime.json_input.parse_json`); ``ArtifactError`` naming the file if it
+    is missing, unreadable, hostile JSON or not an object."""
+    mf = Path(folder) / MANIFEST
+    try:
+        manifest = parse_json(mf.read_bytes())
+    except FileNotFoundError:
+        raise ArtifactError(f"{folder}: not a model artifact (no {MANIFEST}); train one with 'textqa train'") \
+            from None
+    except OSError as e:
+        raise ArtifactError(f"{mf}: unreadable manifest ({e.strerror or e})") from None
+    except JSONInputError as e:
+        raise ArtifactError(f"{mf}: unreadable manifest ({e})") from None
+    if not isinstance(manifest, dict):
+        raise ArtifactError(f"{mf}: unreadable manifest (a JSON object expected, got {type(manifest).__name__})")
+    return manifest
 
 
 def read_json(path: str | os.PathLike):
@@ -223,10 +244,7 @@ def load_manifest(path: str | os.PathLike, expect_name: str | None = None,
     mf = path / MANIFEST
     if not mf.is_file():
         raise ArtifactError(f"{path}: not a model artifact (no {MANIFEST}); train one with 'textqa train'")
-    try:
-        manifest = json.loads(mf.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise ArtifactError(f"{mf}: unreadable manifest ({e})") from e
+    manifest = read_manifest(path)
     for key in ("name", "format_version", "files"):
         if key not in manifest:
             raise ArtifactError(f"{mf}: manifest lacks {key!r}")
@@ -304,8 +322,7 @@ def read_ahead(folder: str | os.PathLike):
     still checks every checksum (:func:`load_manifest`) before it uses any payload."""
     folder = Path(folder)
     try:
-        files = {rel: meta["sha256"] for rel, meta in
-                 json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["files"].items()}
+        files = {rel: meta["sha256"] for rel, meta in read_manifest(folder)["files"].items()}
     except Exception:       # no readable manifest: the loader reports it
         yield
         return

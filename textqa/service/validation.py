@@ -2,24 +2,25 @@
 fields themselves are validated by the pydantic classes of ``schemas.py``."""
 from __future__ import annotations
 
-import json
-
 from flask import current_app, g, request
+
+from textqa.runtime.json_input import MAX_DEPTH, JSONInputError, parse_json
 
 from .errors import APIError, invalid
 
 
 def json_body() -> dict:
-    """The request's JSON object, or a 415/400/422 APIError."""
+    """The request's JSON object, or a 415/400/422 APIError.  JSON that is well formed but hostile
+    (nested deeper than ``MAX_DEPTH`` levels, a number beyond a double, a key given twice) is a 400
+    ``unsupported_json``; anything else that is not JSON (bad UTF-8, lone surrogates, ``NaN``) a 400
+    ``malformed_json`` (:mod:`textqa.runtime.json_input`)."""
     if not request.mimetype or request.mimetype != "application/json":
         raise APIError(415, f"Content-Type must be application/json, got {request.mimetype or 'none'!r}")
     raw = request.get_data(cache=True)
     try:
-        body = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as e:
-        raise APIError(400, f"request body is not valid UTF-8 (byte {e.start})") from e
-    except json.JSONDecodeError as e:
-        raise APIError(400, f"malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from e
+        body = parse_json(raw, MAX_DEPTH)
+    except JSONInputError as e:
+        raise APIError(400, e.describe(), code="unsupported_json" if e.refused else "malformed_json") from None
     if not isinstance(body, dict):
         raise invalid("body", f"must be a JSON object, got {type(body).__name__}")
     g.json_body = body                  # for the metrics (items per request), without parsing again

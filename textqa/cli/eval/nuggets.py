@@ -1,11 +1,11 @@
 """textqa eval nuggets --key F (--responses F [--judgements F] | --trec-judged F...)"""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from textqa.cli.eval import print_json
 from textqa.errors import InputError
+from textqa.runtime.json_input import parse_json
 from textqa.evaluation.nugget import read_answer_key
 from textqa.evaluation.nuggeteer import default_idf, read_judgements, read_responses, read_trec_other_judged, score_runs
 
@@ -68,7 +68,7 @@ def _inputs(args):
 
 def _compare(args, result) -> None:
     try:
-        reference = json.loads(Path(args.compare_with).read_text(encoding="utf-8"))["runs"]
+        reference = parse_json(Path(args.compare_with).read_bytes())["runs"]
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise InputError(f"{args.compare_with}: not the JSON output of 'textqa eval nuggets --json' ({e})") \
             from e

@@ -11,9 +11,10 @@ Every problem raises ``RecordError`` naming the file, the line and the record.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from xml.etree import ElementTree as ET
+
+from textqa.runtime.json_input import JSONInputError, parse_json
 
 from ..textio import decode_lines, read_bytes
 
@@ -79,9 +80,9 @@ def read_cmc_xml(path, origin: str = GOLD_ORIGIN) -> list[Record]:
 
 def parse_jsonl_line(line: str, where: str, need_codes: bool = False) -> Record:
     try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise RecordError(f"{where}: malformed JSON at column {e.colno}: {e.msg}") from None
+        obj = parse_json(line)
+    except JSONInputError as e:
+        raise RecordError(f"{where}: {e.describe()}") from None
     return record_from_object(obj, where, need_codes)
 
 

@@ -27,12 +27,12 @@ the paper's resources are reproduced with what ships offline:
 from __future__ import annotations
 
 import gzip
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from textqa.runtime.json_input import JSONInputError, parse_json
 from textqa.runtime.paths import DATA_DIR, english_stopwords
 from textqa.runtime.wordnet import wordnet
 
@@ -313,9 +313,9 @@ def pattern_questions(path):
             if not line.strip():
                 continue
             try:
-                o = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise QuestionSetError(f"{path}:{lineno}: malformed JSON ({e.msg})") from None
+                o = parse_json(line)
+            except JSONInputError as e:
+                raise QuestionSetError(f"{path}:{lineno}: {e.describe()}") from None
             if o.get("patterns") and o.get("question"):
                 yield o
 
