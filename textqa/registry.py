@@ -157,7 +157,10 @@ MODELS: tuple[ModelEntry, ...] = (
         loader="textqa.models.qa.store:load_qa", store="textqa.models.qa.store",
         trainer="textqa.training.qa", command="textqa.cli.qa", batch="textqa.cli.qa:run_partition",
         blueprint="textqa.service.qa:bp", warm_up=lambda m: m.answer("Who warmed up?", 1),
-        options=(Option("top_k", 5, "answers per question (default 5)"),), train_minutes=4),
+        options=(Option("top_k", 5, "answers per question (default 5)"),
+                 Option("collection", "default", "the collection to answer from: 'default' (Wikipedia, when built, "
+                                                 "and the news pool), 'pool', or a name built with 'textqa qa index'"
+                                                 " (default: default)")), train_minutes=4),
 )
 
 BY_NAME: dict[str, ModelEntry] = {m.name: m for m in MODELS}

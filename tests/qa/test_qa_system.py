@@ -52,7 +52,7 @@ def test_heldout_report_is_reproduced_by_the_saved_model(qa_artifact, qa_heldout
     assert sum(rr) > 0                          # some held-out question is answered correctly
 
 
-def test_answer_plain_and_jsonl_and_added_text(qa_artifact, tmp_path, capsys, monkeypatch):
+def test_answer_plain_and_jsonl(qa_artifact, tmp_path, capsys, monkeypatch):
     model = str(qa_artifact / "qa")
     _stdin(monkeypatch, b'Who is the author of the book The Iron Lady?\n{"id": "b", "question": "When did X die?"}\n')
     assert main(["qa", "answer", "--model", model, "--top-k", "3"]) == 0
@@ -62,14 +62,12 @@ def test_answer_plain_and_jsonl_and_added_text(qa_artifact, tmp_path, capsys, mo
     assert 1 <= len(first["answers"]) <= 3 and first["uiuc_type"].startswith("HUM")
     # TrecQA TRAIN's Iron Lady question: the author is Hugo Young, in a sentence about the book
     assert first["answers"][0]["answer"].endswith("Young") and "iron lady" in first["answers"][0]["sentence"].lower()
-    assert set(first["answers"][0]) == {"answer", "score", "sentence", "clusters"}
+    top = first["answers"][0]
+    assert set(top) == {"answer", "score", "sentence", "start", "end", "document", "clusters"}
+    assert top["sentence"][top["start"]:top["end"]] == top["answer"] and top["document"]["id"].startswith("trecqa-pool/")
+    assert " ," not in top["sentence"] and "-LRB-" not in top["sentence"]         # shown as written, not PTB tokens
     assert abs(sum(first["answer_type"].values()) - 1) < 1e-3 and "<global>" in first["clusters"]
-    extra = tmp_path / "extra.txt"
-    extra.write_text("The Zorblaxian emperor Quentaro Vilk founded the city of Mardotha in 1421 .\n")
-    _stdin(monkeypatch, b"Who founded the city of Mardotha?\n")
-    assert main(["qa", "answer", "--model", model, "--add-corpus", str(extra)]) == 0
-    res = json.loads(capsys.readouterr().out)
-    assert any("Mardotha" in a["sentence"] for a in res["answers"])
+    assert first["collection"] == "default"
 
 
 @pytest.mark.parametrize("stdin, args, message", [
@@ -85,12 +83,7 @@ def test_answer_bad_input(qa_artifact, capsys, monkeypatch, stdin, args, message
     assert message in capsys.readouterr().err
 
 
-def test_answer_bad_corpus_and_model_path(qa_artifact, tmp_path, capsys, monkeypatch):
-    bad = tmp_path / "bad.xml"
-    bad.write_text("<QApairs id='1'>\n<question>\n")
-    _stdin(monkeypatch, b"Who?\n")
-    assert main(["qa", "answer", "--model", str(qa_artifact / "qa"), "--add-corpus", str(bad)]) == 2
-    assert "bad.xml:2: <question> must hold" in capsys.readouterr().err
+def test_answer_bad_model_path(qa_artifact, tmp_path, capsys, monkeypatch):
     _stdin(monkeypatch, b"Who?\n")
     assert main(["qa", "answer", "--model", str(tmp_path / "missing")]) == 2
     assert "not a model artifact" in capsys.readouterr().err

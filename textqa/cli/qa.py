@@ -11,13 +11,11 @@ from textqa.cli.eval import print_json
 from textqa.errors import InputError
 from textqa.models.qa import expansion as E
 from textqa.models.qa import resources as R
-from textqa.models.qa.collection import analyse, plain_text_sentences
 from textqa.models.qa.frames import FrameClusters
 from textqa.models.qa.nlp import parse
 from textqa.models.qa.resources import QUESTION_SETS
 from textqa.models.qa.trecqa import TrecQAError, read_trecqa
 from textqa.registry import BY_NAME
-from textqa.runtime.files import read_lines
 from textqa.runtime.json_input import JSONInputError, parse_json
 
 from .io import add_model_arguments, add_options, decode_partition, load_model, stdin_lines
@@ -89,21 +87,6 @@ def read_questions(lines: list[str], name: str = "<stdin>", first: int = 1) -> l
     return out
 
 
-def corpus_items(path: Path) -> list:
-    """Analysed sentences of a TrecQA XML file (its candidate sentences) or of plain text."""
-    name = str(path).lower()
-    try:
-        if name.endswith(".xml") or name.endswith(".xml.gz"):
-            texts = list(dict.fromkeys(c.text for p in read_trecqa(path) for _, c in p.candidates))
-        else:
-            texts = plain_text_sentences("\n".join(read_lines(path)))
-    except TrecQAError as e:
-        raise InputError(str(e)) from e
-    if not texts:
-        raise InputError(f"{path}: no sentences")
-    return analyse(texts)
-
-
 def check_top_k(top_k: int) -> None:
     if not 1 <= top_k <= 100:
         raise InputError("--top-k must be between 1 and 100")
@@ -112,23 +95,61 @@ def check_top_k(top_k: int) -> None:
 def run_answer(args) -> int:
 
     from textqa.models.artifact import ArtifactError  # deferred: loads orjson, numpy
+    from textqa.models.qa.store import UnknownCollection  # deferred: loads orjson, numpy
     model = _load(args)
-    if args.add_corpus:
-        if model.index is None:
-            raise InputError("this QA artifact has no collection to add to (trained with --no-instance)")
-        items = [item for f in args.add_corpus for item in corpus_items(f)]
-        model = model.with_more_text(items)
-        print(f"textqa qa answer: added {len(items)} sentences to the collection", file=sys.stderr)
     check_top_k(args.top_k)
+    try:
+        model.sources(args.collection)              # an unknown collection fails before any question
+    except (UnknownCollection, ArtifactError) as e:
+        raise InputError(str(e)) from e
     questions = read_questions(stdin_lines())
     if not questions:
         return 0
     try:
-        results = model.answer([q for _, q in questions], args.top_k)
+        results = model.answer([q for _, q in questions], args.top_k, args.collection)
     except ArtifactError as e:
         raise InputError(str(e)) from e
     for (qid, _), res in zip(questions, results):
         sys.stdout.write(json.dumps({"id": qid, **res}) + "\n")
+    return 0
+
+
+def run_index(args) -> int:
+    """``textqa qa index NAME PATH...``: a collection built offline, as training is."""
+    from textqa.models.qa.documents import DocumentError  # deferred: loads orjson
+    from textqa.models.qa.passages import build_collection, check_name, collections_root
+    from textqa.runtime.paths import artifacts_dir
+    try:
+        name = check_name(args.name)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    dest = collections_root(artifacts_dir(args.artifacts)) / name
+    t0 = time.perf_counter()
+
+    def progress(docs: int, paras: int) -> None:
+        if not args.quiet:
+            print(f"\r[qa index {time.perf_counter() - t0:6.1f}s] {docs:,} documents, {paras:,} paragraphs",
+                  end="", file=sys.stderr, flush=True)
+    try:
+        info = build_collection(dest, name, args.paths, description=args.description, progress=progress)
+    except (DocumentError, ValueError) as e:
+        if not args.quiet:
+            print(file=sys.stderr)
+        raise InputError(f"{e}; nothing written to {dest}") from None
+    if not args.quiet:
+        print(f"\r[qa index {time.perf_counter() - t0:6.1f}s] {info['documents']:,} documents, "
+              f"{info['paragraphs']:,} paragraphs: wrote {dest}", file=sys.stderr)
+    return 0
+
+
+def run_collections(args) -> int:
+    model = _load(args)
+    rows = model.describe_collections()
+    if args.json:
+        print_json({"collections": rows})
+        return 0
+    for r in rows:
+        print(f"{r['name']:<16} {r['documents']:>9,} documents {r['paragraphs']:>10,} paragraphs  {r['description']}")
     return 0
 
 
@@ -232,9 +253,11 @@ def run_partition(model, options: dict, label: str, first_line: int, newline_fir
 
     from textqa.models.artifact import ArtifactError  # deferred: loads orjson, numpy
     questions = read_questions(decode_partition(data, label, newline_first, byte_offset), label, first_line)
+    from textqa.models.qa.store import UnknownCollection  # deferred: loads orjson, numpy
     try:
-        results = model.answer([q for _, q in questions], options["top_k"]) if questions else []
-    except ArtifactError as e:
+        results = model.answer([q for _, q in questions], options["top_k"], options.get("collection")) \
+            if questions else []
+    except (UnknownCollection, ArtifactError) as e:
         raise InputError(str(e)) from e
     return "".join(json.dumps({"id": qid, **res}) + "\n" for (qid, _), res in zip(questions, results)
                    ).encode("utf-8"), []
@@ -254,15 +277,34 @@ def add_arguments(qa) -> None:
     se.add_argument("--trecqa", type=Path, required=True, help="TrecQA XML (.gz accepted)")
     se.set_defaults(func=run_select)
     an = qs.add_parser("answer", help="answer questions (stdin: one a line, or JSONL {\"id\", \"question\"})",
-                       description="Answer questions from the sentence collection with the instance-based system. "
-                                   "Writes JSONL {\"id\", \"question\", \"answers\": [{\"answer\", \"score\", "
-                                   "\"sentence\", \"clusters\"}], \"answer_type\": {...}, \"uiuc_type\", "
-                                   "\"clusters\"}.")
+                       description="Answer questions from a collection (--collection; default: Wikipedia, when "
+                                   "built, and the news pool) with the instance-based system. Writes JSONL "
+                                   "{\"id\", \"question\", \"answers\": [{\"answer\", \"score\", \"sentence\", "
+                                   "\"start\", \"end\", \"document\": {\"id\", \"title\", \"url\"}, "
+                                   "\"clusters\"}], \"answer_type\": {...}, \"uiuc_type\", \"clusters\", "
+                                   "\"collection\"}.")
     add_common(an)
-    an.add_argument("--add-corpus", type=Path, nargs="+", metavar="FILE",
-                    help="more text to search: TrecQA XML or plain text (not stored in the artifact)")
     add_options(an, ENTRY)
     an.set_defaults(func=run_answer)
+    ix = qs.add_parser("index", help="build a named collection of your documents to answer from",
+                       description="Index documents into the collection NAME under <artifacts>/collections/NAME "
+                                   "(written beside it and renamed into place; a failure leaves the old one). "
+                                   "PATH: a folder of .txt, .md and .html files, JSONL {\"id\", \"title\", "
+                                   "\"text\", \"url\"?} lines, TrecQA XML, or WikiExtractor output (.xz/.gz "
+                                   "accepted). Then: textqa qa answer --collection NAME.")
+    ix.add_argument("name", help="the collection's name: letters, digits, '_', '.', '-'")
+    ix.add_argument("paths", type=Path, nargs="+", metavar="PATH", help="documents to index")
+    ix.add_argument("--description", default="", help="a line saying what the collection holds")
+    ix.add_argument("--artifacts", type=Path, default=None,
+                    help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
+    ix.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    ix.set_defaults(func=run_index)
+    co = qs.add_parser("collections", help="list the collections QA can answer from",
+                       description="The collections of the QA model (its default and the news pool) and those "
+                                   "'textqa qa index' built, with their sizes.")
+    add_common(co)
+    co.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    co.set_defaults(func=run_collections)
     rs = qs.add_parser("resources", help="how many TREC questions WordNet and gazetteers answer (Lita et al. 2004)",
                        description="Resource analysis for QA (Lita, Hunt & Nyberg 2004): for every TREC question "
                                    "with NIST answer patterns, the WordNet text of its terms and phrases (glosses, "

@@ -17,7 +17,8 @@ from .validation import json_body
 ERRORS = {400: "malformed JSON or not UTF-8", 405: "method not allowed (the Allow header lists the allowed)",
           413: "request body, or the work of the whole request, over its limit (the message names both)",
           415: "Content-Type is not application/json",
-          422: "a field with an invalid value (error.field names it)", 503: "the model is not loaded"}
+          422: "a field with an invalid value (error.field names it)", 503: "the model is not loaded",
+          404: "an unknown name (error.message lists the known ones)"}
 POST_ERRORS = (400, 413, 415, 422, 503)
 
 

@@ -172,6 +172,10 @@ def request_models(limits: Limits):
         question: _text(MAX_QUESTION_WORDS, "question", pattern=NON_EMPTY,
                         description=f"at most {MAX_QUESTION_WORDS} tokens")
         top_k: Int = Field(5, ge=1, le=100)
+        collection: str = Field("default", min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+                                description="the collection to answer from: 'default' (Wikipedia and the news "
+                                            "pool), 'pool', or a name built with 'textqa qa index' "
+                                            "(GET /v1/qa/collections lists them)")
 
     return {"truecase": TruecaseRequest, "blanc": BlancRequest, "icd9": Icd9Request, "qa": QaRequest}
 
@@ -261,10 +265,20 @@ class Icd9Response(_Out):
     model: ModelInfo
 
 
+class QaDocument(_Out):
+    id: str = Field(description="the document's id in its collection (a Wikipedia page's curid)")
+    title: str
+    url: str | None = Field(None, description="the document's URL, when it has one")
+    collection: str = Field(None, description="the collection the document belongs to")
+
+
 class QaAnswer(_Out):
     answer: str
     score: float
-    sentence: str = Field(description="the supporting sentence")
+    sentence: str = Field(description="the supporting sentence, as written")
+    start: int = Field(ge=0, description="the answer's first character in the sentence")
+    end: int = Field(ge=0, description="one past the answer's last character in the sentence")
+    document: QaDocument | None = Field(description="where the sentence comes from")
     clusters: list[str] = Field(description="question clusters whose extractor proposed the answer")
 
 
@@ -274,7 +288,21 @@ class QaResponse(_Out):
     answer_type: dict[str, float] = Field(description="answer-type distribution of the matched clusters")
     uiuc_type: str = Field(description="the UIUC question class")
     clusters: list[str] = Field(description="the clusters used")
+    collection: str = Field(description="the collection answered from")
     model: ModelInfo
+
+
+class QaCollection(_Out):
+    name: str
+    documents: int = Field(ge=0)
+    paragraphs: int = Field(ge=0, description="paragraphs indexed (for the news pool: sentences)")
+    description: str
+    created_at: str | None
+
+
+class QaCollectionsResponse(_Out):
+    collections: list[QaCollection]
+    default: str = Field(description="the collection a request without 'collection' answers from")
 
 
 class TrainingState(_Out):

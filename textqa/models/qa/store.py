@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from textqa.runtime.paths import cache_dir
+
 from ..artifact import ArtifactError, load_arrays, load_manifest, save_arrays, write_artifact
 from ..sklearn_data import linear_from_arrays, linear_to_arrays, scaler_from_arrays, scaler_to_arrays
 from .answer_type import AnswerTypeClassifier
 from .index import SentenceIndex
 from .nlp import parse
+from .passages import check_name, list_collections, load_collection
+from .retrieval import QuestionSource
 from .selection import SentenceSelector
 from .system import ClusterModel, InstanceQA
 
@@ -19,37 +23,96 @@ FORMAT_VERSION = 3            # 3: WordNet features in the sentence ranker (12, 
 MIN_FORMAT_VERSION = 3        # (a format-2 ranker expects 8 features); 1 pickled the models with joblib
 
 
-class QAModel:
-    """What ``textqa qa`` and the service use."""
+DEFAULT_COLLECTION = "default"      # Wikipedia (the collection named WIKIPEDIA) and the news pool
+POOL_COLLECTION = "pool"            # the news pool the artifact holds, alone
+WIKIPEDIA = "wikipedia"
 
-    def __init__(self, answer_types, selector, instance=None, index=None, manifest: dict | None = None):
+
+class UnknownCollection(KeyError):
+    """A collection name that is neither built nor one of the built-in ones; ``known`` lists those."""
+
+    def __init__(self, name: str, known: list[str]):
+        super().__init__(name)
+        self.name, self.known = name, known
+
+    def __str__(self) -> str:
+        return f"unknown collection {self.name!r}; known: {', '.join(self.known)} (build one with 'textqa qa index')"
+
+
+class QAModel:
+    """What ``textqa qa`` and the service use.  ``collections_root``: the folder of the collections
+    ``textqa qa index`` builds (``<artifacts>/collections``), each loaded on first use."""
+
+    def __init__(self, answer_types, selector, instance=None, index=None, manifest: dict | None = None,
+                 collections_root: Path | None = None, cache: Path | None = None):
         self.answer_types, self.selector, self.instance, self.index = answer_types, selector, instance, index
         self.manifest = manifest or {}
+        self.collections_root, self.cache = collections_root, cache
+        self._collections: dict = {}
 
-    def with_more_text(self, items) -> "QAModel":
-        """A copy whose collection also holds ``items`` (analysed sentences); the artifact is untouched."""
-        mem = SentenceIndex()
-        self.index.db.backup(mem.db)
-        mem.add_analysed(items, "added")
-        return QAModel(self.answer_types, self.selector, self.instance, mem, self.manifest)
+    def collection_names(self) -> list[str]:
+        """Every name ``answer(collection=...)`` takes: the built-in ones, then the built collections."""
+        built = list_collections(self.collections_root) if self.collections_root else []
+        return [DEFAULT_COLLECTION, POOL_COLLECTION] + [n for n in built if n not in (DEFAULT_COLLECTION,
+                                                                                       POOL_COLLECTION)]
 
-    def answer(self, questions: str | list[str], top_k: int = 5) -> dict | list[dict]:
+    def collection(self, name: str):
+        """The loaded collection ``name`` (checked against its manifest on first use)."""
+        if name not in self._collections:
+            try:
+                folder = self.collections_root / check_name(name) if self.collections_root else None
+            except ValueError:
+                folder = None
+            if folder is None or name in (DEFAULT_COLLECTION, POOL_COLLECTION) or not (folder / "manifest.json").is_file():
+                raise UnknownCollection(name, self.collection_names())
+            self._collections[name] = load_collection(folder, self.cache)
+        return self._collections[name]
+
+    def sources(self, name: str | None) -> tuple[list, object | None]:
+        """(collections, pool index or None) that collection ``name`` answers from."""
+        name = name or DEFAULT_COLLECTION
+        if name == POOL_COLLECTION:
+            return [], self.index
+        if name == DEFAULT_COLLECTION:
+            has_wiki = self.collections_root and (self.collections_root / WIKIPEDIA / "manifest.json").is_file()
+            return ([self.collection(WIKIPEDIA)] if has_wiki else []), self.index
+        return [self.collection(name)], None
+
+    def describe_collections(self) -> list[dict]:
+        """Name, size and description of every collection this model can answer from."""
+        wiki = [self.collection(WIKIPEDIA).describe()] if WIKIPEDIA in self.collection_names() else []
+        pool = {"name": POOL_COLLECTION, "documents": 0, "paragraphs": len(self.index) if self.index else 0,
+                "description": "the TrecQA sentence pool: 1990s newswire sentences (TREC QA data)", "created_at":
+                self.manifest.get("created_at")}
+        out = [{"name": DEFAULT_COLLECTION, "documents": sum(w["documents"] for w in wiki),
+                "paragraphs": sum(w["paragraphs"] for w in wiki) + pool["paragraphs"],
+                "description": ("Wikipedia and the news pool" if wiki else
+                                "the news pool only (no 'wikipedia' collection is built)"),
+                "created_at": self.manifest.get("created_at")}, pool]
+        return out + [self.collection(n).describe() for n in self.collection_names()[2:]]
+
+    def answer(self, questions: str | list[str], top_k: int = 5, collection: str | None = None) -> dict | list[dict]:
         """Answers of one question (a dict) or of a list of questions (a list of dicts): ``answers``
-        (best first: ``answer``, ``score``, ``sentence``, ``clusters``), ``answer_type``, ``uiuc_type``,
-        ``clusters``."""
+        (best first: ``answer``, ``score``, ``sentence`` as written, the answer's ``start`` and ``end``
+        in it, its ``document`` {``id``, ``title``, ``url``}, ``clusters``), ``answer_type``,
+        ``uiuc_type``, ``clusters`` and ``collection``.  ``collection``: a name of
+        :meth:`collection_names`; None is ``"default"`` (Wikipedia, when built, and the news pool)."""
         if isinstance(questions, str):
-            return self.answer([questions], top_k)[0]
+            return self.answer([questions], top_k, collection)[0]
         if self.instance is None or self.index is None:
             raise ArtifactError("this QA artifact has no answering model (trained with --no-instance)")
+        name = collection or DEFAULT_COLLECTION
+        collections, pool = self.sources(name)
         docs = parse(questions)
         fine, coarse = self.answer_types.classify(docs)
         if not getattr(self.instance, "uses_uiuc_", False):
             coarse = [None] * len(docs)
         out = []
         for q, doc, label, dist in zip(questions, docs, fine, coarse):
-            res = self.instance.answer(doc, self.index, top_k, dist, label)
+            source = QuestionSource(collections, pool)
+            res = self.instance.answer(doc, source, top_k, dist, label)
             out.append({"question": q, "answers": res["answers"], "answer_type": res["answer_type"],
-                        "uiuc_type": str(label), "clusters": res["clusters"]})
+                        "uiuc_type": str(label), "clusters": res["clusters"], "collection": name})
         return out
 
 
@@ -93,7 +156,8 @@ def load_qa(path) -> QAModel:
         selector = _selector_from_data(*part("selector"))
         if instance is not None and instance.sentence_ranker:
             instance.selector = selector            # its scores are features of the extraction model
-        return QAModel(_answer_types_from_data(*part("answer_types")), selector, instance, index, manifest)
+        return QAModel(_answer_types_from_data(*part("answer_types")), selector, instance, index, manifest,
+                       collections_root=path.resolve().parent / "collections", cache=cache_dir())
     except ArtifactError:
         raise
     except Exception as e:

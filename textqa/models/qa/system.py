@@ -307,6 +307,26 @@ def _train_cluster(frame, members, blocks, q_type_dist, q_types, C):
     return model
 
 
+def where_from(index, sent: Retrieved, cand: Candidate) -> dict:
+    """An answer's provenance: ``sentence`` (as written, when the index knows it), the answer's
+    character offsets in it (``start``, ``end``), and its ``document`` (None when the index keeps none)."""
+    prov = index.provenance(sent.rowid) if hasattr(index, "provenance") else None
+    if prov is None:
+        text = " ".join(sent.tokens)
+        start = sum(len(t) + 1 for t in sent.tokens[:cand.start])
+        end = start + len(" ".join(sent.tokens[cand.start:cand.end]))
+        return {"sentence": text, "start": start, "end": end, "document": None}
+    offsets = prov["offsets"]
+    if offsets and cand.start < len(offsets):
+        start, end = offsets[cand.start][0], offsets[min(cand.end, len(offsets)) - 1][1]
+    else:
+        start = end = 0
+    out = {"sentence": prov["text"], "start": start, "end": end, "document": prov["document"]}
+    if end > start:
+        out["answer"] = prov["text"][start:end]
+    return out
+
+
 class InstanceQA:
     """``fit(questions, docs, index)`` then ``answer(doc, index)``; questions are dicts with ``qid``,
     ``question`` and ``patterns``."""
@@ -457,19 +477,20 @@ class InstanceQA:
                 if key:
                     mentions[key] = mentions.get(key, 0) + 1
                 if key and (key not in best or sc > best[key][0]):
-                    best[key] = (sc, c.text, s)
-            for key, (sc, text, s) in best.items():
-                a = answers.setdefault(key, {"answer": text, "score": 0.0, "sentence": " ".join(s.tokens),
-                                             "clusters": [], "_best": sc})
+                    best[key] = (sc, c, s)
+            for key, (sc, c, s) in best.items():
+                a = answers.setdefault(key, {"answer": c.text, "score": 0.0, "clusters": [], "_best": sc,
+                                             "_at": (s, c)})
                 # the best mention's probability, plus a little for each further mention: redundancy
                 # across the retrieved sentences (Brill et al. 2002) settles near-ties
                 a["score"] += weight * (sc + self.redundancy * math.log(mentions[key]))
                 a["clusters"].append(m.frame)
                 if sc > a["_best"]:
-                    a["_best"], a["answer"], a["sentence"] = sc, text, " ".join(s.tokens)
+                    a["_best"], a["answer"], a["_at"] = sc, c.text, (s, c)
         ranked = sorted(answers.values(), key=lambda a: -a["score"])[:top_k]
         for a in ranked:
             a["score"] = round(float(a["score"] / total_w), 6) if total_w else 0.0
             del a["_best"]
+            a.update(where_from(index, *a.pop("_at")))
         type_dist = {t: round(v / total_w, 4) for t, v in type_mix.items()} if total_w else {}
         return {"answers": ranked, "answer_type": type_dist, "clusters": [m.frame for m in models]}

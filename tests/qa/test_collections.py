@@ -1,0 +1,116 @@
+"""Named collections: ``textqa qa index`` over a folder of real documents (Wikipedia articles from the
+bundled dump, written out as .txt/.md/.html files), answering from it with the document named, a
+rebuild after the folder changes, and the errors of bad input."""
+import io
+import itertools
+import json
+import sys
+
+import pytest
+
+import textqa
+from textqa.cli import main
+from textqa.models.qa.documents import documents, wikiextractor_documents
+from textqa.runtime.paths import DATA_DIR
+
+ARTICLES = ("Actrius", "Animalia (book)", "Allan Dwan")
+
+
+@pytest.fixture(scope="module")
+def articles():
+    found = {d.title: d for d in itertools.islice(wikiextractor_documents(DATA_DIR / "truecase" /
+                                                                          "enwiki_prefix.txt.xz"), 40)
+             if d.title in ARTICLES}
+    assert set(found) == set(ARTICLES)
+    return found
+
+
+def write_folder(folder, articles):
+    """The three articles as a user's files: plain text, Markdown and HTML."""
+    folder.mkdir(exist_ok=True)
+    a, b, c = (articles[t] for t in ARTICLES)
+    (folder / "actrius.txt").write_text("\n\n".join(a.paragraphs) + "\n", encoding="utf-8")
+    (folder / "animalia.md").write_text(f"# {b.title}\n\n" + "\n\n".join(b.paragraphs) + "\n", encoding="utf-8")
+    (folder / "dwan.html").write_text(f"<html><head><title>{c.title}</title><script>var x = 1;</script></head>"
+                                      "<body>" + "".join(f"<p>{p}</p>" for p in c.paragraphs) + "</body></html>",
+                                      encoding="utf-8")
+
+
+def _ask(root, question, capsys, monkeypatch, *extra):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(question.encode() + b"\n")))
+    assert main(["qa", "answer", "--model", str(root / "qa"), *extra]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_documents_from_a_folder(articles, tmp_path):
+    write_folder(tmp_path / "docs", articles)
+    got = {d.id: d for d in documents([tmp_path / "docs"])}
+    assert set(got) == {"actrius.txt", "animalia.md", "dwan.html"}
+    assert got["animalia.md"].title == "Animalia (book)" and got["dwan.html"].title == "Allan Dwan"
+    assert got["dwan.html"].paragraphs == articles["Allan Dwan"].paragraphs        # no script, no markup
+    assert got["actrius.txt"].paragraphs == articles["Actrius"].paragraphs
+
+
+def test_index_answer_rebuild(qa_artifact, copy_root, articles, tmp_path, capsys, monkeypatch):
+    root = copy_root(qa_artifact)
+    folder = tmp_path / "docs"
+    write_folder(folder, articles)
+    assert main(["qa", "index", "films", str(folder), "--artifacts", str(root)]) == 0
+    assert "3 documents" in capsys.readouterr().err
+    res = _ask(root, "Who directed Actrius?", capsys, monkeypatch, "--collection", "films")
+    top = res["answers"][0]
+    assert res["collection"] == "films" and top["answer"] == "Ventura Pons", res["answers"][:3]
+    assert top["document"]["id"] == "actrius.txt" and top["document"]["collection"] == "films"
+    assert top["sentence"][top["start"]:top["end"]] == "Ventura Pons" and "1996 film" in top["sentence"]
+    # the default collection (no Wikipedia built here: the news pool) does not know the answer
+    assert "Ventura Pons" not in [a["answer"] for a in _ask(root, "Who directed Actrius?", capsys, monkeypatch)
+                                  ["answers"]]
+    # the user edits their document (a change made by this test, not a fact) and rebuilds
+    text = (folder / "actrius.txt").read_text(encoding="utf-8")
+    (folder / "actrius.txt").write_text(text.replace("Ventura Pons", "Luis Buñuel"), encoding="utf-8")
+    assert main(["qa", "index", "films", str(folder), "--artifacts", str(root)]) == 0
+    capsys.readouterr()
+    top = _ask(root, "Who directed Actrius?", capsys, monkeypatch, "--collection", "films")["answers"][0]
+    assert top["answer"] == "Luis Buñuel" and top["document"]["title"] == "actrius"
+    # the same through textqa.load and over the list of collections
+    model = textqa.load(str(root / "qa"))
+    assert model.answer("Who directed Actrius?", collection="films")["answers"][0]["answer"] == "Luis Buñuel"
+    names = [c["name"] for c in model.describe_collections()]
+    assert names == ["default", "pool", "films"]
+
+
+def test_index_errors_leave_nothing_half_written(qa_artifact, copy_root, articles, tmp_path, capsys):
+    root = copy_root(qa_artifact)
+    folder = tmp_path / "docs"
+    write_folder(folder, articles)
+    assert main(["qa", "index", "films", str(folder), "--artifacts", str(root)]) == 0
+    before = sorted(p.name for p in (root / "collections" / "films").iterdir())
+    (folder / "broken.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    assert main(["qa", "index", "films", str(folder), "--artifacts", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert "broken.txt" in err and ("not UTF-8" in err or "binary" in err), err
+    assert sorted(p.name for p in (root / "collections" / "films").iterdir()) == before
+    assert not [p for p in (root / "collections").iterdir() if p.name.startswith(".")]
+    for bad in ("../x", "a/b", ".hidden", ""):
+        assert main(["qa", "index", bad, str(folder), "--artifacts", str(root)]) == 2
+        assert "collection name" in capsys.readouterr().err
+
+
+def test_a_tampered_collection_is_refused(qa_artifact, copy_root, articles, tmp_path, capsys, monkeypatch):
+    root = copy_root(qa_artifact)
+    write_folder(tmp_path / "docs", articles)
+    assert main(["qa", "index", "films", str(tmp_path / "docs"), "--artifacts", str(root)]) == 0
+    capsys.readouterr()
+    with open(root / "collections" / "films" / "passages.sqlite", "ab") as f:
+        f.write(b"tampered")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"Who directed Actrius?\n")))
+    assert main(["qa", "answer", "--model", str(root / "qa"), "--collection", "films"]) == 2
+    err = capsys.readouterr().err
+    assert "passages.sqlite" in err and "checksum mismatch" in err, err
+
+
+def test_unknown_collection(qa_artifact, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"Who?\n")))
+    assert main(["qa", "answer", "--model", str(qa_artifact / "qa"), "--collection", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown collection 'nosuch'" in err and "default, pool" in err

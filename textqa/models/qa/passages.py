@@ -1,0 +1,233 @@
+"""Named document collections for QA: paragraphs of documents in an SQLite FTS5 index (BM25), built
+offline into an artifact folder (``<artifacts>/collections/NAME``: manifest, checksums, atomic write).
+
+A collection is searched for the paragraphs that match a question's content words best; the
+answering code (:mod:`textqa.models.qa.retrieval`) splits those into sentences and analyses them
+then.  Every paragraph keeps its document: id, title and URL, which every answer carries.
+
+Checking a large index: the manifest holds the sha256 of every file, as an artifact's does.  An
+index of Wikipedia is about 1 GB, whose hash takes seconds at every load, so a file's hash is
+computed once per file identity (device, inode, size, modification time) and remembered in the
+cache folder (``collection-verified.json``); a file whose identity changed is hashed again, and
+a file whose hash differs from the manifest is refused, naming it.  Whoever can rewrite the cache
+folder and the collection alike can fool this, as with any checksum beside its data.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+from ..artifact import ArtifactError, load_manifest, sha256_file, write_artifact
+from .documents import Document, documents, source_files
+
+KIND = "qa-collection"
+FORMAT_VERSION = 1
+INDEX = "passages.sqlite"
+_TERM = re.compile(r"[^\W_]+")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+BATCH = 2000                  # paragraphs per insert transaction
+
+
+def check_name(name: str) -> str:
+    """A collection name is a folder name: letters, digits, ``_ . -``; nothing that leaves its folder."""
+    if not isinstance(name, str) or not _NAME.match(name) or name in (".", ".."):
+        raise ValueError(f"collection name {name!r}: use 1-64 letters, digits, '_', '.' or '-', starting with a "
+                         f"letter or digit")
+    return name
+
+
+def fts_query(terms) -> str:
+    """An FTS5 OR-query of the terms, each quoted (no FTS5 syntax passes through): a string gives its
+    words; a tuple of words is one phrase."""
+    parts = []
+    for t in terms:
+        if isinstance(t, tuple):
+            words = [w.lower() for x in t for w in _TERM.findall(x)]
+            if words:
+                parts.append(" ".join(words))
+        else:
+            parts += [w.lower() for w in _TERM.findall(t)]
+    return " OR ".join(f'"{w}"' for w in dict.fromkeys(parts))
+
+
+class PassageIndex:
+    """Paragraphs with their documents, searchable by keywords (FTS5's ``bm25()``)."""
+
+    def __init__(self, path: str | Path = ":memory:", read_only: bool = False):
+        self.path = str(path)
+        if read_only:
+            self.db = sqlite3.connect(f"file:{self.path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+        else:
+            self.db = sqlite3.connect(self.path, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode = OFF")
+            self.db.execute("PRAGMA synchronous = OFF")
+            self.db.execute("CREATE TABLE IF NOT EXISTS documents (id INTEGER PRIMARY KEY, doc_id TEXT, title TEXT, "
+                            "url TEXT)")
+            self.db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS passages USING fts5(text, doc UNINDEXED, "
+                            "tokenize = 'porter unicode61')")
+
+    def add(self, docs, progress=None) -> tuple[int, int]:
+        """Index ``docs`` (:class:`Document`), streaming; (documents, paragraphs) added."""
+        n_docs = n_paras = 0
+        rows = []
+        cur = self.db.cursor()
+        for d in docs:
+            if not d.paragraphs:
+                continue
+            cur.execute("INSERT INTO documents (doc_id, title, url) VALUES (?, ?, ?)", (d.id, d.title, d.url))
+            rows += [(p, cur.lastrowid) for p in d.paragraphs]
+            n_docs += 1
+            if len(rows) >= BATCH:
+                cur.executemany("INSERT INTO passages (text, doc) VALUES (?, ?)", rows)
+                n_paras += len(rows)
+                rows = []
+                if progress:
+                    progress(n_docs, n_paras)
+        cur.executemany("INSERT INTO passages (text, doc) VALUES (?, ?)", rows)
+        n_paras += len(rows)
+        self.db.commit()
+        return n_docs, n_paras
+
+    def optimize(self) -> None:
+        """Merge the index's segments (faster queries; run once, after the last ``add``)."""
+        self.db.execute("INSERT INTO passages(passages) VALUES ('optimize')")
+        self.db.commit()
+
+    def search(self, terms, k: int = 10) -> list[tuple[int, str, int, float]]:
+        """(rowid, paragraph, document row, BM25 score; higher is better) of the best ``k`` matches."""
+        q = fts_query(terms)
+        if not q:
+            return []
+        rows = self.db.execute("SELECT rowid, text, doc, bm25(passages) FROM passages WHERE passages MATCH ? "
+                               "ORDER BY bm25(passages) LIMIT ?", (q, k)).fetchall()
+        return [(r, t, d, -s) for r, t, d, s in rows]
+
+    def document(self, row: int) -> dict:
+        """``{"id", "title", "url"}`` of a document row."""
+        found = self.db.execute("SELECT doc_id, title, url FROM documents WHERE id = ?", (row,)).fetchone()
+        return {"id": found[0], "title": found[1], "url": found[2]} if found else {"id": str(row), "title": "",
+                                                                                   "url": None}
+
+    def counts(self) -> tuple[int, int]:
+        return (self.db.execute("SELECT count(*) FROM documents").fetchone()[0],
+                self.db.execute("SELECT count(*) FROM passages").fetchone()[0])
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def collections_root(artifacts: str | os.PathLike) -> Path:
+    return Path(artifacts) / "collections"
+
+
+def build_collection(dest: str | os.PathLike, name: str, paths, *, description: str = "",
+                     progress=None, default_url: str | None = None) -> dict:
+    """Index the documents of ``paths`` into the collection folder ``dest`` (written beside it and
+    renamed into place: a failure leaves what was there untouched); returns its manifest's ``extra``."""
+    check_name(name)
+    paths = [Path(p) for p in paths]
+    files = source_files(paths)
+    t0 = time.perf_counter()
+    with write_artifact(dest, KIND, FORMAT_VERSION, hyper_parameters={"tokenizer": "porter unicode61",
+                                                                     "min_paragraph_chars": 40},
+                        extra={"collection": name}) as tmp:
+        ix = PassageIndex(tmp / INDEX)
+        n_docs, n_paras = ix.add(documents(paths), progress)
+        if n_paras == 0:
+            ix.close()
+            raise ValueError(f"{', '.join(map(str, paths))}: no paragraphs of 40 characters or more to index")
+        ix.optimize()
+        ix.close()
+        info = {"collection": name, "description": description or f"{n_docs:,} documents from "
+                f"{', '.join(p.name for p in paths[:3])}{' and more' if len(paths) > 3 else ''}",
+                "documents": n_docs, "paragraphs": n_paras, "sources": [str(p) for p in paths],
+                "source_files": len(files), "seconds": round(time.perf_counter() - t0, 1)}
+        (tmp / "collection.json").write_text(json.dumps(info, indent=1, sort_keys=True), encoding="utf-8")
+    return info
+
+
+def _verified_path(cache: Path | None) -> Path | None:
+    return Path(cache) / "collection-verified.json" if cache else None
+
+
+def _check_files(folder: Path, manifest: dict, cache: Path | None) -> None:
+    """Every payload against the manifest: by its full hash, or by a hash already computed for the same
+    file identity (device, inode, size, modification time), remembered in ``cache``."""
+    record_path = _verified_path(cache)
+    try:
+        known = json.loads(record_path.read_text(encoding="utf-8")) if record_path and record_path.is_file() else {}
+        if not isinstance(known, dict):
+            known = {}
+    except (OSError, ValueError):
+        known = {}
+    changed = False
+    for rel, meta in manifest["files"].items():
+        p = folder / rel
+        if not p.is_file():
+            raise ArtifactError(f"{folder}: collection file {rel} is missing")
+        st = p.stat()
+        ident = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]
+        key = str(p.resolve())
+        if known.get(key) == [*ident, meta["sha256"]]:
+            continue
+        digest = sha256_file(p)
+        if digest != meta["sha256"]:
+            raise ArtifactError(f"{folder}: checksum mismatch for {rel} (manifest {meta['sha256'][:12]}…, file "
+                                f"{digest[:12]}…); the collection was modified after indexing: rebuild it with "
+                                f"'textqa qa index'")
+        known[key] = [*ident, digest]
+        changed = True
+    if changed and record_path:
+        try:
+            record_path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = record_path.with_suffix(f".tmp-{os.getpid()}")
+            tmp.write_text(json.dumps(known), encoding="utf-8")
+            os.replace(tmp, record_path)
+        except OSError:
+            pass                    # no writable cache: the next load hashes again
+
+
+class Collection:
+    """A loaded collection: its name, manifest, summary and paragraph index."""
+
+    def __init__(self, folder: Path, manifest: dict, info: dict, index: PassageIndex):
+        self.folder, self.manifest, self.info, self.index = folder, manifest, info, index
+        self.name = info.get("collection", folder.name)
+
+    def describe(self) -> dict:
+        return {"name": self.name, "documents": self.info.get("documents", 0),
+                "paragraphs": self.info.get("paragraphs", 0), "description": self.info.get("description", ""),
+                "created_at": self.manifest.get("created_at")}
+
+
+def load_collection(folder: str | os.PathLike, cache: Path | None = None) -> Collection:
+    folder = Path(folder)
+    manifest = load_manifest(folder, expect_name=KIND, max_format_version=FORMAT_VERSION, verify=False)
+    _check_files(folder, manifest, cache)
+    try:
+        info = json.loads((folder / "collection.json").read_text(encoding="utf-8"))
+        index = PassageIndex(folder / INDEX, read_only=True)
+        index.counts()
+    except (OSError, ValueError, sqlite3.DatabaseError) as e:
+        raise ArtifactError(f"{folder}: cannot read the collection ({e})") from e
+    return Collection(folder, manifest, info, index)
+
+
+def list_collections(root: Path) -> list[str]:
+    """Names of the collections under ``root`` (folders with a manifest)."""
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if (p / "manifest.json").is_file() and not p.name.startswith("."))
+
+
+def say(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+__all__ = ["Collection", "Document", "PassageIndex", "build_collection", "check_name", "collections_root",
+           "list_collections", "load_collection"]

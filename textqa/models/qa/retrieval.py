@@ -1,0 +1,166 @@
+"""Sentences for one question from document collections (and the news pool), with provenance.
+
+Two stages: BM25 over a collection's paragraphs (:class:`passages.PassageIndex`) finds the
+``paragraphs`` best paragraphs for the question's content words; those are split into sentences
+(NLTK's Punkt, the bundled English tables), each sentence is scored by the question words it holds
+(each distinct word's idf-like weight, ``1 / log(2 + rank of the paragraph)`` breaking ties), and only
+the best ``k`` are analysed with spaCy (tokens, answer candidates): parsing every retrieved paragraph
+would cost several times more.  Analyses are cached per process by sentence text.
+
+:class:`QuestionSource` is what :meth:`system.InstanceQA.retrieve` reads (``search`` and ``info``),
+plus ``provenance``: each sentence's document (``id``, ``title``, ``url``), its text as written and
+its tokens' character offsets, so that an answer names where it came from and where it sits.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import OrderedDict
+from functools import lru_cache
+
+from textqa.runtime.paths import PUNKT_DIR, english_stopwords
+
+from .candidates import sentence_candidates
+from .nlp import pipeline
+
+_WORD = re.compile(r"[^\W_]+")
+POOL_DOCUMENT = {"id": "trecqa-pool", "title": "TrecQA sentence pool (1990s newswire, TREC QA data)", "url": None}
+ANALYSIS_CACHE = 20_000           # sentences whose analysis a process keeps
+MAX_SENTENCE_CHARS = 600          # longer "sentences" (lists, tables run together) are cut here
+
+
+@lru_cache(maxsize=1)
+def _punkt():
+    from nltk.tokenize.punkt import PunktSentenceTokenizer  # deferred: loads nltk
+
+    from ..truecaser.tokenize import load_punkt_tables
+    return PunktSentenceTokenizer(load_punkt_tables(PUNKT_DIR))
+
+
+def split_sentences(paragraph: str) -> list[str]:
+    return [s[:MAX_SENTENCE_CHARS] for s in _punkt().tokenize(paragraph) if s.strip()]
+
+
+_ANALYSED: OrderedDict = OrderedDict()
+
+
+def analysed(texts: list[str]) -> list[tuple[list, list, list]]:
+    """(tokens, candidates, token character offsets) of each sentence, spaCy's analysis, cached."""
+    todo = [t for t in dict.fromkeys(texts) if t not in _ANALYSED]
+    if todo:
+        for text, doc in zip(todo, pipeline().pipe(todo, batch_size=64)):
+            _ANALYSED[text] = ([t.text for t in doc], sentence_candidates(doc),
+                               [(t.idx, t.idx + len(t.text)) for t in doc])
+        while len(_ANALYSED) > ANALYSIS_CACHE:
+            _ANALYSED.popitem(last=False)
+    out = []
+    for t in texts:
+        _ANALYSED.move_to_end(t)
+        out.append(_ANALYSED[t])
+    return out
+
+
+def _stems(words) -> set:
+    stop = english_stopwords()
+    return {w.lower()[:6] for w in words if w.lower() not in stop}
+
+
+def detokenized(tokens: list[str]) -> tuple[str, list[tuple[int, int]]]:
+    """A PTB-tokenized sentence as text (NLTK's Treebank detokenizer) and each token's character
+    offsets in it (tokens NLTK rewrote, such as ``-LRB-`` or two backquotes, are found as written)."""
+    from nltk.tokenize.treebank import TreebankWordDetokenizer  # deferred: loads nltk
+    text = TreebankWordDetokenizer().detokenize(list(tokens))
+    shown = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}", "``": '"',
+             "''": '"'}
+    offsets, at = [], 0
+    for t in tokens:
+        form = shown.get(t, t)
+        i = text.find(form, at)
+        if i < 0 and form != t:
+            i = text.find(t, at)
+            form = t
+        if i < 0:                       # not found as such: keep the position, an empty span
+            offsets.append((at, at))
+            continue
+        offsets.append((i, i + len(form)))
+        at = i + len(form)
+    return text, offsets
+
+
+class QuestionSource:
+    """The sentences retrieved for one question (built per question: it holds their analyses by a
+    row id of its own).  ``collections``: loaded :class:`passages.Collection` objects; ``pool``: the
+    artifact's :class:`index.SentenceIndex` of the news pool, or None."""
+
+    def __init__(self, collections=(), pool=None, paragraphs: int = 12):
+        self.collections, self.pool, self.paragraphs = list(collections), pool, paragraphs
+        self._info: dict = {}
+        self._prov: dict = {}
+
+    def _row(self, info, prov) -> int:
+        row = len(self._info) + 1
+        self._info[row], self._prov[row] = info, prov
+        return row
+
+    def search(self, terms, k: int = 20) -> list[tuple[int, str, float]]:
+        """The best ``k`` sentences for ``terms`` from every source, interleaved by rank (the pool's
+        and each collection's first, then their seconds...)."""
+        ranked = [self._from_collection(c, terms, k) for c in self.collections]
+        if self.pool is not None:
+            ranked.append(self._from_pool(terms, k))
+        out, seen = [], set()
+        for group in zip_longest_lists(ranked):
+            for row, text, score in group:
+                if text not in seen:
+                    seen.add(text)
+                    out.append((row, text, score))
+        return out[:k] if len(ranked) == 1 else out[:k * len(ranked)]
+
+    def _from_pool(self, terms, k):
+        out = []
+        for rowid, text, score in self.pool.search(terms, k):
+            info = self.pool.info(rowid)
+            if info is None:
+                continue
+            tokens, cands = info
+            shown, offsets = detokenized(tokens)
+            row = self._row((tokens, cands), {"document": {**POOL_DOCUMENT, "id": f"trecqa-pool/{rowid}"},
+                                                "text": shown, "offsets": offsets})
+            out.append((row, text, score))
+        return out
+
+    def _from_collection(self, collection, terms, k):
+        hits = collection.index.search(terms, self.paragraphs)
+        if not hits:
+            return []
+        q = _stems(w for t in terms for w in _WORD.findall(" ".join(t) if isinstance(t, tuple) else t))
+        scored = []
+        for rank, (_rowid, para, doc_row, score) in enumerate(hits):
+            for j, sent in enumerate(split_sentences(para)):
+                have = q & _stems(_WORD.findall(sent))
+                if not have:
+                    continue
+                scored.append((len(have) + 1 / math.log(2 + rank) - 0.01 * j, sent, doc_row, score))
+        scored.sort(key=lambda x: -x[0])
+        best = scored[:k]
+        out = []
+        for (sc, sent, doc_row, _score), (tokens, cands, offsets) in zip(best, analysed([s for _, s, _, _ in best])):
+            doc = collection.index.document(doc_row)
+            row = self._row((tokens, cands), {"document": {**doc, "collection": collection.name}, "text": sent,
+                                              "offsets": offsets})
+            out.append((row, sent, sc))
+        return out
+
+    def info(self, row: int):
+        return self._info.get(row)
+
+    def provenance(self, row: int) -> dict | None:
+        return self._prov.get(row)
+
+
+def zip_longest_lists(lists):
+    """[[a0, b0], [a1, b1], ...] of lists of unequal length."""
+    for i in range(max((len(x) for x in lists), default=0)):
+        yield [x[i] for x in lists if i < len(x)]
+
+
