@@ -231,7 +231,8 @@ def qa_artifact(qa_heldout, tmp_path_factory, request):
         p = argparse.ArgumentParser()
         add_arguments(p)
         assert run(p.parse_args(["--folds", "2", "--collection-limit", "1500", "--max-questions", "300",
-                                 "--eval-questions", str(qa_heldout), "--artifacts", str(root)])) == 0
+                                 "--eval-questions", str(qa_heldout), "--wikipedia", "skip",
+                                 "--artifacts", str(root)])) == 0
     return _shared_root(request, tmp_path_factory, "qa-artifacts", build)
 
 

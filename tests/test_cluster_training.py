@@ -63,7 +63,7 @@ def test_blanc_on_a_cluster_is_the_local_artifact(blanc_artifact, blanc_heldout,
 
 def test_qa_on_a_cluster_is_the_local_artifact(qa_artifact, qa_heldout, tmp_path):
     train("qa", "--folds", "2", "--collection-limit", "1500", "--max-questions", "300", "--eval-questions",
-          qa_heldout, "--artifacts", tmp_path, "--scheduler", "local", "--workers", "2")
+          qa_heldout, "--wikipedia", "skip", "--artifacts", tmp_path, "--scheduler", "local", "--workers", "2")
     a, b = qa_artifact / "qa", tmp_path / "qa"
     same_files(a, b)
     import sqlite3

@@ -153,7 +153,7 @@ def test_training_with_query_content(tmp_path, capsys):
     p = argparse.ArgumentParser()
     add_arguments(p)
     assert run(p.parse_args(["--folds", "0", "--collection-limit", "1500", "--max-questions", "60", "--query-content",
-                             "--jobs", "1", "--artifacts", str(tmp_path)])) == 0
+                             "--jobs", "1", "--wikipedia", "skip", "--artifacts", str(tmp_path)])) == 0
     model = load_qa(tmp_path / "qa")
     assert model.manifest["hyper_parameters"]["query_content"] is True and model.instance.query_content
     expansions = [f for m in model.instance.cluster_models_.values() for f in m.expansions]

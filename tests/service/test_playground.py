@@ -90,6 +90,9 @@ def test_every_panel_in_a_real_browser(chromium, service_artifacts, live_server,
         assert view.state == "done" and view.error is None, view
         assert re.search(r"Question class \(UIUC\): </b>(ABBR|DESC|ENTY|HUM|LOC|NUM):\w+", view.result)
         assert 'class="types"' in view.result and '<span class="chips"><span>' in view.result
+        assert '<span class="muted doc">from <span>TrecQA sentence pool' in view.result and "<mark>" in view.result
+        dom = browser.dump_dom(browser.example_url(base, "qa"))
+        assert '<option value="default">' in dom and '<option value="pool">' in dom      # the collection selector
 
         # invalid input: the JSON error, as a readable message
         for model, override, expected in (

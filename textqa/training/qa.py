@@ -43,6 +43,8 @@ CLEAN = QA / "trecqa" / "clean-dev.qids"
 TRAIN_ALL = [QA / "trecqa" / "train-all" / f"Train1-2393.{k}.POSInput.trec8-9-11.gz" for k in ("Positive-M", "Negative-M")]
 TREC_QUESTIONS = [QA / "trec_qa" / "derived" / n for n in ("trec8.jsonl", "trec9.jsonl.gz", "trec11.jsonl.gz")]
 DEV_PATTERNS = QA / "trecqa" / "trec13factpats.dev.txt"
+#: the Wikipedia text the truecaser trains on: QA's default collection, indexed from data/ (no copy)
+WIKIPEDIA_FILES = [DATA_DIR / "truecase" / f"enwiki_{part}.txt.xz" for part in ("prefix", "part2", "part3", "part4")]
 DEFAULT_DATA = [UIUC, TRAIN, DEV, CLEAN, *TRAIN_ALL, *TREC_QUESTIONS, DEV_PATTERNS]
 C_GRID = (0.01, 0.1, 1.0, 10.0)
 
@@ -90,6 +92,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="also check each candidate in WordNet against the question's UIUC fine class (kinds of "
                         "animal for ENTY:animal...); no gain in cross-validation, so off by default")
     p.add_argument("--no-instance", action="store_true", help="skip the instance-based answering system")
+    p.add_argument("--wikipedia", choices=("missing", "rebuild", "skip"), default="missing",
+                   help="the default collection's Wikipedia index (<artifacts>/collections/wikipedia, from the "
+                        "bundled articles; about 2 minutes): build it after the model when it is missing "
+                        "(default), rebuild it, or skip it")
     p.add_argument("--jobs", type=int, default=2,
                    help="processes that analyse the collection with spaCy and train the cluster models "
                         "(1: this process; 2 or more: two worker processes)")
@@ -234,6 +240,8 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         shutil.rmtree(plots, ignore_errors=True)
     say(f"wrote {out}" + (f" (plots: {', '.join(files)})" if files else ""))
+    if not args.no_instance and args.wikipedia != "skip":
+        build_wikipedia(out.resolve().parent / "collections" / "wikipedia", args.wikipedia == "rebuild", say)
     if "answer_type_cv" in metrics:
         a = metrics["answer_type_cv"]
         print(f"answer types ({a['folds']}-fold CV on {a['questions']} UIUC questions): coarse accuracy "
@@ -252,6 +260,27 @@ def _run(args: argparse.Namespace) -> int:
         print(f"exact answers, held-out questions ({h['questions']}): MRR@5 {h['mrr5']:.4f} "
               f"[{h['mrr5_ci95'][0]:.3f}, {h['mrr5_ci95'][1]:.3f}]  accuracy@1 {h['acc1']:.4f}")
     return 0
+
+
+def build_wikipedia(dest: Path, rebuild: bool, say) -> None:
+    """The Wikipedia collection the default QA collection answers from, indexed from the bundled
+    WikiExtractor files (built beside ``dest`` and renamed into place)."""
+    from textqa.models.qa.passages import build_collection  # deferred: loads orjson, numpy
+    if (dest / "manifest.json").is_file() and not rebuild:
+        say(f"Wikipedia collection: {dest} is there (--wikipedia rebuild to build it again)")
+        return
+    say(f"Wikipedia collection: indexing {len(WIKIPEDIA_FILES)} files of articles into {dest}")
+    last = [0]
+
+    def progress(docs: int, paras: int) -> None:
+        if paras - last[0] >= 100_000:
+            last[0] = paras
+            say(f"Wikipedia collection: {docs:,} articles, {paras:,} paragraphs")
+    info = build_collection(dest, "wikipedia", WIKIPEDIA_FILES, progress=progress,
+                            description="English Wikipedia, 2015 dump, page ids 12-60633 (the articles in "
+                                        "data/truecase/): the oldest articles, the core of the encyclopedia")
+    say(f"Wikipedia collection: {info['documents']:,} articles, {info['paragraphs']:,} paragraphs in "
+        f"{info['seconds']:.0f} s")
 
 
 def _question_key(text: str) -> str:

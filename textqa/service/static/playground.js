@@ -8,7 +8,7 @@ const FIELDS = {
   truecase: ["text", "decoder", "tokenized"],
   blanc: ["hypothesis", "references"],
   icd9: ["text", "classifier"],
-  qa: ["question", "top_k"],
+  qa: ["question", "top_k", "collection"],
 };
 
 function h(tag, attrs, ...children) {
@@ -63,7 +63,8 @@ function requestFor(model, v) {
       return ["/v1/icd9/code", { documents: [{ id: "playground", text: v.text }], classifier: v.classifier, explain: true }];
     case "qa": {
       const k = Number(v.top_k);
-      return ["/v1/qa/answer", { question: v.question, top_k: Number.isFinite(k) && v.top_k !== "" ? k : v.top_k }];
+      return ["/v1/qa/answer", { question: v.question, top_k: Number.isFinite(k) && v.top_k !== "" ? k : v.top_k,
+        collection: v.collection || "default" }];
     }
   }
   throw new Error(`unknown model ${model}`);
@@ -162,10 +163,36 @@ function renderIcd9(body, sent) {
   return parts;
 }
 
-function markAnswer(sentence, answer) {
-  const i = sentence.toLowerCase().indexOf(answer.toLowerCase());
-  if (i < 0 || !answer) return [sentence];
-  return [sentence.slice(0, i), h("mark", {}, sentence.slice(i, i + answer.length)), sentence.slice(i + answer.length)];
+function markAnswer(a) {
+  // the answer's character offsets in its sentence (as written), from the server
+  const s = a.sentence, i = a.start, j = a.end;
+  if (!(Number.isInteger(i) && Number.isInteger(j) && 0 <= i && i < j && j <= s.length)) return [s];
+  return [s.slice(0, i), h("mark", {}, s.slice(i, j)), s.slice(j)];
+}
+
+function documentLine(doc) {
+  if (!doc) return null;
+  const title = doc.url && /^https?:\/\//.test(doc.url)
+    ? h("a", { href: doc.url, target: "_blank", rel: "noopener noreferrer" }, doc.title || doc.id)
+    : h("span", {}, doc.title || doc.id);
+  return h("span", { class: "muted doc" }, "from ", title, doc.collection ? ` (${doc.collection})` : "");
+}
+
+async function loadCollections() {
+  // the collection selector: what GET /v1/qa/collections lists (the default first)
+  const select = document.querySelector("#panel-qa select[name=collection]");
+  if (!select) return;
+  try {
+    const resp = await fetch("/v1/qa/collections");
+    if (!resp.ok) return;
+    const body = await resp.json();
+    const chosen = select.value;
+    select.replaceChildren(...body.collections.map((c) => h("option", { value: c.name },
+      `${c.name}: ${c.description}`)));
+    select.value = body.collections.some((c) => c.name === chosen) ? chosen : body.default;
+  } catch (err) {
+    /* the selector keeps "default" */
+  }
 }
 
 function renderQa(body) {
@@ -179,8 +206,8 @@ function renderQa(body) {
   ];
   if (body.answers.length) {
     parts.push(h("ol", { class: "answers" }, body.answers.map((a) => h("li", {},
-      h("b", { class: "answer" }, a.answer), ` (score ${fmt(a.score, 3)})`, h("br"),
-      h("span", {}, markAnswer(a.sentence, a.answer)), h("br"),
+      h("b", { class: "answer" }, a.answer), ` (score ${fmt(a.score, 3)}) `, documentLine(a.document), h("br"),
+      h("span", {}, markAnswer(a)), h("br"),
       h("span", { class: "muted" }, "proposed by clusters: ", a.clusters.join(", "))))));
   } else {
     parts.push(h("p", { class: "answers" }, "No answer found."));
@@ -265,6 +292,7 @@ async function refreshModels() {
   const line = document.getElementById("versions");
   let body;
   try {
+    loadCollections();
     const resp = await fetch("/v1/models");
     body = await resp.json();
   } catch (err) {
