@@ -73,7 +73,7 @@ run: venv
 	@echo "  curl -s -X POST http://$(HOST):$(PORT)/v1/icd9/code -H 'Content-Type: application/json' \\"
 	@echo "       -d '{\"documents\": [{\"id\": \"1\", \"text\": \"Three day history of cough. No focal pneumonia.\"}]}'"
 	@echo "  curl -s -X POST http://$(HOST):$(PORT)/v1/qa/answer -H 'Content-Type: application/json' \\"
-	@echo "       -d '{\"question\": \"Who is the author of the book The Iron Lady?\", \"top_k\": 5}'"
+	@echo "       -d '{\"question\": \"What is the capital of France?\", \"top_k\": 5}'"
 	@echo
 	$(VENV)/bin/textqa serve --train-missing --host $(HOST) --port $(PORT) --workers $(WORKERS) --artifacts $(ARTIFACTS)
 

@@ -269,14 +269,33 @@ def truecaser_artifact(tmp_path_factory, request):
     return _shared_root(request, tmp_path_factory, "artifacts", build)
 
 
+def build_wikipedia_slice(dest: Path, work: Path, articles: int) -> None:
+    """The QA collection 'wikipedia' of the first ``articles`` articles of the bundled dump (real text)."""
+    import lzma
+
+    from textqa.models.qa.passages import build_collection
+    part = work / "enwiki_slice.txt"
+    with lzma.open(DATA_DIR / "truecase" / "enwiki_prefix.txt.xz", "rt", encoding="utf-8") as f, \
+            open(part, "w", encoding="utf-8") as out:
+        done = 0
+        for line in f:
+            out.write(line)
+            done += line.startswith("</doc>")
+            if done >= articles:
+                break
+    build_collection(dest, "wikipedia", [part], description=f"the first {articles} articles of the bundled dump")
+
+
 @pytest.fixture(scope="session")
 def service_artifacts(truecaser_artifact, icd9_artifact, qa_artifact, tmp_path_factory, request):
     """An artifacts root holding every model the service knows (so /readyz is 200): the small
-    truecaser, an untrained BLANC, the small ICD-9 coders and the small QA model."""
+    truecaser, an untrained BLANC, the small ICD-9 coders and the small QA model, with a small
+    'wikipedia' collection (the first 300 articles of the bundled dump) in its default collection."""
     def build(root):
         for source, name in ((truecaser_artifact, "truecaser"), (truecaser_artifact, "blanc"),
                              (icd9_artifact, "icd9"), (qa_artifact, "qa")):
             shutil.copytree(source / name, root / name)
+        build_wikipedia_slice(root / "collections" / "wikipedia", tmp_path_factory.mktemp("wiki-slice"), 300)
     return _shared_root(request, tmp_path_factory, "service-artifacts", build)
 
 
