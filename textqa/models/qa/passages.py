@@ -18,17 +18,18 @@ import json
 import os
 import re
 import sqlite3
-import sys
 import time
 from pathlib import Path
 
+from textqa.runtime.json_input import parse_json
+
 from ..artifact import ArtifactError, load_manifest, sha256_file, write_artifact
-from .documents import Document, documents, source_files
+from .documents import documents, source_files
+from .index import SentenceIndex
 
 KIND = "qa-collection"
 FORMAT_VERSION = 1
 INDEX = "passages.sqlite"
-_TERM = re.compile(r"[^\W_]+")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 BATCH = 2000                  # paragraphs per insert transaction
 
@@ -39,20 +40,6 @@ def check_name(name: str) -> str:
         raise ValueError(f"collection name {name!r}: use 1-64 letters, digits, '_', '.' or '-', starting with a "
                          f"letter or digit")
     return name
-
-
-def fts_query(terms) -> str:
-    """An FTS5 OR-query of the terms, each quoted (no FTS5 syntax passes through): a string gives its
-    words; a tuple of words is one phrase."""
-    parts = []
-    for t in terms:
-        if isinstance(t, tuple):
-            words = [w.lower() for x in t for w in _TERM.findall(x)]
-            if words:
-                parts.append(" ".join(words))
-        else:
-            parts += [w.lower() for w in _TERM.findall(t)]
-    return " OR ".join(f'"{w}"' for w in dict.fromkeys(parts))
 
 
 class PassageIndex:
@@ -100,7 +87,7 @@ class PassageIndex:
 
     def search(self, terms, k: int = 10) -> list[tuple[int, str, int, float]]:
         """(rowid, paragraph, document row, BM25 score; higher is better) of the best ``k`` matches."""
-        q = fts_query(terms)
+        q = SentenceIndex.query(terms)
         if not q:
             return []
         rows = self.db.execute("SELECT rowid, text, doc, bm25(passages) FROM passages WHERE passages MATCH ? "
@@ -126,7 +113,7 @@ def collections_root(artifacts: str | os.PathLike) -> Path:
 
 
 def build_collection(dest: str | os.PathLike, name: str, paths, *, description: str = "",
-                     progress=None, default_url: str | None = None) -> dict:
+                     progress=None) -> dict:
     """Index the documents of ``paths`` into the collection folder ``dest`` (written beside it and
     renamed into place: a failure leaves what was there untouched); returns its manifest's ``extra``."""
     check_name(name)
@@ -210,7 +197,7 @@ def load_collection(folder: str | os.PathLike, cache: Path | None = None) -> Col
     manifest = load_manifest(folder, expect_name=KIND, max_format_version=FORMAT_VERSION, verify=False)
     _check_files(folder, manifest, cache)
     try:
-        info = json.loads((folder / "collection.json").read_text(encoding="utf-8"))
+        info = parse_json((folder / "collection.json").read_bytes())
         index = PassageIndex(folder / INDEX, read_only=True)
         index.counts()
     except (OSError, ValueError, sqlite3.DatabaseError) as e:
@@ -223,11 +210,3 @@ def list_collections(root: Path) -> list[str]:
     if not root.is_dir():
         return []
     return sorted(p.name for p in root.iterdir() if (p / "manifest.json").is_file() and not p.name.startswith("."))
-
-
-def say(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
-
-
-__all__ = ["Collection", "Document", "PassageIndex", "build_collection", "check_name", "collections_root",
-           "list_collections", "load_collection"]
