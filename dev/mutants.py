@@ -375,7 +375,7 @@ MUTANTS = [
      "if label is None or c.end > len(tokens):",
      ["tests/qa/test_qa_system.py::test_collection_sentences_reach_the_sentence_ranker_typed"]),
     ("qa-fine-class-not-passed", "textqa/models/qa/store.py",
-     "res = self.instance.answer(doc, self.index, top_k, dist, label)", "res = self.instance.answer(doc, self.index, top_k, dist)",
+     "res = self.instance.answer(doc, source, top_k, dist, label)", "res = self.instance.answer(doc, source, top_k, dist)",
      ["tests/qa/test_qa_system.py::test_extraction_reads_the_sentence_ranker_and_the_fine_class"]),
     ("qa-types-from-seen-questions", "textqa/training/qa.py",
      'keep = [i for i, q in enumerate(uiuc) if _question_key(q.question) not in seen]',
