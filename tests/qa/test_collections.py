@@ -114,3 +114,31 @@ def test_unknown_collection(qa_artifact, capsys, monkeypatch):
     assert main(["qa", "answer", "--model", str(qa_artifact / "qa"), "--collection", "nosuch"]) == 2
     err = capsys.readouterr().err
     assert "unknown collection 'nosuch'" in err and "default, pool" in err
+
+
+def test_http_collections(service_artifacts, copy_root):
+    from textqa.service import create_app
+    c = create_app(service_artifacts, {"TEXTQA_MODELS": ["qa"]}).test_client()
+    assert c.get("/v1/models").get_json()["models"]["qa"]["collection"] == "default: Wikipedia and the news pool"
+    listed = c.get("/v1/qa/collections").get_json()
+    assert listed["default"] == "default" and [x["name"] for x in listed["collections"]] == ["default", "pool",
+                                                                                            "wikipedia"]
+    wiki = listed["collections"][2]
+    assert 250 < wiki["documents"] <= 300 and wiki["paragraphs"] > 1000          # articles with paragraphs
+    r = c.post("/v1/qa/answer", json={"question": "Who directed Actrius?", "collection": "wikipedia"})
+    top = r.get_json()["answers"][0]
+    assert r.status_code == 200 and top["document"]["url"] == "http://en.wikipedia.org/wiki?curid=330", top
+    r = c.post("/v1/qa/answer", json={"question": "Who directed Actrius?", "collection": "nosuch"})
+    err = r.get_json()["error"]
+    assert r.status_code == 404 and err["code"] == "unknown_collection" and "default, pool, wikipedia" in err["message"]
+    for bad in ("../qa", "", "a" * 65):
+        r = c.post("/v1/qa/answer", json={"question": "Who?", "collection": bad})
+        assert r.status_code == 422 and r.get_json()["error"]["field"] == "collection"
+    # before the Wikipedia collection is built, the default collection is the news pool, and says so
+    root = copy_root(service_artifacts)
+    import shutil
+    shutil.rmtree(root / "collections")
+    c = create_app(root, {"TEXTQA_MODELS": ["qa"]}).test_client()
+    assert "news pool only" in c.get("/v1/models").get_json()["models"]["qa"]["collection"]
+    r = c.post("/v1/qa/answer", json={"question": "Who directed Actrius?"})
+    assert r.status_code == 200 and all(a["document"]["id"].startswith("trecqa-pool/") for a in r.get_json()["answers"])

@@ -44,6 +44,8 @@ def models():
             out[name]["training"] = public_state(state)
         if s.loaded and hasattr(getattr(s.model, "model", None), "search_status"):
             out[name]["search"] = s.model.model.search_status()
+        if s.loaded and hasattr(s.model, "default_status"):
+            out[name]["collection"] = s.model.default_status()
     return {"models": out}
 
 

@@ -344,6 +344,8 @@ class ModelStatus(_Out):
     error: str = Field(None)
     training: TrainingState = Field(None, description="while 'textqa serve --train-missing' trains it")
     search: str = Field(None, description="truecaser: the search that decodes: native (C++) or python, and why")
+    collection: str = Field(None, description="qa: what the default collection answers from now (Wikipedia joins "
+                                              "the news pool once its collection is built)")
 
 
 class ModelsResponse(_Out):

@@ -92,6 +92,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="also check each candidate in WordNet against the question's UIUC fine class (kinds of "
                         "animal for ENTY:animal...); no gain in cross-validation, so off by default")
     p.add_argument("--no-instance", action="store_true", help="skip the instance-based answering system")
+    p.add_argument("--collection", choices=("pool", "default"), default="pool",
+                   help="what training retrieves its candidates from and the evaluations answer from: the news "
+                        "pool (default), or the default collection (Wikipedia, built first when missing, and the "
+                        "pool)")
+    p.add_argument("--pool-without", type=Path, nargs="+", default=[], metavar="QUESTIONS",
+                   help="leave out of the news pool the sentences selected for these questions (JSONL with qid "
+                        "and question): TRAIN-ALL's blocks of their TREC numbers and the TrecQA candidates of the "
+                        "same questions; for a dev score on a year the pool was built for")
     p.add_argument("--wikipedia", choices=("missing", "rebuild", "skip"), default="missing",
                    help="the default collection's Wikipedia index (<artifacts>/collections/wikipedia, from the "
                         "bundled articles; about 2 minutes): build it after the model when it is missing "
@@ -258,7 +266,8 @@ def _run(args: argparse.Namespace) -> int:
     if "exact_answers_heldout" in metrics:
         h = metrics["exact_answers_heldout"]
         print(f"exact answers, held-out questions ({h['questions']}): MRR@5 {h['mrr5']:.4f} "
-              f"[{h['mrr5_ci95'][0]:.3f}, {h['mrr5_ci95'][1]:.3f}]  accuracy@1 {h['acc1']:.4f}")
+              f"[{h['mrr5_ci95'][0]:.3f}, {h['mrr5_ci95'][1]:.3f}]  accuracy@1 {h['acc1']:.4f} "
+              f"[{h['acc1_ci95'][0]:.3f}, {h['acc1_ci95'][1]:.3f}]")
     return 0
 
 
@@ -318,7 +327,8 @@ def exact_answer_scores(model_answer, dev, patterns, ranks=None) -> dict:
     """MRR over the top 5 answers and accuracy at 1, judged by the NIST patterns (case-insensitive
     search); ``ranks``: ``reciprocal_ranks`` of the same arguments, when the caller has them."""
     rr = [r for _, r in (ranks if ranks is not None else reciprocal_ranks(model_answer, dev, patterns))]
-    return {"mrr5": _mean(rr), "acc1": _mean([r == 1.0 for r in rr]), "questions": len(rr), "mrr5_ci95": _ci95(rr)}
+    return {"mrr5": _mean(rr), "acc1": _mean([r == 1.0 for r in rr]), "questions": len(rr), "mrr5_ci95": _ci95(rr),
+            "acc1_ci95": _ci95([float(r == 1.0) for r in rr])}
 
 
 PLOTS = ("mrr5_by_answer_type.png", "mrr5_by_cluster_size.png")
@@ -384,13 +394,25 @@ def unseen_answer_types(uiuc, docs, questions, say=None):
 def train_instance(args, train, dev, metrics, say, answer_types, selector, typer, questions, held_out=()):
     """The instance-based system on ``questions`` (typed by ``typer``, :func:`unseen_answer_types`),
     scored on the dev questions and on ``held_out`` (the ``--eval-questions``; typed by ``answer_types``)."""
-    pool = trec_all_sentences(TRAIN_ALL)
+    without = read_questions(args.pool_without) if args.pool_without else []
+    without_qids = {q["qid"] for q in without}
+    without_keys = {_question_key(q["question"]) for q in without}
+    pool = trec_all_sentences(TRAIN_ALL, without_qids)
     if args.collection_limit:
         pool = pool[:args.collection_limit]
-    pool += [c.text for p in train + dev for _, c in p.candidates]
+    pool += [c.text for p in train + dev for _, c in p.candidates if _question_key(p.question.text) not in without_keys]
     pool = list(dict.fromkeys(pool))
+    if without:
+        say(f"collection: the news pool without the sentences selected for {len(without_qids)} questions of "
+            f"{', '.join(str(f) for f in args.pool_without)}")
     say(f"collection: analysing {len(pool)} sentences with spaCy (cached in {cache_dir()})")
     index = build_index(analysed_cached(pool, cache_dir(), args.jobs, say))
+    collections = []
+    if args.collection == "default":
+        from textqa.models.qa.passages import load_collection  # deferred: loads orjson, numpy
+        wiki = (args.out or artifacts_dir(args.artifacts) / "qa").resolve().parent / "collections" / "wikipedia"
+        build_wikipedia(wiki, False, say)
+        collections = [load_collection(wiki, cache_dir())]
     say(f"instance-based QA: {len(questions)} training questions")
     t = time.perf_counter()
     qdocs = parse([q["question"] for q in questions])
@@ -399,8 +421,9 @@ def train_instance(args, train, dev, metrics, say, answer_types, selector, typer
                           answer_k=args.answer_k, sentence_ranker=not args.no_sentence_ranker,
                           fine_type=not args.no_fine_type, drop_restated=not args.keep_restated,
                           fine_wordnet=args.fine_wordnet)
-    instance.fit(questions, qdocs, index, progress=say, uiuc=typer.distribution(qdocs), selector=selector,
-                 fine=typer.predict(qdocs))
+    from textqa.models.qa.retrieval import QuestionSource  # deferred: loads nltk
+    instance.fit(questions, qdocs, QuestionSource(collections, index) if collections else index, progress=say,
+                 uiuc=typer.distribution(qdocs), selector=selector, fine=typer.predict(qdocs))
     fit_seconds = time.perf_counter() - t
 
     def answer_all(texts):
@@ -409,7 +432,7 @@ def train_instance(args, train, dev, metrics, say, answer_types, selector, typer
         out = []
         for d, (u, fine) in tqdm(list(zip(docs, _typed(answer_types, docs))), desc="answering", unit="q",
                                  file=sys.stderr, disable=None):
-            res = instance.answer(d, index, 5, u, fine)
+            res = instance.answer(d, QuestionSource(collections, index) if collections else index, 5, u, fine)
             out.append({**res, "uiuc_coarse": max(u, key=u.get)})
         return out
 
@@ -419,6 +442,7 @@ def train_instance(args, train, dev, metrics, say, answer_types, selector, typer
     ranks = reciprocal_ranks(answers, dev, patterns)
     runs = {"TrecQA dev": [(answers[k], rr) for k, rr in ranks]}
     metrics["exact_answers"] = {**exact_answer_scores(answers, dev, patterns, ranks), "collection_sentences": len(pool),
+                                "collection": args.collection,
                                 "training_questions": len(questions), "clusters": len(instance.cluster_models_),
                                 "fit_seconds": round(fit_seconds, 1)}
     if held_out:

@@ -72,13 +72,21 @@ def analysed_cached(texts: list[str], cache: Path | None, n_process: int = 1, pr
     return items
 
 
-def trec_all_sentences(paths) -> list[str]:
-    """Sentences of TrecQA TRAIN-ALL ``*.POSInput`` files (lines that are not ``<...>`` tags)."""
+def trec_all_sentences(paths, without_qids=frozenset()) -> list[str]:
+    """Sentences of TrecQA TRAIN-ALL ``*.POSInput`` files (lines that are not ``<...>`` tags), less those
+    of the blocks (``<A qid >``) of the TREC question numbers ``without_qids``: the sentences selected
+    for those questions."""
     out = []
     for p in paths:
         with gzip.open(p, "rt", encoding="utf-8", errors="replace") if str(p).endswith(".gz") else \
                 open(p, encoding="utf-8", errors="replace") as f:
-            out += [l.strip() for l in f if l.strip() and not l.startswith("<")]
+            qid = None
+            for line in f:
+                if line.startswith("<"):
+                    parts = line.strip("<> \r\n").split()
+                    qid = parts[1] if len(parts) > 1 and not line.startswith("</") else None
+                elif line.strip() and qid not in without_qids:
+                    out.append(line.strip())
     return out
 
 

@@ -78,6 +78,12 @@ class QAModel:
             return ([self.collection(WIKIPEDIA)] if has_wiki else []), self.index
         return [self.collection(name)], None
 
+    def default_status(self) -> str:
+        """What the default collection answers from now, in a line (``/v1/models`` shows it)."""
+        if self.collections_root and (self.collections_root / WIKIPEDIA / "manifest.json").is_file():
+            return "default: Wikipedia and the news pool"
+        return "default: the news pool only (the 'wikipedia' collection is not built yet; 'textqa train qa' builds it)"
+
     def describe_collections(self) -> list[dict]:
         """Name, size and description of every collection this model can answer from."""
         wiki = [self.collection(WIKIPEDIA).describe()] if WIKIPEDIA in self.collection_names() else []
