@@ -142,3 +142,18 @@ def test_http_collections(service_artifacts, copy_root):
     assert "news pool only" in c.get("/v1/models").get_json()["models"]["qa"]["collection"]
     r = c.post("/v1/qa/answer", json={"question": "Who directed Actrius?"})
     assert r.status_code == 200 and all(a["document"]["id"].startswith("trecqa-pool/") for a in r.get_json()["answers"])
+
+
+def test_search_takes_paragraphs_with_every_word_first_and_prunes_frequent_words(articles, tmp_path):
+    from textqa.models.qa.passages import PassageIndex
+    ix = PassageIndex(tmp_path / "p.sqlite", max_df=0.5)
+    n_docs, n_paras = ix.add(articles.values())
+    assert (n_docs, n_paras) == (3, sum(len(d.paragraphs) for d in articles.values()))
+    the, actrius = ix.doc_frequency(["the", "Actrius"])
+    assert the > 0.5 * n_paras and actrius == sum("Actrius" in p for p in articles["Actrius"].paragraphs)
+    assert ix._stems(["directed", "Actresses"]) == ["direct", "actress"]          # FTS5's own Porter stemmer
+    assert ix.query_words(["the", "Actrius", "film", "Dwan"]) == ["actrius", "film", "dwan"]
+    rows = ix.search(["Actrius", "directed"], 3)
+    assert "Actrius" in rows[0][1] and "directed" in rows[0][1]                   # every word: first
+    assert ix.document(rows[0][2])["title"] == "Actrius"
+    assert len(ix.search(["Actrius", "Dwan"], 3)) == 3                            # no paragraph has both: the OR fills

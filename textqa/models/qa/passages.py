@@ -147,7 +147,8 @@ class PassageIndex:
             keep = [w for w in words if w in keep]
         return keep + phrases
 
-    def _match(self, query: str, k: int) -> list:
+    def match(self, query: str, k: int) -> list:
+        """(rowid, paragraph, document row, FTS5 bm25 value: lower is better) of an FTS5 query's best ``k``."""
         if not query:
             return []
         return self.db.execute("SELECT rowid, text, doc, bm25(passages) FROM passages WHERE passages MATCH ? "
@@ -157,10 +158,10 @@ class PassageIndex:
         """(rowid, paragraph, document row, BM25 score; higher is better) of the best ``k`` matches: those
         with every word first, then the best of the OR query (see the class)."""
         every = SentenceIndex.query(terms).replace(" OR ", " AND ")
-        rows = self._match(every, k) if " AND " in every else []
+        rows = self.match(every, k) if " AND " in every else []
         if len(rows) < k:
             seen = {r[0] for r in rows}
-            rows += [r for r in self._match(SentenceIndex.query(self.query_words(terms)), k) if r[0] not in seen]
+            rows += [r for r in self.match(SentenceIndex.query(self.query_words(terms)), k) if r[0] not in seen]
         return [(r, t, d, -s) for r, t, d, s in rows[:k]]
 
     def document(self, row: int) -> dict:
