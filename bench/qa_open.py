@@ -88,6 +88,9 @@ def main(argv=None) -> int:
     p.add_argument("--questions", type=int, default=3000)
     p.add_argument("--retrieval-questions", type=int, default=0, help="TREC 2002 questions for recall (0: all)")
     args = p.parse_args(argv)
+    import shutil
+    if shutil.which("wrk") is None:
+        raise SystemExit("bench: wrk is not installed; `apt-get install wrk` (make bench does it as root)")
     model = load_qa(args.artifacts / "qa")
     wiki_dir = args.artifacts / "collections" / "wikipedia"
     info = json.loads((wiki_dir / "collection.json").read_text())
