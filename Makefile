@@ -105,6 +105,7 @@ bench: train wrk
 	$(PY) -m bench.blanc --artifacts $(ARTIFACTS)
 	$(PY) -m bench.icd9 --artifacts $(ARTIFACTS)
 	$(PY) -m bench.qa
+	$(PY) -m bench.qa_open --artifacts $(ARTIFACTS)
 	$(PY) -m bench.batch --artifacts $(ARTIFACTS)
 	$(PY) -m bench.batch_worker --artifacts $(ARTIFACTS)
 	$(PY) -m bench.lm_scale

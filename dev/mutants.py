@@ -413,6 +413,15 @@ MUTANTS = [
     ("no-test-isolation", "tests/conftest.py",
      '    monkeypatch.setenv("TEXTQA_ARTIFACTS", str(tmp_path_factory.mktemp("artifacts-default")))\n',
      '    monkeypatch.delenv("TEXTQA_ARTIFACTS")\n', ["tests/test_isolation.py"]),
+    ("json-duplicate-keys-kept", "textqa/runtime/json_input.py", "    if len(out) != len(pairs):",
+     "    if False:", ["tests/test_hostile_json.py::test_parse_json_refuses_each_kind"]),
+    ("json-depth-unchecked", "textqa/runtime/json_input.py", "        if depth > max_depth:",
+     "        if depth > 10 * max_depth:", ["tests/test_hostile_json.py::test_parse_json_refuses_each_kind"]),
+    ("collection-checksum-unchecked", "textqa/models/qa/passages.py", "        if digest != meta[\"sha256\"]:",
+     "        if False:", ["tests/qa/test_collections.py::test_a_tampered_collection_is_refused"]),
+    ("collection-and-query-skipped", "textqa/models/qa/passages.py",
+     "rows = self.match(every, k) if \" AND \" in every else []", "rows = []",
+     ["tests/qa/test_collections.py::test_search_takes_paragraphs_with_every_word_first_and_prunes_frequent_words"]),
 ]
 
 

@@ -154,6 +154,10 @@ def test_search_takes_paragraphs_with_every_word_first_and_prunes_frequent_words
     assert ix._stems(["directed", "Actresses"]) == ["direct", "actress"]          # FTS5's own Porter stemmer
     assert ix.query_words(["the", "Actrius", "film", "Dwan"]) == ["actrius", "film", "dwan"]
     rows = ix.search(["Actrius", "directed"], 3)
-    assert "Actrius" in rows[0][1] and "directed" in rows[0][1]                   # every word: first
-    assert ix.document(rows[0][2])["title"] == "Actrius"
+    assert "Actrius" in rows[0][1] and "directed" in rows[0][1]
+    # BM25 of the OR query prefers a paragraph with "Hollywood" twice; the one with both words comes first
+    assert "Toronto" not in ix.match('"hollywood" OR "toronto"', 1)[0][1]
+    rows = ix.search(["Hollywood", "Toronto"], 3)
+    assert "Toronto" in rows[0][1] and "Hollywood" in rows[0][1], rows[0][1]
+    assert ix.document(rows[0][2])["title"] == "Allan Dwan"
     assert len(ix.search(["Actrius", "Dwan"], 3)) == 3                            # no paragraph has both: the OR fills
