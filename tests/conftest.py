@@ -342,6 +342,8 @@ SLOW_FILES = (
     "tests/test_numba_cache.py",
     "tests/test_training_faults.py",
     "tests/qa/test_qa_system.py",
+    "tests/test_hostile_json.py",
+    "tests/qa/test_collections.py",
     "tests/truecaser/test_rerank.py",
     "tests/truecaser/test_classes.py",
     "tests/service/test_playground.py",

@@ -160,7 +160,7 @@ MODELS: tuple[ModelEntry, ...] = (
         options=(Option("top_k", 5, "answers per question (default 5)"),
                  Option("collection", "default", "the collection to answer from: 'default' (Wikipedia, when built, "
                                                  "and the news pool), 'pool', or a name built with 'textqa qa index'"
-                                                 " (default: default)")), train_minutes=4),
+                                                 " (default: default)")), train_minutes=5.5),
 )
 
 BY_NAME: dict[str, ModelEntry] = {m.name: m for m in MODELS}
