@@ -16,7 +16,7 @@ from textqa.models.qa.nlp import parse
 from textqa.models.qa.resources import QUESTION_SETS
 from textqa.models.qa.trecqa import TrecQAError, read_trecqa
 from textqa.registry import BY_NAME
-from textqa.runtime.json_input import JSONInputError, parse_json
+from textqa.runtime.json_input import parse_json_line
 
 from .io import add_model_arguments, add_options, decode_partition, load_model, stdin_lines
 
@@ -75,10 +75,7 @@ def read_questions(lines: list[str], name: str = "<stdin>", first: int = 1) -> l
     for i, line in enumerate(lines, start=first):
         where = f"{name}:{i}"
         if line.lstrip().startswith("{"):
-            try:
-                obj = parse_json(line)
-            except JSONInputError as e:
-                raise InputError(f"{where}: {e.describe()}") from None
+            obj = parse_json_line(line, where, InputError)
             if not isinstance(obj, dict) or not isinstance(obj.get("question"), str):
                 raise InputError(f"{where}: expected {{\"id\": ..., \"question\": \"...\"}}")
             out.append((str(obj.get("id", i)), check_question(where, obj["question"])))

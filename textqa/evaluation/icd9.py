@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from textqa.errors import InputError
 from textqa.runtime.files import read_lines
-from textqa.runtime.json_input import JSONInputError, parse_json
+from textqa.runtime.json_input import parse_json_line
 
 
 def _prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
@@ -62,10 +62,7 @@ def read_predictions(path) -> tuple[dict, dict | None]:
         if not line.strip():
             continue
         where = f"{path}:{lineno}"
-        try:
-            obj = parse_json(line)
-        except JSONInputError as e:
-            raise InputError(f"{where}: {e.describe()}") from None
+        obj = parse_json_line(line, where, InputError)
         if not isinstance(obj, dict) or "id" not in obj or not isinstance(obj.get("codes"), list):
             raise InputError(f"{where}: expected {{\"id\": ..., \"codes\": [...]}}")
         rid = str(obj["id"])

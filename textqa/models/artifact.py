@@ -267,9 +267,10 @@ def load_manifest(path: str | os.PathLike, expect_name: str | None = None,
     return manifest
 
 
-def verify_payload(path: Path, manifest: dict, rel: str) -> None:
+def verify_payload(path: Path, manifest: dict, rel: str, remedy: str = "retrain it") -> None:
     """Check one payload file of the artifact at ``path`` against its manifest checksum (``load_manifest``
-    checks all of them; a payload read later, on first use, is checked again then)."""
+    checks all of them; a payload read later, on first use, is checked again then); ``remedy``: what the
+    error tells the user to do."""
     meta = manifest["files"].get(rel)
     p = path / rel
     if meta is None:
@@ -279,7 +280,7 @@ def verify_payload(path: Path, manifest: dict, rel: str) -> None:
     digest = sha256_file(p)
     if digest != meta["sha256"]:
         raise ArtifactError(f"{path}: checksum mismatch for {rel} (manifest {meta['sha256'][:12]}…, "
-                            f"file {digest[:12]}…); the artifact was modified or corrupted: retrain it")
+                            f"file {digest[:12]}…); the artifact was modified or corrupted: {remedy}")
 
 
 # ------------------------------------------------------------------ read-ahead
@@ -290,7 +291,7 @@ _AHEAD_LOCK = threading.Lock()
 READ_AHEAD_THREAD = "textqa-read-ahead"     # the name of read_ahead's thread
 
 
-def _identity(path) -> tuple:
+def file_identity(path) -> tuple:
     st = os.stat(path)
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
@@ -304,7 +305,7 @@ def _take_read_ahead(path, what: str):
         return None
     try:
         ident, value = fut.result()
-        return value if ident == _identity(path) else None
+        return value if ident == file_identity(path) else None
     except Exception:       # the caller's own read raises what it raises, with its own message
         return None
 
@@ -344,7 +345,7 @@ def read_ahead(folder: str | os.PathLike):
                 continue
             path = folder / rel
             try:
-                ident = _identity(path)
+                ident = file_identity(path)
                 if rel in parse:
                     data = path.read_bytes()
                     digest = hashlib.sha256(data).hexdigest()

@@ -83,6 +83,15 @@ def _nesting(value, max_depth: int) -> int | None:
     return None
 
 
+def parse_json_line(line: str | bytes, where: str, error: type[Exception] = ValueError):
+    """:func:`parse_json` of one line of a JSONL input; ``error("WHERE: malformed JSON at column C:
+    why")`` (or ``JSON refused: ...``) when the line is refused, ``where`` naming file and line."""
+    try:
+        return parse_json(line)
+    except JSONInputError as e:
+        raise error(f"{where}: {e.describe()}") from None
+
+
 def parse_json(data: bytes | bytearray | memoryview | str, max_depth: int = MAX_DEPTH):
     """The value of the JSON text ``data``; :class:`JSONInputError` for malformed JSON and for the
     well-formed hostile kinds listed in the module's docstring."""

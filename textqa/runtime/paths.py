@@ -25,6 +25,10 @@ def cache_dir() -> Path:
     return Path(env) if env else REPO_ROOT / ".cache"
 
 
+#: the bundled Wikipedia text (WikiExtractor output, four stretches of page ids): the truecaser's training
+#: text and QA's 'wikipedia' collection
+WIKIPEDIA_TEXT = [DATA_DIR / "truecase" / f"enwiki_{part}.txt.xz" for part in ("prefix", "part2", "part3", "part4")]
+
 STOPWORDS_FILE = DATA_DIR / "nltk_data" / "corpora" / "stopwords" / "english"
 
 

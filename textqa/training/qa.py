@@ -33,7 +33,7 @@ from textqa.models.qa.selection import SentenceSelector
 from textqa.models.qa.system import InstanceQA, pattern_match
 from textqa.models.qa.trecqa import read_qids, read_trecqa
 from textqa.runtime import dask_cluster
-from textqa.runtime.paths import DATA_DIR, artifacts_dir, cache_dir
+from textqa.runtime.paths import DATA_DIR, WIKIPEDIA_TEXT, artifacts_dir, cache_dir
 
 QA = DATA_DIR / "qa"
 UIUC = QA / "uiuc_qc" / "train_5500.label.gz"
@@ -43,8 +43,6 @@ CLEAN = QA / "trecqa" / "clean-dev.qids"
 TRAIN_ALL = [QA / "trecqa" / "train-all" / f"Train1-2393.{k}.POSInput.trec8-9-11.gz" for k in ("Positive-M", "Negative-M")]
 TREC_QUESTIONS = [QA / "trec_qa" / "derived" / n for n in ("trec8.jsonl", "trec9.jsonl.gz", "trec11.jsonl.gz")]
 DEV_PATTERNS = QA / "trecqa" / "trec13factpats.dev.txt"
-#: the Wikipedia text the truecaser trains on: QA's default collection, indexed from data/ (no copy)
-WIKIPEDIA_FILES = [DATA_DIR / "truecase" / f"enwiki_{part}.txt.xz" for part in ("prefix", "part2", "part3", "part4")]
 DEFAULT_DATA = [UIUC, TRAIN, DEV, CLEAN, *TRAIN_ALL, *TREC_QUESTIONS, DEV_PATTERNS]
 C_GRID = (0.01, 0.1, 1.0, 10.0)
 
@@ -278,14 +276,14 @@ def build_wikipedia(dest: Path, rebuild: bool, say) -> None:
     if (dest / "manifest.json").is_file() and not rebuild:
         say(f"Wikipedia collection: {dest} is there (--wikipedia rebuild to build it again)")
         return
-    say(f"Wikipedia collection: indexing {len(WIKIPEDIA_FILES)} files of articles into {dest}")
+    say(f"Wikipedia collection: indexing {len(WIKIPEDIA_TEXT)} files of articles into {dest}")
     last = [0]
 
     def progress(docs: int, paras: int) -> None:
         if paras - last[0] >= 100_000:
             last[0] = paras
             say(f"Wikipedia collection: {docs:,} articles, {paras:,} paragraphs")
-    info = build_collection(dest, "wikipedia", WIKIPEDIA_FILES, progress=progress,
+    info = build_collection(dest, "wikipedia", WIKIPEDIA_TEXT, progress=progress,
                             description="English Wikipedia, 2015 dump, page ids 12-60633 (the articles in "
                                         "data/truecase/): the oldest articles, the core of the encyclopedia")
     say(f"Wikipedia collection: {info['documents']:,} articles, {info['paragraphs']:,} paragraphs in "

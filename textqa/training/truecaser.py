@@ -36,12 +36,12 @@ from textqa.models.truecaser.rerank import FEATURE_SETS
 from textqa.models.truecaser.store import save_truecaser
 from textqa.models.truecaser.vocabulary import UNKNOWN_NONE
 from textqa.runtime import dask_cluster
-from textqa.runtime.paths import DATA_DIR, PUNKT_DIR, artifacts_dir, cache_dir
+from textqa.runtime.paths import DATA_DIR, PUNKT_DIR, WIKIPEDIA_TEXT, artifacts_dir, cache_dir
 
 from .corpus import drop_heldout_paragraphs, file_fingerprint, read_lines, tokenized_paragraphs
 from .truecaser_dask import count_on_cluster
 
-DEFAULT_DATA = [*[DATA_DIR / "truecase" / f"enwiki_{part}.txt.xz" for part in ("prefix", "part2", "part3", "part4")],
+DEFAULT_DATA = [*WIKIPEDIA_TEXT,
                 *[DATA_DIR / "truecase" / "reuters21578" / f"reut2-{i:03d}.sgm.gz" for i in range(22)],
                 DATA_DIR / "truecase" / "wsj_15-18.txt.xz"]
 DEFAULT_DEV = DATA_DIR / "truecase" / "val_input.txt.gz"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from xml.etree import ElementTree as ET
 
-from textqa.runtime.json_input import JSONInputError, parse_json
+from textqa.runtime.json_input import parse_json_line
 
 from ..textio import decode_lines, read_bytes
 
@@ -79,11 +79,7 @@ def read_cmc_xml(path, origin: str = GOLD_ORIGIN) -> list[Record]:
 
 
 def parse_jsonl_line(line: str, where: str, need_codes: bool = False) -> Record:
-    try:
-        obj = parse_json(line)
-    except JSONInputError as e:
-        raise RecordError(f"{where}: {e.describe()}") from None
-    return record_from_object(obj, where, need_codes)
+    return record_from_object(parse_json_line(line, where, RecordError), where, need_codes)
 
 
 def record_from_object(obj, where: str, need_codes: bool = False) -> Record:

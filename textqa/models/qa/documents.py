@@ -20,12 +20,11 @@ import gzip
 import html.parser
 import io
 import lzma
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from textqa.runtime.json_input import JSONInputError, parse_json
+from textqa.runtime.json_input import parse_json_line
 
 TEXT_SUFFIXES = (".txt", ".md", ".html", ".htm")
 _DOC = re.compile(r'<doc id="([^"]*)" url="([^"]*)" title="([^"]*)">')
@@ -92,14 +91,10 @@ def wikiextractor_documents(path: Path):
         elif line.startswith("</doc>") and head is not None:
             doc_id, url, title = head
             lines = body[1:] if body and body[0].strip() == title else body
-            yield Document(doc_id, _unescape(title), url, _paragraphs(lines), str(path))
+            yield Document(doc_id, html.unescape(title), url, _paragraphs(lines), str(path))
             head = None
         elif head is not None:
             body.append(line)
-
-
-def _unescape(text: str) -> str:
-    return html.unescape(text)
 
 
 class _HTMLText(html.parser.HTMLParser):
@@ -168,10 +163,7 @@ def jsonl_documents(path: Path):
         if not line.strip():
             continue
         where = f"{path}:{n}"
-        try:
-            obj = parse_json(line)
-        except JSONInputError as e:
-            raise DocumentError(f"{where}: {e.describe()}") from None
+        obj = parse_json_line(line, where, DocumentError)
         if not isinstance(obj, dict) or not isinstance(obj.get("text"), str) or "id" not in obj:
             raise DocumentError(f'{where}: expected {{"id": ..., "title": "...", "text": "...", "url": "..."}}')
         url = obj.get("url")
@@ -240,7 +232,3 @@ def source_files(paths) -> list[Path]:
         out += sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in TEXT_SUFFIXES) \
             if p.is_dir() else [p]
     return out
-
-
-def size_of(paths) -> int:
-    return sum(os.path.getsize(p) for p in source_files(paths) if os.path.exists(p))

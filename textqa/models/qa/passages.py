@@ -23,11 +23,11 @@ from pathlib import Path
 
 from textqa.runtime.json_input import parse_json
 
-from ..artifact import ArtifactError, load_manifest, sha256_file, write_artifact
-from .documents import documents, source_files
+from ..artifact import ArtifactError, file_identity, load_manifest, verify_payload, write_artifact
+from .documents import MIN_PARAGRAPH_CHARS, documents, source_files
+from .index import _TERM as _WORD  # the words SentenceIndex.query makes of a term
 from .index import SentenceIndex
 
-_WORD = re.compile(r"[A-Za-z0-9]+")          # the words SentenceIndex.query makes of a term
 KIND = "qa-collection"
 FORMAT_VERSION = 1
 INDEX = "passages.sqlite"
@@ -64,6 +64,7 @@ class PassageIndex:
         self._df: dict = {}
         self._stem: dict = {}
         self._paragraphs = None
+        self._vocab = False              # the temp fts5vocab table doc_frequency reads, once made
         if read_only:
             self.db = sqlite3.connect(f"file:{self.path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
         else:
@@ -118,7 +119,7 @@ class PassageIndex:
 
     def doc_frequency(self, words: list[str]) -> list[int]:
         """How many paragraphs hold each word (after stemming), from FTS5's own vocabulary."""
-        if not hasattr(self, "_vocab"):
+        if not self._vocab:
             self.db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.passages_vocab USING fts5vocab(main, passages, "
                             "row)")
             self._vocab = True
@@ -191,13 +192,14 @@ def build_collection(dest: str | os.PathLike, name: str, paths, *, description: 
     files = source_files(paths)
     t0 = time.perf_counter()
     with write_artifact(dest, KIND, FORMAT_VERSION, hyper_parameters={"tokenizer": "porter unicode61",
-                                                                     "min_paragraph_chars": 40},
+                                                                     "min_paragraph_chars": MIN_PARAGRAPH_CHARS},
                         extra={"collection": name}) as tmp:
         ix = PassageIndex(tmp / INDEX)
         n_docs, n_paras = ix.add(documents(paths), progress)
         if n_paras == 0:
             ix.close()
-            raise ValueError(f"{', '.join(map(str, paths))}: no paragraphs of 40 characters or more to index")
+            raise ValueError(f"{', '.join(map(str, paths))}: no paragraphs of {MIN_PARAGRAPH_CHARS} characters or more "
+                             f"to index")
         ix.optimize()
         ix.close()
         info = {"collection": name, "description": description or f"{n_docs:,} documents from "
@@ -225,19 +227,11 @@ def _check_files(folder: Path, manifest: dict, cache: Path | None) -> None:
     changed = False
     for rel, meta in manifest["files"].items():
         p = folder / rel
-        if not p.is_file():
-            raise ArtifactError(f"{folder}: collection file {rel} is missing")
-        st = p.stat()
-        ident = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]
         key = str(p.resolve())
-        if known.get(key) == [*ident, meta["sha256"]]:
+        if p.is_file() and known.get(key) == [*file_identity(p), meta["sha256"]]:
             continue
-        digest = sha256_file(p)
-        if digest != meta["sha256"]:
-            raise ArtifactError(f"{folder}: checksum mismatch for {rel} (manifest {meta['sha256'][:12]}…, file "
-                                f"{digest[:12]}…); the collection was modified after indexing: rebuild it with "
-                                f"'textqa qa index'")
-        known[key] = [*ident, digest]
+        verify_payload(folder, manifest, rel, remedy="rebuild it with 'textqa qa index'")
+        known[key] = [*file_identity(p), meta["sha256"]]
         changed = True
     if changed and record_path:
         try:

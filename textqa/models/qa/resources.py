@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from textqa.runtime.json_input import JSONInputError, parse_json
+from textqa.runtime.json_input import parse_json_line
 from textqa.runtime.paths import DATA_DIR, english_stopwords
 from textqa.runtime.wordnet import wordnet
 
@@ -312,10 +312,7 @@ def pattern_questions(path):
         for lineno, line in enumerate(f, start=1):
             if not line.strip():
                 continue
-            try:
-                o = parse_json(line)
-            except JSONInputError as e:
-                raise QuestionSetError(f"{path}:{lineno}: {e.describe()}") from None
+            o = parse_json_line(line, f"{path}:{lineno}", QuestionSetError)
             if o.get("patterns") and o.get("question"):
                 yield o
 

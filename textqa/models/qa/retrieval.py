@@ -2,8 +2,9 @@
 
 Two stages: BM25 over a collection's paragraphs (:class:`passages.PassageIndex`) finds the
 ``paragraphs`` best paragraphs for the question's content words; those are split into sentences
-(NLTK's Punkt, the bundled English tables), each sentence is scored by the question words it holds
-(each distinct word's idf-like weight, ``1 / log(2 + rank of the paragraph)`` breaking ties), and only
+(NLTK's Punkt, the bundled English tables), each sentence is scored by the number of distinct question
+words it holds (``1 / log(2 + rank of the paragraph)`` breaking ties; weighting the words by idf
+found no more answers, ``docs/experiments/qa.md``), and only
 the best ``k`` are analysed with spaCy (tokens, answer candidates): parsing every retrieved paragraph
 would cost several times more.  Analyses are cached per process by sentence text.
 
@@ -65,16 +66,23 @@ def _stems(words) -> set:
     return {w.lower()[:6] for w in words if w.lower() not in stop}
 
 
+#: PTB tokens as the detokenized text writes them
+_SHOWN = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}", "``": '"', "''": '"'}
+
+
+@lru_cache(maxsize=1)
+def _detokenizer():
+    from nltk.tokenize.treebank import TreebankWordDetokenizer  # deferred: loads nltk
+    return TreebankWordDetokenizer()
+
+
 def detokenized(tokens: list[str]) -> tuple[str, list[tuple[int, int]]]:
     """A PTB-tokenized sentence as text (NLTK's Treebank detokenizer) and each token's character
     offsets in it (tokens NLTK rewrote, such as ``-LRB-`` or two backquotes, are found as written)."""
-    from nltk.tokenize.treebank import TreebankWordDetokenizer  # deferred: loads nltk
-    text = TreebankWordDetokenizer().detokenize(list(tokens))
-    shown = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}", "``": '"',
-             "''": '"'}
+    text = _detokenizer().detokenize(list(tokens))
     offsets, at = [], 0
     for t in tokens:
-        form = shown.get(t, t)
+        form = _SHOWN.get(t, t)
         i = text.find(form, at)
         if i < 0 and form != t:
             i = text.find(t, at)

@@ -68,25 +68,28 @@ class QAModel:
             self._collections[name] = load_collection(folder, self.cache)
         return self._collections[name]
 
+    def has_wikipedia(self) -> bool:
+        """Whether the 'wikipedia' collection is built: the default collection then answers from it too."""
+        return bool(self.collections_root and (self.collections_root / WIKIPEDIA / "manifest.json").is_file())
+
     def sources(self, name: str | None) -> tuple[list, object | None]:
         """(collections, pool index or None) that collection ``name`` answers from."""
         name = name or DEFAULT_COLLECTION
         if name == POOL_COLLECTION:
             return [], self.index
         if name == DEFAULT_COLLECTION:
-            has_wiki = self.collections_root and (self.collections_root / WIKIPEDIA / "manifest.json").is_file()
-            return ([self.collection(WIKIPEDIA)] if has_wiki else []), self.index
+            return ([self.collection(WIKIPEDIA)] if self.has_wikipedia() else []), self.index
         return [self.collection(name)], None
 
     def default_status(self) -> str:
         """What the default collection answers from now, in a line (``/v1/models`` shows it)."""
-        if self.collections_root and (self.collections_root / WIKIPEDIA / "manifest.json").is_file():
+        if self.has_wikipedia():
             return "default: Wikipedia and the news pool"
         return "default: the news pool only (the 'wikipedia' collection is not built yet; 'textqa train qa' builds it)"
 
     def describe_collections(self) -> list[dict]:
         """Name, size and description of every collection this model can answer from."""
-        wiki = [self.collection(WIKIPEDIA).describe()] if WIKIPEDIA in self.collection_names() else []
+        wiki = [self.collection(WIKIPEDIA).describe()] if self.has_wikipedia() else []
         pool = {"name": POOL_COLLECTION, "documents": 0, "paragraphs": len(self.index) if self.index else 0,
                 "description": "the TrecQA sentence pool: 1990s newswire sentences (TREC QA data)", "created_at":
                 self.manifest.get("created_at")}
