@@ -269,11 +269,9 @@ def truecaser_artifact(tmp_path_factory, request):
     return _shared_root(request, tmp_path_factory, "artifacts", build)
 
 
-def build_wikipedia_slice(dest: Path, work: Path, articles: int) -> None:
-    """The QA collection 'wikipedia' of the first ``articles`` articles of the bundled dump (real text)."""
+def wikipedia_slice_text(work: Path, articles: int) -> Path:
+    """The first ``articles`` articles of the bundled dump, as a WikiExtractor file in ``work`` (real text)."""
     import lzma
-
-    from textqa.models.qa.passages import build_collection
     part = work / "enwiki_slice.txt"
     with lzma.open(DATA_DIR / "truecase" / "enwiki_prefix.txt.xz", "rt", encoding="utf-8") as f, \
             open(part, "w", encoding="utf-8") as out:
@@ -283,7 +281,20 @@ def build_wikipedia_slice(dest: Path, work: Path, articles: int) -> None:
             done += line.startswith("</doc>")
             if done >= articles:
                 break
-    build_collection(dest, "wikipedia", [part], description=f"the first {articles} articles of the bundled dump")
+    return part
+
+
+@pytest.fixture
+def wikipedia_slice(tmp_path):
+    """``wikipedia_slice(articles)``: :func:`wikipedia_slice_text` in a folder of the test's own."""
+    return lambda articles: wikipedia_slice_text(tmp_path, articles)
+
+
+def build_wikipedia_slice(dest: Path, work: Path, articles: int) -> None:
+    """The QA collection 'wikipedia' of the first ``articles`` articles of the bundled dump (real text)."""
+    from textqa.models.qa.passages import build_collection
+    build_collection(dest, "wikipedia", [wikipedia_slice_text(work, articles)],
+                     description=f"the first {articles} articles of the bundled dump")
 
 
 @pytest.fixture(scope="session")

@@ -117,3 +117,66 @@ def test_ctrl_c_during_a_training_leaves_no_partial_artifact(service_artifacts, 
     assert "no partial artifact is left" in text and f'File "{ROOT / "textqa"}' not in text
     assert not (root / "truecaser").exists() and not list(root.glob("truecaser*"))
     assert sorted(p.name for p in root.iterdir() if not p.name.startswith(".")) == before
+
+
+def test_the_wikipedia_index_is_a_job_after_the_models(service_artifacts, copy_root):
+    """A QA artifact without its Wikipedia index (one trained before it existed) gets it built in the
+    background; a QA model still to train is trained without it (``--wikipedia skip``), and the index
+    comes after every model, so that none of them waits for it."""
+    from textqa.cli.background import to_train
+    from textqa.registry import MODELS
+    root = copy_root(service_artifacts)
+    jobs, _ = to_train(root, MODELS)
+    assert jobs == []                                     # everything there, the collection included
+    shutil.rmtree(root / "collections" / "wikipedia")
+    jobs, _ = to_train(root, MODELS)
+    assert [(j.name, j.args, j.folder) for j in jobs] == [("wikipedia", ("qa", "index", "wikipedia"), "collections")]
+    shutil.rmtree(root / "qa")
+    shutil.rmtree(root / "icd9")
+    jobs, _ = to_train(root, MODELS)
+    assert [j.name for j in jobs] == ["icd9", "qa", "wikipedia"]
+    assert jobs[1].args == ("train", "qa", "--wikipedia", "skip") and jobs[0].args == ("train", "icd9")
+    jobs, _ = to_train(root, [m for m in MODELS if m.name != "qa"])     # QA not served: no index for it
+    assert [j.name for j in jobs] == ["icd9"]
+
+
+def test_models_says_the_wikipedia_index_is_being_built(service_artifacts, copy_root, tmp_path, monkeypatch):
+    root = copy_root(service_artifacts)
+    shutil.rmtree(root / "collections" / "wikipedia")
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps({"models": {"wikipedia": {"state": "training", "percent": 40.0, "eta_seconds": 50}}}))
+    monkeypatch.setenv("TEXTQA_TRAINING_STATE", str(state))
+    client = create_app(root, {"TESTING": True, "TEXTQA_ACCESS_LOG": False}).test_client()
+    line = client.get("/v1/models").get_json()["models"]["qa"]["collection"]
+    assert "news pool only for now" in line and "being indexed in the background (about 40%)" in line
+    r = client.post("/v1/qa/answer", json={"question": "Who wrote Hamlet?"})
+    assert r.status_code == 200                           # QA answers meanwhile, from the pool
+    assert all(a["document"]["id"].startswith("trecqa-pool/") for a in r.get_json()["answers"])
+    state.write_text(json.dumps({"models": {"wikipedia": {"state": "queued", "eta_seconds": 500}}}))
+    assert "queued for indexing" in client.get("/v1/models").get_json()["models"]["qa"]["collection"]
+    state.write_text(json.dumps({"models": {}}))
+    assert "'textqa qa index wikipedia' builds it" in client.get("/v1/models").get_json()["models"]["qa"]["collection"]
+
+
+def test_index_wikipedia_without_paths_and_train_all_build_the_default_collection(service_artifacts, copy_root,
+                                                                                   wikipedia_slice, monkeypatch):
+    """``textqa qa index wikipedia`` with no PATH indexes the bundled articles (here a slice of them);
+    ``textqa train all`` builds the index for a QA artifact that lacks it; no other name has a default."""
+    from textqa import cli
+    from textqa.models.qa import passages
+    from textqa.runtime import paths
+    part = wikipedia_slice(20)
+    monkeypatch.setattr(paths, "WIKIPEDIA_TEXT", [part])
+    monkeypatch.setattr(passages, "WIKIPEDIA_TEXT", [part])
+    root = copy_root(service_artifacts)
+    wiki = root / "collections" / "wikipedia"
+    shutil.rmtree(wiki)
+    assert cli.main(["qa", "index", "wikipedia", "--quiet", "--artifacts", str(root)]) == 0
+    info = json.loads((wiki / "collection.json").read_text())
+    assert info["documents"] == 20 and info["description"] == passages.WIKIPEDIA_DESCRIPTION
+    assert info["sources"] == [str(part)]
+    assert cli.main(["qa", "index", "mine", "--quiet", "--artifacts", str(root)]) == 2
+    assert not (root / "collections" / "mine").exists()
+    shutil.rmtree(wiki)
+    assert cli.main(["train", "all", "--artifacts", str(root)]) == 0
+    assert json.loads((wiki / "collection.json").read_text())["documents"] == 20

@@ -2,7 +2,10 @@
 
 The models whose artifact is missing (or in a format this textqa no longer loads) are trained one
 at a time, cheapest first (the registry's ``train_minutes``), each by ``textqa train NAME`` in a
-process of its own whose log goes to ``<artifacts>/.logs/NAME.train.log``.  The state of each
+process of its own whose log goes to ``<artifacts>/.logs/NAME.train.log``.  Then, when QA's default
+collection lacks its Wikipedia index, the job ``wikipedia`` builds it (``textqa qa index wikipedia``):
+last, so that the four models answer as soon as they would without it, QA first from the news pool
+(``/v1/models`` says which).  The state of each
 (queued, training with its step, estimated percent and ETA, failed, no data) is written to the
 state file the service's workers read (:mod:`textqa.runtime.training_state`); a model goes live in
 each worker on the first request or readiness check after its artifact is written.  The terminal
@@ -21,26 +24,47 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from textqa.registry import MODELS, ModelEntry
 from textqa.runtime import training_state
 from textqa.runtime.files import replaced_whole
 from textqa.runtime.paths import cache_dir
+from textqa.runtime.training_state import WIKIPEDIA_JOB
 
-_STEP = re.compile(r"^\[\s*\w+\s+[\d.]+s\]\s*(.+)$")      # "[truecaser   12.3s] counting n-grams"
+_STEP = re.compile(r"^\[\s*\w[\w ]*?\s+[\d.]+s\]\s*(.+)$")      # "[truecaser   12.3s] counting n-grams"
 _BAR = re.compile(r"^([^:|]{1,60}):\s+(\d{1,3})%\|")        # tqdm: "tokenizing:  45%|####  | ..."
 HISTORY = "train-seconds.json"
 
 
-def to_train(root: Path, entries=MODELS) -> tuple[list[ModelEntry], dict[str, str]]:
-    """(the models to train, cheapest first; {model: the training data it lacks}) under ``root``."""
+@dataclass(frozen=True)
+class Job:
+    """One background step: ``name`` (the state file's key), ``train_minutes`` (the estimate before a
+    run on this machine is remembered), the ``textqa`` arguments that run it, and the folder its
+    artifact is written in (where a stopped run's temporary folder is looked for)."""
+    name: str
+    train_minutes: float
+    args: tuple
+    folder: str = ""
+
+
+def model_job(m: ModelEntry, *extra: str) -> Job:
+    return Job(m.name, m.train_minutes, ("train", m.name, *extra))
+
+
+def to_train(root: Path, entries=MODELS) -> tuple[list[Job], dict[str, str]]:
+    """(the jobs to run, the models cheapest first and the Wikipedia index last; {model: the training
+    data it lacks}) under ``root``."""
     from textqa.api import outdated_format  # deferred: loads orjson, numpy
+    from textqa.models.qa.passages import WIKIPEDIA, collections_root, has_collection
     from textqa.registry import resolve
-    todo, no_data = [], {}
+    from textqa.runtime.paths import WIKIPEDIA_TEXT
+    todo, no_data, qa_there = [], {}, False
     for m in entries:
         target = root / m.name
         if (target / "manifest.json").exists() and outdated_format(m.name, target) is None:
+            qa_there |= m.name == "qa"
             continue
         data = getattr(resolve(m.trainer), "DEFAULT_DATA", [])
         missing = [str(f) for f in data if not Path(f).is_file()]
@@ -48,7 +72,14 @@ def to_train(root: Path, entries=MODELS) -> tuple[list[ModelEntry], dict[str, st
             no_data[m.name] = "training data not present: " + ", ".join(missing)
         else:
             todo.append(m)
-    return sorted(todo, key=lambda m: m.train_minutes), no_data
+    qa_queued = any(m.name == "qa" for m in todo)
+    index_wikipedia = ((qa_there or qa_queued) and not has_collection(collections_root(root), WIKIPEDIA)
+                       and all(p.is_file() for p in WIKIPEDIA_TEXT))
+    jobs = [model_job(m, *(("--wikipedia", "skip") if m.name == "qa" and index_wikipedia else ()))
+            for m in sorted(todo, key=lambda m: m.train_minutes)]
+    if index_wikipedia:
+        jobs.append(Job(WIKIPEDIA_JOB, 1.5, ("qa", "index", WIKIPEDIA), "collections"))
+    return jobs, no_data
 
 
 def _history() -> dict:
@@ -70,7 +101,7 @@ def _remember(name: str, seconds: float) -> None:
 class BackgroundTraining:
     """Train ``entries`` one after another under ``root``, keeping ``state_path`` current."""
 
-    def __init__(self, root: Path, entries: list[ModelEntry], no_data: dict[str, str], state_path: Path,
+    def __init__(self, root: Path, entries: list[Job], no_data: dict[str, str], state_path: Path,
                  python: str = sys.executable, show=True):
         self.root, self.entries, self.state_path, self.python = root, entries, state_path, python
         history = _history()
@@ -80,7 +111,7 @@ class BackgroundTraining:
         self.models.update({name: {"state": "no_data", "error": why} for name, why in no_data.items()})
         self._refresh_queue()
         self.proc: subprocess.Popen | None = None
-        self.current: str | None = None            # the model whose training self.proc runs
+        self.current: Job | None = None            # the job self.proc runs
         self.stopped = threading.Event()
         self.show = show
         self.failed: list[str] = []
@@ -130,7 +161,7 @@ class BackgroundTraining:
                 self.failed.append(m.name)
         return 1 if self.failed else 0
 
-    def _train(self, m: ModelEntry) -> int:
+    def _train(self, m: Job) -> int:
         name, started = m.name, time.monotonic()
         logs = self.root / ".logs"
         logs.mkdir(parents=True, exist_ok=True)
@@ -139,7 +170,7 @@ class BackgroundTraining:
         entry.update(state="training", step="starting", percent=0.0)
         self._write()
         bar = self._bar(name)
-        cmd = [self.python, "-m", "textqa.cli", "train", name, "--artifacts", str(self.root)]
+        cmd = [self.python, "-m", "textqa.cli", *m.args, "--artifacts", str(self.root)]
         step = ["starting"]
         done = threading.Event()
 
@@ -148,7 +179,7 @@ class BackgroundTraining:
                 self._progress(name, started, step[0], bar)
         ticker = threading.Thread(target=tick, daemon=True)
         with open(log_path, "wb") as log:
-            self.proc, self.current = subprocess.Popen(cmd, stdout=log, stderr=subprocess.PIPE), name
+            self.proc, self.current = subprocess.Popen(cmd, stdout=log, stderr=subprocess.PIPE), m
             ticker.start()
             buf = b""
             while True:
@@ -179,7 +210,7 @@ class BackgroundTraining:
             status = 130
         else:
             tail = log_path.read_bytes()[-2000:].decode("utf-8", errors="replace").strip().splitlines()[-3:]
-            entry.update(state="failed", error=f"textqa train {name} exited with status {status}: "
+            entry.update(state="failed", error=f"textqa {' '.join(m.args)} exited with status {status}: "
                          + " | ".join(tail) + f" (log: {log_path})", percent=None, eta_seconds=None)
             self._say(bar, bar.n if bar is not None else 0, f"FAILED: see {log_path}")
         if bar is not None:
@@ -214,8 +245,8 @@ class BackgroundTraining:
         under the artifacts root (its own clean-up cut short) is removed, so no partial artifact is
         left whichever way it ended."""
         self.stopped.set()
-        proc, name = self.proc, self.current
-        if proc is None or name is None:
+        proc, job = self.proc, self.current
+        if proc is None or job is None:
             return
         if proc.poll() is None:
             proc.terminate()
@@ -224,5 +255,6 @@ class BackgroundTraining:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-        for left in (*self.root.glob(f"{name}-work-*"), *self.root.glob(f".{name}.tmp-{proc.pid}-*")):
+        folder = self.root / job.folder
+        for left in (*folder.glob(f"{job.name}-work-*"), *folder.glob(f".{job.name}.tmp-{proc.pid}-*")):
             shutil.rmtree(left, ignore_errors=True)

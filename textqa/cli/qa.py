@@ -112,14 +112,22 @@ def run_answer(args) -> int:
 
 
 def run_index(args) -> int:
-    """``textqa qa index NAME PATH...``: a collection built offline, as training is."""
+    """``textqa qa index NAME PATH...``: a collection built offline, as training is; ``textqa qa index
+    wikipedia`` with no PATH: the bundled Wikipedia articles, QA's default collection."""
     from textqa.models.qa.documents import DocumentError  # deferred: loads orjson
-    from textqa.models.qa.passages import build_collection, check_name, collections_root
-    from textqa.runtime.paths import artifacts_dir
+    from textqa.models.qa.passages import (WIKIPEDIA, WIKIPEDIA_DESCRIPTION, build_collection, check_name,
+                                           collections_root)
+    from textqa.runtime.paths import WIKIPEDIA_TEXT, artifacts_dir
     try:
         name = check_name(args.name)
     except ValueError as e:
         raise InputError(str(e)) from None
+    paths, description = args.paths, args.description
+    if not paths:
+        if name != WIKIPEDIA:
+            raise InputError(f"qa index {name}: give the documents to index (PATH...); only '{WIKIPEDIA}' has "
+                             f"a default, the bundled Wikipedia articles")
+        paths, description = WIKIPEDIA_TEXT, description or WIKIPEDIA_DESCRIPTION
     dest = collections_root(artifacts_dir(args.artifacts)) / name
     t0 = time.perf_counter()
 
@@ -128,7 +136,7 @@ def run_index(args) -> int:
             print(f"\r[qa index {time.perf_counter() - t0:6.1f}s] {docs:,} documents, {paras:,} paragraphs",
                   end="", file=sys.stderr, flush=True)
     try:
-        info = build_collection(dest, name, args.paths, description=args.description, progress=progress)
+        info = build_collection(dest, name, paths, description=description, progress=progress)
     except (DocumentError, ValueError) as e:
         if not args.quiet:
             print(file=sys.stderr)
@@ -288,9 +296,12 @@ def add_arguments(qa) -> None:
                                    "(written beside it and renamed into place; a failure leaves the old one). "
                                    "PATH: a folder of .txt, .md and .html files, JSONL {\"id\", \"title\", "
                                    "\"text\", \"url\"?} lines, TrecQA XML, or WikiExtractor output (.xz/.gz "
-                                   "accepted). Then: textqa qa answer --collection NAME.")
+                                   "accepted). Then: textqa qa answer --collection NAME. 'textqa qa index "
+                                   "wikipedia' with no PATH (re)builds the default collection's Wikipedia index "
+                                   "from the bundled articles.")
     ix.add_argument("name", help="the collection's name: letters, digits, '_', '.', '-'")
-    ix.add_argument("paths", type=Path, nargs="+", metavar="PATH", help="documents to index")
+    ix.add_argument("paths", type=Path, nargs="*", metavar="PATH",
+                    help="documents to index (none for 'wikipedia': the bundled articles)")
     ix.add_argument("--description", default="", help="a line saying what the collection holds")
     ix.add_argument("--artifacts", type=Path, default=None,
                     help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")

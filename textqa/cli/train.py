@@ -121,4 +121,23 @@ def _train(args) -> int:
         p = argparse.ArgumentParser()
         mod.add_arguments(p)
         status |= mod.run(p.parse_args(["--artifacts", str(root)]))
-    return status
+    return status | _index_wikipedia(root)
+
+
+def _index_wikipedia(root: Path) -> int:
+    """QA's default collection, when a QA artifact is there without its Wikipedia index (trained before
+    it existed, or with ``--wikipedia skip``): the bundled articles, indexed now."""
+    from textqa.models.qa.passages import WIKIPEDIA, build_wikipedia, collections_root, has_collection
+    from textqa.runtime.paths import WIKIPEDIA_TEXT
+    if not (root / "qa" / "manifest.json").exists() or has_collection(collections_root(root), WIKIPEDIA):
+        return 0
+    if not all(p.is_file() for p in WIKIPEDIA_TEXT):
+        print(f"textqa: qa: the Wikipedia index is not built, its text is not present: "
+              f"{', '.join(str(p) for p in WIKIPEDIA_TEXT if not p.is_file())}", file=sys.stderr)
+        return 0
+    print(f"textqa: qa: indexing the bundled Wikipedia articles for its default collection into "
+          f"{collections_root(root) / WIKIPEDIA}", file=sys.stderr, flush=True)
+    info = build_wikipedia(collections_root(root))
+    print(f"textqa: qa: Wikipedia collection: {info['documents']:,} articles, {info['paragraphs']:,} paragraphs in "
+          f"{info['seconds']:.0f} s", file=sys.stderr)
+    return 0

@@ -10,6 +10,8 @@ the workers in ``$TEXTQA_TRAINING_STATE``; without it nothing trains in the back
                        "expected_seconds": N, "error": "..."}},
      "updated_at": UNIX time}
 
+Besides the models, ``wikipedia`` is the build of QA's Wikipedia index (``textqa qa index wikipedia``),
+which runs after them; ``/v1/models`` reports it in QA's ``collection`` line.
 A model that is not in the file is not being trained (loaded, or its artifact is missing for
 another reason).  ``percent`` and ``eta_seconds`` come from the training's elapsed time against its
 expected duration: the last successful training of that model on this machine (kept in the cache),
@@ -25,6 +27,7 @@ from pathlib import Path
 from textqa.runtime.files import replaced_whole
 
 ENV = "TEXTQA_TRAINING_STATE"
+WIKIPEDIA_JOB = "wikipedia"      # the entry of QA's Wikipedia index, built after the models
 ACTIVE = ("queued", "training")
 
 

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify
 
+from textqa.runtime import training_state
+from textqa.runtime.training_state import WIKIPEDIA_JOB
+
 from .contract import endpoint
 from .errors import public_state
 from .openapi import openapi_document
@@ -44,8 +47,8 @@ def models():
             out[name]["training"] = public_state(state)
         if s.loaded and hasattr(getattr(s.model, "model", None), "search_status"):
             out[name]["search"] = s.model.model.search_status()
-        if s.loaded and hasattr(s.model, "default_status"):
-            out[name]["collection"] = s.model.default_status()
+        if s.loaded and hasattr(s.model, "default_status"):     # QA: and the Wikipedia index built behind it
+            out[name]["collection"] = s.model.default_status(training_state.read().get(WIKIPEDIA_JOB))
     return {"models": out}
 
 

@@ -270,9 +270,9 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def build_wikipedia(dest: Path, rebuild: bool, say) -> None:
-    """The Wikipedia collection the default QA collection answers from, indexed from the bundled
-    WikiExtractor files (built beside ``dest`` and renamed into place)."""
-    from textqa.models.qa.passages import build_collection  # deferred: loads orjson, numpy
+    """The Wikipedia collection the default QA collection answers from (``dest``, a collections folder's
+    ``wikipedia``), indexed from the bundled WikiExtractor files (built beside it and renamed into place)."""
+    from textqa.models.qa import passages  # deferred: loads orjson, numpy
     if (dest / "manifest.json").is_file() and not rebuild:
         say(f"Wikipedia collection: {dest} is there (--wikipedia rebuild to build it again)")
         return
@@ -283,9 +283,7 @@ def build_wikipedia(dest: Path, rebuild: bool, say) -> None:
         if paras - last[0] >= 100_000:
             last[0] = paras
             say(f"Wikipedia collection: {docs:,} articles, {paras:,} paragraphs")
-    info = build_collection(dest, "wikipedia", WIKIPEDIA_TEXT, progress=progress,
-                            description="English Wikipedia, 2015 dump, page ids 12-60633 (the articles in "
-                                        "data/truecase/): the oldest articles, the core of the encyclopedia")
+    info = passages.build_wikipedia(dest.parent, progress=progress)
     say(f"Wikipedia collection: {info['documents']:,} articles, {info['paragraphs']:,} paragraphs in "
         f"{info['seconds']:.0f} s")
 

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from textqa.runtime.json_input import parse_json
+from textqa.runtime.paths import WIKIPEDIA_TEXT
 
 from ..artifact import ArtifactError, file_identity, load_manifest, verify_payload, write_artifact
 from .documents import MIN_PARAGRAPH_CHARS, documents, source_files
@@ -34,6 +35,9 @@ INDEX = "passages.sqlite"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 BATCH = 2000                  # paragraphs per insert transaction
 MAX_DF = 0.05                 # PassageIndex.max_df of a loaded collection
+WIKIPEDIA = "wikipedia"       # the collection of the bundled Wikipedia articles (QA's default collection)
+WIKIPEDIA_DESCRIPTION = ("English Wikipedia, 2015 dump, page ids 12-60633 (the articles in data/truecase/): the "
+                         "oldest articles, the core of the encyclopedia")
 
 
 def check_name(name: str) -> str:
@@ -208,6 +212,18 @@ def build_collection(dest: str | os.PathLike, name: str, paths, *, description: 
                 "source_files": len(files), "seconds": round(time.perf_counter() - t0, 1)}
         (tmp / "collection.json").write_text(json.dumps(info, indent=1, sort_keys=True), encoding="utf-8")
     return info
+
+
+def build_wikipedia(root: str | os.PathLike, progress=None) -> dict:
+    """The ``wikipedia`` collection under the collections folder ``root``, indexed from the bundled
+    WikiExtractor files (:data:`textqa.runtime.paths.WIKIPEDIA_TEXT`); as :func:`build_collection`."""
+    return build_collection(Path(root) / WIKIPEDIA, WIKIPEDIA, WIKIPEDIA_TEXT, description=WIKIPEDIA_DESCRIPTION,
+                            progress=progress)
+
+
+def has_collection(root: str | os.PathLike, name: str) -> bool:
+    """Whether the collection ``name`` is built under the collections folder ``root``."""
+    return (Path(root) / name / "manifest.json").is_file()
 
 
 def _verified_path(cache: Path | None) -> Path | None:

@@ -12,7 +12,7 @@ from ..sklearn_data import linear_from_arrays, linear_to_arrays, scaler_from_arr
 from .answer_type import AnswerTypeClassifier
 from .index import SentenceIndex
 from .nlp import parse
-from .passages import check_name, list_collections, load_collection
+from .passages import WIKIPEDIA, check_name, has_collection, list_collections, load_collection
 from .retrieval import QuestionSource
 from .selection import SentenceSelector
 from .system import ClusterModel, InstanceQA
@@ -25,7 +25,6 @@ MIN_FORMAT_VERSION = 3        # (a format-2 ranker expects 8 features); 1 pickle
 
 DEFAULT_COLLECTION = "default"      # Wikipedia (the collection named WIKIPEDIA) and the news pool
 POOL_COLLECTION = "pool"            # the news pool the artifact holds, alone
-WIKIPEDIA = "wikipedia"
 
 
 class UnknownCollection(KeyError):
@@ -70,7 +69,7 @@ class QAModel:
 
     def has_wikipedia(self) -> bool:
         """Whether the 'wikipedia' collection is built: the default collection then answers from it too."""
-        return bool(self.collections_root and (self.collections_root / WIKIPEDIA / "manifest.json").is_file())
+        return bool(self.collections_root and has_collection(self.collections_root, WIKIPEDIA))
 
     def sources(self, name: str | None) -> tuple[list, object | None]:
         """(collections, pool index or None) that collection ``name`` answers from."""
@@ -81,11 +80,19 @@ class QAModel:
             return ([self.collection(WIKIPEDIA)] if self.has_wikipedia() else []), self.index
         return [self.collection(name)], None
 
-    def default_status(self) -> str:
-        """What the default collection answers from now, in a line (``/v1/models`` shows it)."""
+    def default_status(self, indexing: dict | None = None) -> str:
+        """What the default collection answers from now, in a line (``/v1/models`` shows it);
+        ``indexing``: the background state of the Wikipedia index's build, while it is queued or running."""
         if self.has_wikipedia():
             return "default: Wikipedia and the news pool"
-        return "default: the news pool only (the 'wikipedia' collection is not built yet; 'textqa train qa' builds it)"
+        if indexing and indexing.get("state") == "training":
+            return (f"default: the news pool only for now; the 'wikipedia' collection is being indexed in the "
+                    f"background (about {indexing.get('percent') or 0:.0f}%) and joins it when built")
+        if indexing and indexing.get("state") == "queued":
+            return ("default: the news pool only for now; the 'wikipedia' collection is queued for indexing in the "
+                    "background and joins it when built")
+        return ("default: the news pool only (the 'wikipedia' collection is not built yet; 'textqa qa index "
+                "wikipedia' builds it)")
 
     def describe_collections(self) -> list[dict]:
         """Name, size and description of every collection this model can answer from."""
