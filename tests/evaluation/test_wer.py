@@ -55,6 +55,41 @@ def test_alignment_prefers_what_sclite_reports_among_equal_costs():
     assert wer.align(["a;"[:1], ""], ["a", ""]) == (2, 0, 0, 0)
 
 
+def _align_reference(ref, hyp):
+    """The alignment in plain Python, row by row (what the compiled one must reproduce): sclite's
+    costs, the trace-back preferring match/substitution, then insertion, then deletion."""
+    r, h = [wer.fold(w) for w in ref], [wer.fold(w) for w in hyp]
+    cost = [[0] * (len(h) + 1) for _ in range(len(r) + 1)]
+    for j in range(len(h) + 1):
+        cost[0][j] = 3 * j
+    for i in range(1, len(r) + 1):
+        cost[i][0] = 3 * i
+        for j in range(1, len(h) + 1):
+            cost[i][j] = min(cost[i - 1][j - 1] + 4 * (r[i - 1] != h[j - 1]), cost[i - 1][j] + 3, cost[i][j - 1] + 3)
+    out, i, j = [0, 0, 0, 0], len(r), len(h)
+    while i or j:
+        if i and j and cost[i][j] == cost[i - 1][j - 1] + 4 * (r[i - 1] != h[j - 1]):
+            out[r[i - 1] != h[j - 1]] += 1
+            i, j = i - 1, j - 1
+        elif j and cost[i][j] == cost[i][j - 1] + 3:
+            out[3] += 1
+            j -= 1
+        else:
+            out[2] += 1
+            i -= 1
+    return tuple(out)
+
+
+def test_the_compiled_alignment_equals_the_plain_one_on_random_segments():
+    import random
+    rng = random.Random(7)
+    words = ["a", "A", "b", "the", "The", "", "x;y", "über", "ÜBER", "line\nbreak", "c"]
+    for _ in range(3000):
+        ref = [rng.choice(words) for _ in range(rng.randrange(0, 12))]
+        hyp = [rng.choice(words) for _ in range(rng.randrange(0, 12))]
+        assert wer.align(ref, hyp) == _align_reference(ref, hyp), (ref, hyp)
+
+
 def test_words_are_assigned_to_segments_as_sclite_does(tmp_path):
     (tmp_path / "r.stm").write_text("F A s 0 3 a b c\nF A s 5 8 d e f\n")
     (tmp_path / "h.ctm").write_text("F A 0.5 0.2 a\nF A 2.9 0.2 c\nF A 5.5 0.2 d\nF A 1.5 0.2 b\n")
