@@ -1,7 +1,8 @@
 """textqa: classic NLP models (truecaser, BLANC, ICD-9 coders, instance-based QA) as versioned artifacts.
 
-The public Python API is ``textqa.load`` (see the README, "Python API"); everything else in the
-package is reached through the ``textqa`` command, the HTTP service, or the objects ``load`` returns.
+The public Python API is ``textqa.load`` (see the README, "Python API") and the scorers of
+``textqa.metrics``; everything else in the package is reached through the ``textqa`` command, the
+HTTP service, or the objects ``load`` returns.
 """
 from textqa.version import __version__
 

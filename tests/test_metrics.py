@@ -1,0 +1,171 @@
+"""``textqa.metrics``: the documented examples, WER and CER against jiwer where both define them,
+sclite's counts through the API, and the errors of bad input."""
+from __future__ import annotations
+
+import doctest
+import gzip
+import random
+from pathlib import Path
+
+import jiwer
+import pytest
+
+import textqa.metrics
+import textqa.metrics.wer
+from textqa.evaluation import wer as sclite
+from textqa.metrics import CER, WER, MetricInputError
+from textqa.runtime.paths import DATA_DIR
+
+FIX = Path(__file__).resolve().parent / "fixtures" / "wer"
+
+
+@pytest.mark.parametrize("module", [textqa.metrics, textqa.metrics.wer])
+def test_the_documented_examples_hold(module):
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def wmt18_segments() -> tuple[list[str], list[str]]:
+    """The project's WER data (real ASR-style segments): each scored segment's reference and the
+    hypothesis words sclite assigns to it."""
+    segments = sclite.read_reference(FIX / "wmt18.stm")
+    for seg in segments:
+        seg.hyp = []
+    sclite.assign(segments, sclite.read_ctm(FIX / "wmt18.ctm"))
+    kept = [s for s in segments if not s.ignored]
+    return [" ".join(s.hyp) for s in kept], [" ".join(s.words) for s in kept]
+
+
+def test_corpus_score_gives_sclite_counts_as_textqa_eval_wer_does():
+    hyps, refs = wmt18_segments()
+    api = WER().corpus_score(hyps, refs)
+    overall = sclite.score(sclite.read_reference(FIX / "wmt18.stm"), sclite.read_ctm(FIX / "wmt18.ctm"))["overall"]
+    assert (api.correct, api.substitutions, api.deletions, api.insertions, api.reference_words) == \
+        (overall["correct"], overall["substitutions"], overall["deletions"], overall["insertions"],
+         overall["reference_words"])
+    assert api.rate == overall["wer"] and api.segments == overall["segments"]
+
+
+def _jiwer_words(hyps, refs):
+    o = jiwer.process_words(refs, hyps)
+    return o.wer, o.hits, o.substitutions, o.deletions, o.insertions
+
+
+def test_levenshtein_costs_equal_jiwer_on_the_wer_data():
+    hyps, refs = wmt18_segments()
+    hyps, refs = zip(*[(h, r) for h, r in zip(hyps, refs) if r.strip()])       # jiwer refuses empty references
+    ours = WER(costs="levenshtein", case_sensitive=True).corpus_score(hyps, refs)
+    rate, hits, s, d, i = _jiwer_words(list(hyps), list(refs))
+    assert (ours.correct, ours.substitutions, ours.deletions, ours.insertions) == (hits, s, d, i)
+    assert ours.rate == pytest.approx(rate, abs=1e-12)
+
+
+def test_levenshtein_costs_equal_jiwer_on_random_strings():
+    rng = random.Random(3)
+    alphabet = ["a", "b", "c", "A", "dd", "é", "x"]
+    for _ in range(300):
+        n = rng.randrange(1, 15)
+        refs = [" ".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 9))) for _ in range(n)]
+        hyps = [" ".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 9))) for _ in range(n)]
+        ours = WER(costs="levenshtein", case_sensitive=True).corpus_score(hyps, refs)
+        rate, hits, s, d, i = _jiwer_words(hyps, refs)
+        assert (ours.correct, ours.substitutions, ours.deletions, ours.insertions) == (hits, s, d, i)
+        assert ours.rate == pytest.approx(rate, abs=1e-12)
+        chars = CER(costs="levenshtein", case_sensitive=True).corpus_score(hyps, refs)
+        assert chars.rate == pytest.approx(jiwer.cer(refs, hyps), abs=1e-12)
+
+
+def chinese_sample(n: int = 200) -> list[str]:
+    """Chinese sentences: the sources of the WMT18 zh-en test set (real text, data/mt)."""
+    out = []
+    with gzip.open(DATA_DIR / "mt" / "wmt18_toen_sys_outputs.tsv.gz", "rt", encoding="utf-8") as f:
+        for line in f:
+            cols = line.split("\t")
+            if cols[0] == "zh-en" and cols[3] not in out:
+                out.append(cols[3])
+                if len(out) == n:
+                    break
+    return out
+
+
+def test_cer_equals_jiwer_on_chinese():
+    """Real Chinese sentences against copies with edits made at random (the edits are synthetic):
+    CER with unit costs equals jiwer's, and the mixed unit scores Chinese by character."""
+    refs = chinese_sample()
+    rng = random.Random(5)
+    hyps = []
+    for r in refs:
+        chars = list(r)
+        for _ in range(rng.randrange(0, 6)):
+            k = rng.randrange(len(chars))
+            op = rng.choice("sdi")
+            if op == "s":
+                chars[k] = rng.choice(r)
+            elif op == "d" and len(chars) > 1:
+                del chars[k]
+            else:
+                chars.insert(k, rng.choice(r))
+        hyps.append("".join(chars))
+    ours = CER(costs="levenshtein", case_sensitive=True).corpus_score(hyps, refs)
+    assert 0.01 < ours.rate < 0.2
+    assert ours.rate == pytest.approx(jiwer.cer(refs, hyps), abs=1e-12)
+    # no spaces in Chinese: as words, a clause is one unit; by the mixed unit, each Chinese character is one
+    mixed = WER(unit="mixed", costs="levenshtein", case_sensitive=True).corpus_score(hyps, refs)
+    assert WER().corpus_score(hyps, refs).reference_words == sum(len(r.split()) for r in refs)
+    assert mixed.rate == pytest.approx(ours.rate, abs=0.01) and mixed.reference_words > 8_000
+
+
+def test_sclite_and_levenshtein_costs_can_split_errors_differently():
+    """"b c" for "a b": unit costs take two substitutions (2) as readily as a deletion and an insertion
+    (2), and RapidFuzz's alignment (jiwer's) reports the substitutions; sclite's costs (4 a
+    substitution, 3 an insertion or a deletion) make the deletion and insertion cheaper (6 < 8) and
+    keep "b" as correct.  The same number of errors, split differently: what the docs say."""
+    s = WER().sentence_score("b c", "a b")
+    lev = WER(costs="levenshtein").sentence_score("b c", "a b")
+    assert s.errors == lev.errors == 2 and s.rate == lev.rate == 1.0
+    assert (s.correct, s.substitutions, s.deletions, s.insertions) == (1, 0, 1, 1)
+    assert (lev.correct, lev.substitutions, lev.deletions, lev.insertions) == (0, 2, 0, 0)
+    # over the project's WER data the two split the errors of some segments differently
+    hyps, refs = wmt18_segments()
+    assert any(WER().sentence_score(h, r).substitutions != WER(costs="levenshtein").sentence_score(h, r).substitutions
+               for h, r in zip(hyps, refs))
+
+
+def test_empty_references_and_rates_above_one():
+    assert WER().sentence_score("", "").rate == 0.0
+    empty = WER().sentence_score("a b", "")
+    assert empty.rate == float("inf") and empty.insertions == 2 and empty.reference_words == 0
+    assert WER().corpus_score(["a b", "x"], ["", "x"]).rate == 2.0          # the empty one adds its insertions
+    assert WER().sentence_score("a b c d", "a").rate == 3.0
+    assert CER().sentence_score("", "").rate == 0.0
+
+
+def test_case_and_signature():
+    assert WER().sentence_score("The Cat", "the cat").rate == 0.0
+    assert WER(case_sensitive=True).sentence_score("The Cat", "the cat").rate == 1.0
+    assert WER(costs="levenshtein", case_sensitive=True).sentence_score("The Cat", "the cat").rate == 1.0
+    assert WER().signature.startswith("WER|costs:sclite|case:no|unit:word|version:textqa-")
+    assert CER(costs="levenshtein").signature.startswith("CER|costs:levenshtein|case:no|version:")
+
+
+def test_corpus_score_streams_one_segment_at_a_time():
+    def gen(n, text):
+        for _ in range(n):
+            yield text
+    result = WER().corpus_score(gen(50_000, "a b c"), gen(50_000, "a b d"))
+    assert result.segments == 50_000 and result.substitutions == 50_000
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: WER().corpus_score(["a", "b"], ["a"]), "2 hypotheses but 1 references"),
+    (lambda: WER().corpus_score(["a"], ["a", "b", "c"]), "3 references but 1 hypotheses"),
+    (lambda: WER().corpus_score("a b", ["a b"]), "a single string was given"),
+    (lambda: WER().corpus_score(["a", 3], ["a", "b"]), "hypotheses[1] is int, not a string"),
+    (lambda: WER().corpus_score(["a"], [["a"]]), "references[0] is list, not a string"),
+    (lambda: WER().sentence_score(None, "a"), "hypothesis is NoneType"),
+    (lambda: WER(costs="fast"), "costs must be one of sclite, levenshtein"),
+    (lambda: WER(unit="byte"), "unit must be one of word, char, mixed"),
+])
+def test_bad_input_is_named(call, message):
+    with pytest.raises(MetricInputError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        call()

@@ -1,0 +1,15 @@
+"""Scoring in Python: each scorer is an object whose parameters are its constructor's arguments,
+with ``sentence_score`` / ``corpus_score`` (or ``score``), a result object holding the score and its
+parts, and a ``signature`` naming the scorer, every parameter and the version.
+
+>>> from textqa.metrics import WER
+>>> WER().corpus_score(["the cat sat on mat"], ["the cat sat on the mat"]).score
+0.1667
+
+The command line (``textqa eval``) reads the tools' file formats and computes through the same
+objects.  Bad input raises :class:`MetricInputError` (a ``ValueError``) naming the argument and item.
+"""
+from ._base import MetricInputError
+from .wer import CER, WER, WERScore
+
+__all__ = ["CER", "MetricInputError", "WER", "WERScore"]
