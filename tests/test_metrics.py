@@ -12,6 +12,7 @@ import pytest
 
 import textqa.metrics
 import textqa.metrics.wer
+from textqa.cli.eval import wer as wer_command
 from textqa.evaluation import wer as sclite
 from textqa.metrics import CER, WER, MetricInputError
 from textqa.runtime.paths import DATA_DIR
@@ -28,18 +29,14 @@ def test_the_documented_examples_hold(module):
 def wmt18_segments() -> tuple[list[str], list[str]]:
     """The project's WER data (real ASR-style segments): each scored segment's reference and the
     hypothesis words sclite assigns to it."""
-    segments = sclite.read_reference(FIX / "wmt18.stm")
-    for seg in segments:
-        seg.hyp = []
-    sclite.assign(segments, sclite.read_ctm(FIX / "wmt18.ctm"))
-    kept = [s for s in segments if not s.ignored]
+    kept = sclite.scored_segments(sclite.read_reference(FIX / "wmt18.stm"), sclite.read_ctm(FIX / "wmt18.ctm"))
     return [" ".join(s.hyp) for s in kept], [" ".join(s.words) for s in kept]
 
 
 def test_corpus_score_gives_sclite_counts_as_textqa_eval_wer_does():
     hyps, refs = wmt18_segments()
     api = WER().corpus_score(hyps, refs)
-    overall = sclite.score(sclite.read_reference(FIX / "wmt18.stm"), sclite.read_ctm(FIX / "wmt18.ctm"))["overall"]
+    overall = wer_command.score(sclite.read_reference(FIX / "wmt18.stm"), sclite.read_ctm(FIX / "wmt18.ctm"))["overall"]
     assert (api.correct, api.substitutions, api.deletions, api.insertions, api.reference_words) == \
         (overall["correct"], overall["substitutions"], overall["deletions"], overall["insertions"],
          overall["reference_words"])

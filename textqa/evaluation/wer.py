@@ -249,45 +249,10 @@ def assign(segments: list[Segment], words: list[HypWord]) -> None:
         segs[k].hyp.append(w.word)
 
 
-@dataclass
-class Counts:
-    reference_words: int = 0
-    correct: int = 0
-    substitutions: int = 0
-    deletions: int = 0
-    insertions: int = 0
-    segments: int = 0
-
-    def add(self, c: int, s: int, d: int, i: int) -> None:
-        self.correct += c
-        self.substitutions += s
-        self.deletions += d
-        self.insertions += i
-        self.reference_words += c + s + d
-        self.segments += 1
-
-    @property
-    def errors(self) -> int:
-        return self.substitutions + self.deletions + self.insertions
-
-    def as_dict(self) -> dict:
-        n = self.reference_words
-        return {"wer": self.errors / n if n else (0.0 if not self.errors else float("inf")),
-                "reference_words": n, "correct": self.correct, "substitutions": self.substitutions,
-                "deletions": self.deletions, "insertions": self.insertions, "errors": self.errors,
-                "segments": self.segments}
-
-
-def score(segments: list[Segment], words: list[HypWord]) -> dict:
-    """WER overall and per file: ``{"overall": {...}, "files": {file: {...}}}``."""
+def scored_segments(segments: list[Segment], words: list[HypWord]):
+    """The segments sclite scores (not ``IGNORE_TIME_SEGMENT_IN_SCORING``), each with its hypothesis
+    words (``hyp``) assigned as sclite assigns them (:func:`assign`), in reference order."""
     for seg in segments:
         seg.hyp = []
     assign(segments, words)
-    overall, files = Counts(), {}
-    for seg in segments:
-        if seg.ignored:
-            continue
-        counts = align(seg.words, seg.hyp)
-        overall.add(*counts)
-        files.setdefault(seg.file, Counts()).add(*counts)
-    return {"overall": overall.as_dict(), "files": {f: c.as_dict() for f, c in sorted(files.items())}}
+    return [seg for seg in segments if not seg.ignored]

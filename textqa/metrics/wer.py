@@ -65,6 +65,17 @@ class WERScore:
     def errors(self) -> int:
         return self.substitutions + self.deletions + self.insertions
 
+    def __add__(self, other: "WERScore") -> "WERScore":
+        """The rate of both together: their counts summed (a corpus is the sum of its segments)."""
+        return _score(self.correct + other.correct, self.substitutions + other.substitutions,
+                      self.deletions + other.deletions, self.insertions + other.insertions,
+                      self.segments + other.segments)
+
+    @classmethod
+    def zero(cls) -> "WERScore":
+        """The score of no segment: what a sum starts from."""
+        return _score(0, 0, 0, 0, 0)
+
     def __repr__(self) -> str:
         return (f"WERScore(score={self.score}, correct={self.correct}, substitutions={self.substitutions}, "
                 f"deletions={self.deletions}, insertions={self.insertions}, reference_words={self.reference_words})")
@@ -105,7 +116,15 @@ class WER:
 
     def counts(self, hypothesis: str, reference: str) -> tuple[int, int, int, int]:
         """(correct, substitutions, deletions, insertions) of one segment."""
-        ref, hyp = self.units(reference), self.units(hypothesis)
+        return self.unit_counts(self.units(hypothesis), self.units(reference))
+
+    def score_units(self, hypothesis: list[str], reference: list[str]) -> WERScore:
+        """The rate of one segment already split into units (``textqa eval wer`` gives the words of
+        its STM and CTM files, where an empty word, sclite's ``;x``, is a word)."""
+        return _score(*self.unit_counts(list(hypothesis), list(reference)), 1)
+
+    def unit_counts(self, hyp: list[str], ref: list[str]) -> tuple[int, int, int, int]:
+        """:meth:`counts` of two lists of units."""
         if self.costs == "sclite":
             if self.case_sensitive:         # align folds ASCII case: keep the words apart by marking them
                 ids: dict = {}

@@ -4,7 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from textqa.cli.eval import print_json
-from textqa.evaluation.wer import read_ctm, read_reference, score
+from textqa.evaluation.wer import read_ctm, read_reference, scored_segments
+from textqa.metrics import WER, WERScore
 
 HELP = "word error rate of CTM ASR output against STM references, equal to NIST sclite's"
 DESCRIPTION = (
@@ -36,6 +37,24 @@ def format_table(result: dict) -> str:
         rows.append(f"{name:<32}{r['segments']:>6}{r['reference_words']:>8}{r['correct']:>7}{r['substitutions']:>7}"
                     f"{r['deletions']:>7}{r['insertions']:>7}{100 * r['wer']:>8.1f}")
     return "\n".join(rows)
+
+
+def score(segments, words) -> dict:
+    """WER overall and per file, by :class:`textqa.metrics.WER` (sclite's alignment) over the segments
+    sclite scores: ``{"overall": {...}, "files": {file: {...}}}``."""
+    metric = WER()
+    overall, files = WERScore.zero(), {}
+    for seg in scored_segments(segments, words):
+        s = metric.score_units(seg.hyp, seg.words)
+        overall = overall + s
+        files[seg.file] = files.get(seg.file, WERScore.zero()) + s
+    return {"overall": _row(overall), "files": {f: _row(c) for f, c in sorted(files.items())}}
+
+
+def _row(s: WERScore) -> dict:
+    return {"wer": s.rate, "reference_words": s.reference_words, "correct": s.correct,
+            "substitutions": s.substitutions, "deletions": s.deletions, "insertions": s.insertions,
+            "errors": s.errors, "segments": s.segments}
 
 
 def run(args) -> int:
