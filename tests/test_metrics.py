@@ -166,3 +166,43 @@ def test_corpus_score_streams_one_segment_at_a_time():
 def test_bad_input_is_named(call, message):
     with pytest.raises(MetricInputError, match=message.replace("[", r"\[").replace("]", r"\]")):
         call()
+
+
+def test_the_alignment_report():
+    a = WER().alignment("the dog sat is on", "the cat sat on the")
+    assert [r["op"] for r in a.as_dict()] == ["C", "S", "C", "I", "C", "D"]
+    assert a.as_dict()[3] == {"op": "I", "ref": None, "hyp": "is"}
+    plain = a.as_text().replace("\u2068", "").replace("\u2069", "")
+    assert plain.splitlines() == ["REF:  the cat sat *** on the", "HYP:  the dog sat is  on ***",
+                                  "Eval:     S       I      D"]
+    # its counts are the score's, for both alignments and every unit
+    rng = random.Random(11)
+    for metric in (WER(), WER(costs="levenshtein"), CER(), WER(unit="mixed")):
+        for _ in range(200):
+            ref = " ".join(rng.choice(["a", "b", "東京", "c"]) for _ in range(rng.randrange(0, 7)))
+            hyp = " ".join(rng.choice(["a", "b", "東京", "d"]) for _ in range(rng.randrange(0, 7)))
+            ops = [r["op"] for r in metric.alignment(hyp, ref).as_dict()]
+            s = metric.sentence_score(hyp, ref)
+            assert (ops.count("C"), ops.count("S"), ops.count("D"), ops.count("I")) == \
+                (s.correct, s.substitutions, s.deletions, s.insertions)
+
+
+def test_the_alignment_keeps_columns_for_wide_and_right_to_left_words():
+    text = WER(unit="mixed").alignment("東京 タワー", "東京のタワー").as_text()
+    ref, hyp, ev = (line.replace("\u2068", "").replace("\u2069", "") for line in text.splitlines())
+    assert ref.split() == ["REF:", "東", "京", "の", "タ", "ワ", "ー"] and "***" in hyp and ev.split() == ["Eval:", "D"]
+    rtl = WER().alignment("שלום עולם x", "שלום y").as_text()
+    assert rtl.count("\u2068") == 2 * 3 and rtl.count("\u2069") == 2 * 3     # every unit isolated, both lines
+
+
+def test_eval_wer_shows_alignments(capsys):
+    from textqa.cli import main
+    assert main(["eval", "wer", str(FIX / "edges.stm"), str(FIX / "edges.ctm"), "--alignment", "--json"]) == 0
+    import json
+    out = json.loads(capsys.readouterr().out)
+    first = out["alignments"][0]
+    assert first["file"] == "EDGE_1" and first["line"] == 2
+    assert sum(r["op"] != "C" for a in out["alignments"] for r in a["rows"]) == out["overall"]["errors"]
+    assert main(["eval", "wer", str(FIX / "edges.stm"), str(FIX / "edges.ctm"), "--alignment"]) == 0
+    text = capsys.readouterr().out
+    assert f"{FIX / 'edges.stm'}:2 (EDGE_1)\nREF:" in text and "Eval:" in text and "overall" in text

@@ -36,9 +36,11 @@ WERScore(score=0.1667, correct=5, substitutions=0, deletions=1, insertions=0, re
 """
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
-from textqa.evaluation.wer import align, fold
+from textqa.evaluation.wer import alignment as sclite_alignment
+from textqa.evaluation.wer import fold
 
 from ._base import MetricInputError, paired, signature, text_of
 
@@ -125,24 +127,49 @@ class WER:
 
     def unit_counts(self, hyp: list[str], ref: list[str]) -> tuple[int, int, int, int]:
         """:meth:`counts` of two lists of units."""
+        ops = self._ops(hyp, ref)
+        return tuple(ops.count(op) for op in "CSDI")
+
+    def _ops(self, hyp: list[str], ref: list[str]) -> str:
+        """The alignment's operations, first to last, one letter each: C, S, D (a reference unit and
+        its hypothesis unit, or none) or I (a hypothesis unit)."""
         if self.costs == "sclite":
-            if self.case_sensitive:         # align folds ASCII case: keep the words apart by marking them
+            if self.case_sensitive:         # sclite's alignment folds ASCII case: keep the words apart
                 ids: dict = {}
                 ref = [str(ids.setdefault(w, len(ids))) for w in ref]
                 hyp = [str(ids.setdefault(w, len(ids))) for w in hyp]
-            return align(ref, hyp)
+            return "".join("CSDI"[k] for k in sclite_alignment(ref, hyp).tolist())
         from rapidfuzz.distance import Levenshtein  # deferred: loads rapidfuzz
         if not self.case_sensitive:         # as sclite folds: ASCII letters
             ref, hyp = [fold(w) for w in ref], [fold(w) for w in hyp]
-        s = d = i = 0
-        for op in Levenshtein.editops(ref, hyp):
-            if op.tag == "replace":
-                s += 1
-            elif op.tag == "delete":
-                d += 1
+        out = []
+        for tag, r0, r1, h0, h1 in Levenshtein.opcodes(ref, hyp):
+            if tag == "equal":
+                out.append("C" * (r1 - r0))
+            elif tag == "replace":
+                out.append("S" * (r1 - r0))
+            elif tag == "delete":
+                out.append("D" * (r1 - r0))
             else:
-                i += 1
-        return len(ref) - s - d, s, d, i
+                out.append("I" * (h1 - h0))
+        return "".join(out)
+
+    def alignment(self, hypothesis: str, reference: str) -> "Alignment":
+        """The alignment of one segment, unit by unit (what sclite's ``pralign`` report shows)."""
+        return self.align_units(self.units(text_of(hypothesis, "hypothesis")),
+                                self.units(text_of(reference, "reference")))
+
+    def align_units(self, hyp: list[str], ref: list[str]) -> "Alignment":
+        """:meth:`alignment` of a segment already split into units (as :meth:`score_units`)."""
+        hyp, ref = list(hyp), list(ref)
+        rows, i, j = [], 0, 0
+        for op in self._ops(hyp, ref):
+            r = ref[i] if op != "I" else None
+            h = hyp[j] if op != "D" else None
+            i += op != "I"
+            j += op != "D"
+            rows.append((op, r, h))
+        return Alignment(tuple(rows))
 
     def sentence_score(self, hypothesis: str, reference: str) -> WERScore:
         """The rate of one segment."""
@@ -163,6 +190,39 @@ class WER:
                 total[k] += c[k]
             n += 1
         return _score(*total, n)
+
+
+_ISOLATE, _POP = "\u2068", "\u2069"       # FIRST STRONG ISOLATE ... POP DIRECTIONAL ISOLATE
+
+
+def _width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: wide (East Asian) characters two, combining marks none."""
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+               for ch in text)
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """One segment's alignment: ``rows`` of (operation, reference unit, hypothesis unit), the
+    operation ``"C"`` (correct), ``"S"``, ``"D"`` (no hypothesis unit) or ``"I"`` (no reference unit)."""
+    rows: tuple
+
+    def as_dict(self) -> list[dict]:
+        return [{"op": op, "ref": r, "hyp": h} for op, r, h in self.rows]
+
+    def as_text(self) -> str:
+        """Three lines as sclite's ``pralign`` prints them: ``REF:``, ``HYP:`` (``***`` where a unit is
+        missing) and ``Eval:`` (S, D or I under each error), in aligned columns.  Each unit is wrapped
+        in Unicode's directional isolates, so that Arabic or Hebrew words keep their columns in a
+        left-to-right line (a terminal that ignores the isolates shows nothing for them)."""
+        ref, hyp, ev = ["REF: "], ["HYP: "], ["Eval:"]
+        for op, r, h in self.rows:
+            r, h = r if r is not None else "***", h if h is not None else "***"
+            w = max(_width(r), _width(h), 1)
+            ref.append(f" {_ISOLATE}{r}{_POP}{' ' * (w - _width(r))}")
+            hyp.append(f" {_ISOLATE}{h}{_POP}{' ' * (w - _width(h))}")
+            ev.append(f" {'' if op == 'C' else op}{' ' * (w - (op != 'C'))}")
+        return "\n".join("".join(x).rstrip() for x in (ref, hyp, ev))
 
 
 class CER(WER):

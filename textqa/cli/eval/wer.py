@@ -26,6 +26,9 @@ DESCRIPTION = (
 def add_arguments(p) -> None:
     p.add_argument("reference", type=Path, help="reference: STM, or 'transcript (<F>)' lines")
     p.add_argument("hypothesis", type=Path, help="ASR output: CTM")
+    p.add_argument("--alignment", action="store_true",
+                   help="also each segment's alignment, as sclite's pralign shows it (REF:, HYP:, Eval: lines; "
+                        "with --json, 'alignments': [{file, line, rows: [{op, ref, hyp}]}])")
 
 
 def format_table(result: dict) -> str:
@@ -39,16 +42,22 @@ def format_table(result: dict) -> str:
     return "\n".join(rows)
 
 
-def score(segments, words) -> dict:
+def score(segments, words, alignments: bool = False) -> dict:
     """WER overall and per file, by :class:`textqa.metrics.WER` (sclite's alignment) over the segments
-    sclite scores: ``{"overall": {...}, "files": {file: {...}}}``."""
+    sclite scores: ``{"overall": {...}, "files": {file: {...}}}``, and with ``alignments`` each
+    segment's alignment (``"alignments"``: [{``file``, ``line``, ``alignment``}])."""
     metric = WER()
-    overall, files = WERScore.zero(), {}
+    overall, files, shown = WERScore.zero(), {}, []
     for seg in scored_segments(segments, words):
         s = metric.score_units(seg.hyp, seg.words)
         overall = overall + s
         files[seg.file] = files.get(seg.file, WERScore.zero()) + s
-    return {"overall": _row(overall), "files": {f: _row(c) for f, c in sorted(files.items())}}
+        if alignments:
+            shown.append({"file": seg.file, "line": seg.line, "alignment": metric.align_units(seg.hyp, seg.words)})
+    out = {"overall": _row(overall), "files": {f: _row(c) for f, c in sorted(files.items())}}
+    if alignments:
+        out["alignments"] = shown
+    return out
 
 
 def _row(s: WERScore) -> dict:
@@ -58,9 +67,15 @@ def _row(s: WERScore) -> dict:
 
 
 def run(args) -> int:
-    result = score(read_reference(args.reference), read_ctm(args.hypothesis))
+    result = score(read_reference(args.reference), read_ctm(args.hypothesis), args.alignment)
+    shown = result.pop("alignments", [])
     if args.json:
+        if args.alignment:
+            result["alignments"] = [{"file": a["file"], "line": a["line"], "rows": a["alignment"].as_dict()}
+                                    for a in shown]
         print_json(result)
-    else:
-        print(format_table(result))
+        return 0
+    for a in shown:
+        print(f"{args.reference}:{a['line']} ({a['file']})\n{a['alignment'].as_text()}\n")
+    print(format_table(result))
     return 0
