@@ -11,6 +11,7 @@ import jiwer
 import pytest
 
 import textqa.metrics
+import textqa.metrics.mteval
 import textqa.metrics.wer
 from textqa.cli.eval import wer as wer_command
 from textqa.evaluation import wer as sclite
@@ -20,7 +21,7 @@ from textqa.runtime.paths import DATA_DIR
 FIX = Path(__file__).resolve().parent / "fixtures" / "wer"
 
 
-@pytest.mark.parametrize("module", [textqa.metrics, textqa.metrics.wer])
+@pytest.mark.parametrize("module", [textqa.metrics, textqa.metrics.wer, textqa.metrics.mteval])
 def test_the_documented_examples_hold(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
@@ -206,3 +207,44 @@ def test_eval_wer_shows_alignments(capsys):
     assert main(["eval", "wer", str(FIX / "edges.stm"), str(FIX / "edges.ctm"), "--alignment"]) == 0
     text = capsys.readouterr().out
     assert f"{FIX / 'edges.stm'}:2 (EDGE_1)\nREF:" in text and "Eval:" in text and "overall" in text
+
+
+D = DATA_DIR / "eval" / "bleu_nist" / "newstest2015-100sents-enru-"
+
+
+def _newstest():
+    from textqa.evaluation.mteval import read_sgml
+    test, ref = read_sgml(f"{D}google.ru.sgm"), read_sgml(f"{D}ref.ru.sgm")
+    keys = list(ref)
+    return [test[k] for k in keys], [ref[k] for k in keys]
+
+
+def test_bleu_and_nist_reproduce_mteval_through_the_api():
+    """mteval-13a.output shipped with the data: NIST = 5.0564, BLEU = 0.2318, 1998/1862 words."""
+    from textqa.metrics import BLEU, NIST
+    hyps, refs = _newstest()
+    bleu = BLEU().corpus_score(hyps, [[r] for r in refs])
+    nist = NIST().corpus_score(hyps, refs)                  # a plain string per segment: one reference
+    assert round(bleu.score, 4) == 0.2318 and [round(p, 4) for p in bleu.precisions] == [0.5415, 0.2972, 0.1752, 0.1025]
+    assert round(nist.score, 4) == 5.0564 and [round(x, 4) for x in nist.information] == [4.4488, 0.5554, 0.0477,
+                                                                                          0.0045, 0.0]
+    assert (nist.hypothesis_words, nist.reference_words) == (1998, 1862)
+    assert BLEU().signature.startswith("BLEU|order:4|lowercase:yes|tok:13a|impl:mteval-v13a|version:textqa-")
+
+
+def test_references_per_segment_vary_and_the_transposed_layout_is_named():
+    from textqa.metrics import BLEU
+    hyps, refs = _newstest()
+    hyps, refs = hyps[:10], refs[:10]
+    varied = [[r] if i % 2 else [r, hyps[i]] for i, r in enumerate(refs)]      # 1 or 2 references
+    assert BLEU().corpus_score(hyps, varied).score > BLEU().corpus_score(hyps, [[r] for r in refs]).score
+    with pytest.raises(MetricInputError, match="sacrebleu's layout.*zip"):
+        BLEU().corpus_score(hyps, [refs, refs])                      # two streams of 10: transposed
+    with pytest.raises(MetricInputError, match="10 hypotheses but references for 9 segments"):
+        BLEU().corpus_score(hyps, [[r] for r in refs[:9]])
+    with pytest.raises(MetricInputError, match=r"references\[2\]\[0\] is int"):
+        BLEU().corpus_score(hyps[:3], [["a"], ["b"], [3]])
+    with pytest.raises(MetricInputError, match=r"references\[1\] is empty"):
+        BLEU().corpus_score(hyps[:2], [["a"], []])
+    with pytest.raises(MetricInputError, match="hypotheses is a single string"):
+        BLEU().corpus_score("a b", [["a b"]])

@@ -120,7 +120,8 @@ def nist_bleu(hypotheses: list[str], references: list[list[str]], max_n_nist: in
         if all(bleu_individual) else 0.0
     return {"nist": sum(nist_individual) * nist_bp, "bleu": bleu, "nist_individual": nist_individual,
             "bleu_individual": bleu_individual, "length_ratio": ratio, "hyp_words": int(hyp_len),
-            "ref_words": ref_len_avg}
+            "ref_words": ref_len_avg, "bleu_brevity_penalty": bleu_bp, "ref_words_closest": int(ref_len_closest),
+            "bleu_length_ratio": hyp_len / ref_len_closest if ref_len_closest else 0.0}
 
 
 def score_sgml(src, ref, tst, lowercase: bool = True) -> dict:

@@ -10,6 +10,7 @@ The command line (``textqa eval``) reads the tools' file formats and computes th
 objects.  Bad input raises :class:`MetricInputError` (a ``ValueError``) naming the argument and item.
 """
 from ._base import MetricInputError
+from .mteval import BLEU, NIST, BLEUScore, NISTScore
 from .wer import CER, WER, WERScore
 
-__all__ = ["CER", "MetricInputError", "WER", "WERScore"]
+__all__ = ["BLEU", "BLEUScore", "CER", "MetricInputError", "NIST", "NISTScore", "WER", "WERScore"]

@@ -8,6 +8,9 @@ class MetricInputError(ValueError):
     """Input a scorer cannot score: the message says which argument, which item and what is wrong."""
 
 
+MetricInputError.__module__ = "textqa.metrics"      # where users import it from, as tracebacks name it
+
+
 def signature(name: str, **params) -> str:
     """``NAME|key:value|...|version:textqa-X``: the scorer, every parameter, and the version, so that a
     reported number can be reproduced (sacrebleu's signatures are the model)."""
@@ -47,3 +50,56 @@ def paired(hypotheses, references, what=("hypotheses", "references")):
 
 
 _END = object()
+
+
+def references_per_segment(references, segments: int) -> list[list[str]]:
+    """``references`` as one list of reference strings per segment (a variable number each; a plain
+    string is one reference), checked against the number of ``segments``.  sacrebleu's layout, one
+    list per reference *stream* (``references[k][i]``: reference k of segment i), is refused where
+    it can be told apart (the counts disagree), with both layouts named; with as many streams as
+    segments the two cannot be told apart, so give segments first."""
+    if isinstance(references, str):
+        raise MetricInputError("references is a single string: give one list of references per segment, "
+                               "references[i] = [reference 1 of segment i, reference 2 of segment i, ...]")
+    try:
+        refs = list(references)
+    except TypeError:
+        raise MetricInputError(f"references is {type(references).__name__}, not a list of references per "
+                               f"segment") from None
+    if len(refs) != segments:
+        if refs and all(not isinstance(r, str) and hasattr(r, "__len__") and len(r) == segments for r in refs):
+            raise MetricInputError(
+                f"references has {len(refs)} lists of {segments} strings: that is sacrebleu's layout, one list "
+                f"per reference stream (references[k][i] = reference k of segment i); textqa takes references per "
+                f"segment (references[i] = the references of segment i): pass list(map(list, zip(*references)))")
+        raise MetricInputError(f"{segments} hypotheses but references for {len(refs)} segments: give one list of "
+                               f"references per segment")
+    out = []
+    for i, r in enumerate(refs):
+        if isinstance(r, str):
+            out.append([r])
+            continue
+        try:
+            items = list(r)
+        except TypeError:
+            raise MetricInputError(f"references[{i}] is {type(r).__name__}, not a string or a list of strings") \
+                from None
+        if not items:
+            raise MetricInputError(f"references[{i}] is empty: each segment needs at least one reference")
+        for k, x in enumerate(items):
+            text_of(x, f"references[{i}][{k}]")
+        out.append(items)
+    return out
+
+
+def texts(values, what: str) -> list[str]:
+    """``values`` as a list of strings (a plain string is refused: a list of segments is expected)."""
+    if isinstance(values, str):
+        raise MetricInputError(f"{what} is a single string: give a list with one string per segment")
+    try:
+        items = list(values)
+    except TypeError:
+        raise MetricInputError(f"{what} is {type(values).__name__}, not a list of strings") from None
+    for i, v in enumerate(items):
+        text_of(v, f"{what}[{i}]")
+    return items
