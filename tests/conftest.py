@@ -395,3 +395,13 @@ def pytest_collection_modifyitems(config, items):
         raise pytest.UsageError(f"tests/conftest.py: SLOW_FILES names files that do not exist: {missing}")
     rank = {name: i for i, name in enumerate(SLOW_FILES)}
     items.sort(key=lambda item: rank.get(Path(str(item.path)).relative_to(ROOT).as_posix(), len(rank)))
+
+
+@pytest.fixture(scope="session")
+def duc(tmp_path_factory) -> Path:
+    """The bundled DUC 2006 ROUGE package, unpacked (peers/, models/, rougejk.in, rougejk.m.out)."""
+    import tarfile
+    d = tmp_path_factory.mktemp("duc2006")
+    with tarfile.open(DATA_DIR / "eval" / "rouge" / "duc2006_rouge.tar.gz") as t:
+        t.extractall(d, filter="data")
+    return d / "ROUGE"

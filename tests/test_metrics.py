@@ -12,6 +12,7 @@ import pytest
 
 import textqa.metrics
 import textqa.metrics.mteval
+import textqa.metrics.rouge
 import textqa.metrics.wer
 from textqa.cli.eval import wer as wer_command
 from textqa.evaluation import wer as sclite
@@ -21,7 +22,7 @@ from textqa.runtime.paths import DATA_DIR
 FIX = Path(__file__).resolve().parent / "fixtures" / "wer"
 
 
-@pytest.mark.parametrize("module", [textqa.metrics, textqa.metrics.wer, textqa.metrics.mteval])
+@pytest.mark.parametrize("module", [textqa.metrics, textqa.metrics.wer, textqa.metrics.mteval, textqa.metrics.rouge])
 def test_the_documented_examples_hold(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
@@ -248,3 +249,56 @@ def test_references_per_segment_vary_and_the_transposed_layout_is_named():
         BLEU().corpus_score(hyps[:2], [["a"], []])
     with pytest.raises(MetricInputError, match="hypotheses is a single string"):
         BLEU().corpus_score("a b", [["a b"]])
+
+
+@pytest.mark.parametrize("peer", ["1", "A"])
+def test_rouge_corpus_score_reproduces_nist_official_duc2006_averages(duc, peer):
+    """The peer's Average_R/P/F and their 95% intervals for ROUGE-1..4, L, W-1.2 and SU4, as NIST's
+    ROUGE-1.5.5 printed them (rougejk.m.out), from strings through the API: the jackknifed evaluations
+    of the official configuration, their sentences read from its files, its ids given."""
+    from textqa.evaluation.rouge_input import read_config, read_sentences
+    from textqa.metrics import ROUGE
+    evals = [e for e in read_config(duc / "rougejk.in", str(duc / "peers"), str(duc / "models")) if peer in e.peers]
+    hyps = [read_sentences(e.peer_path(peer), e.fmt) for e in evals]
+    refs = [[read_sentences(m, e.fmt) for m in e.model_paths()] for e in evals]
+    scores = ROUGE(n=4, w="1.2", skip=4, unigrams=True, stem=True).corpus_score(hyps, refs, ids=[e.id for e in evals])
+    official = {}
+    for line in open(duc / "rougejk.m.out", encoding="latin-1"):
+        f = line.split()
+        if len(f) == 8 and f[0] == peer and f[2].startswith("Average_"):    # 1 ROUGE-1 Average_R: R (95%-conf.int. L - U)
+            official[(f[1], f[2][-2])] = (float(f[3]), float(f[5]), float(f[7].rstrip(")")))
+    assert len(official) == 21
+    for (tag, k), (avg, lo, hi) in official.items():
+        got = scores[tag]
+        value, ci = {"R": (got.recall, got.recall_ci), "P": (got.precision, got.precision_ci),
+                     "F": (got.f, got.f_ci)}[k]
+        assert (value, ci) == (avg, (lo, hi)), (tag, k)
+
+
+def test_rouge_sentence_score_equals_the_per_evaluation_lines(duc):
+    """Eval lines of rougejk.m.out (R, P, F of one evaluation) from sentence_score."""
+    from textqa.evaluation.rouge_input import read_config, read_sentences
+    from textqa.metrics import ROUGE
+    e = next(e for e in read_config(duc / "rougejk.in", str(duc / "peers"), str(duc / "models")) if "24" in e.peers)
+    got = ROUGE(n=4, w="1.2", skip=4, unigrams=True, stem=True).sentence_score(
+        read_sentences(e.peer_path("24"), e.fmt), [read_sentences(m, e.fmt) for m in e.model_paths()])
+    lines = [line.split() for line in open(duc / "rougejk.m.out", encoding="latin-1")
+             if line.startswith(f"24 ROUGE-") and f" Eval {e.id}.24 " in line]
+    assert len(lines) == 7
+    for f in lines:
+        r, p, fv = (float(x.split(":")[1]) for x in f[4:7])
+        assert (got[f[1]].recall, got[f[1]].precision, got[f[1]].f) == (r, p, fv)
+
+
+def test_rouge_input_errors():
+    from textqa.metrics import ROUGE
+    with pytest.raises(MetricInputError, match="sacrebleu's layout"):
+        ROUGE().corpus_score(["a", "b", "c"], [["a", "b", "c"]])
+    with pytest.raises(MetricInputError, match=r"references\[0\]\[1\] is int"):
+        ROUGE().corpus_score(["a"], [["a", 1]])
+    with pytest.raises(MetricInputError, match="w must be a weight above 1"):
+        ROUGE(w="0.5")
+    with pytest.raises(MetricInputError, match="one distinct id per segment"):
+        ROUGE().corpus_score(["a", "b"], ["a", "b"], ids=["x", "x"])
+    with pytest.raises(MetricInputError, match="no measure asked for"):
+        ROUGE(n=0, lcs=False)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import os
-import tarfile
 from pathlib import Path
 
 import pytest
@@ -16,15 +15,6 @@ from textqa.runtime.paths import DATA_DIR
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "rouge"
 NIST = ("-n", "4", "-w", "1.2", "-m", "-2", "4", "-u", "-c", "95", "-r", "1000", "-f", "A", "-p", "0.5",
         "-t", "0", "-d")
-
-
-@pytest.fixture(scope="module")
-def duc(tmp_path_factory) -> Path:
-    """The bundled DUC 2006 ROUGE package, unpacked (peers/, models/, rougejk.in, rougejk.m.out)."""
-    d = tmp_path_factory.mktemp("duc2006")
-    with tarfile.open(DATA_DIR / "eval" / "rouge" / "duc2006_rouge.tar.gz") as t:
-        t.extractall(d, filter="data")
-    return d / "ROUGE"
 
 
 @pytest.fixture

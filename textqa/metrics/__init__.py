@@ -11,6 +11,8 @@ objects.  Bad input raises :class:`MetricInputError` (a ``ValueError``) naming t
 """
 from ._base import MetricInputError
 from .mteval import BLEU, NIST, BLEUScore, NISTScore
+from .rouge import ROUGE, RougeScore
 from .wer import CER, WER, WERScore
 
-__all__ = ["BLEU", "BLEUScore", "CER", "MetricInputError", "NIST", "NISTScore", "WER", "WERScore"]
+__all__ = ["BLEU", "BLEUScore", "CER", "MetricInputError", "NIST", "NISTScore", "ROUGE", "RougeScore", "WER",
+           "WERScore"]

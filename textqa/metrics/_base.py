@@ -52,12 +52,13 @@ def paired(hypotheses, references, what=("hypotheses", "references")):
 _END = object()
 
 
-def references_per_segment(references, segments: int) -> list[list[str]]:
+def references_per_segment(references, segments: int, sentences: bool = False) -> list[list]:
     """``references`` as one list of reference strings per segment (a variable number each; a plain
     string is one reference), checked against the number of ``segments``.  sacrebleu's layout, one
     list per reference *stream* (``references[k][i]``: reference k of segment i), is refused where
     it can be told apart (the counts disagree), with both layouts named; with as many streams as
-    segments the two cannot be told apart, so give segments first."""
+    segments the two cannot be told apart, so give segments first.  ``sentences``: a reference may also
+    be a list of its sentences (ROUGE's summaries)."""
     if isinstance(references, str):
         raise MetricInputError("references is a single string: give one list of references per segment, "
                                "references[i] = [reference 1 of segment i, reference 2 of segment i, ...]")
@@ -87,7 +88,10 @@ def references_per_segment(references, segments: int) -> list[list[str]]:
         if not items:
             raise MetricInputError(f"references[{i}] is empty: each segment needs at least one reference")
         for k, x in enumerate(items):
-            text_of(x, f"references[{i}][{k}]")
+            if sentences and not isinstance(x, str):
+                texts(x, f"references[{i}][{k}]")
+            else:
+                text_of(x, f"references[{i}][{k}]")
         out.append(items)
     return out
 
