@@ -11,7 +11,9 @@ import jiwer
 import pytest
 
 import textqa.metrics
+import textqa.metrics.agreement
 import textqa.metrics.mteval
+import textqa.metrics.rank
 import textqa.metrics.rouge
 import textqa.metrics.wer
 from textqa.cli.eval import wer as wer_command
@@ -22,7 +24,8 @@ from textqa.runtime.paths import DATA_DIR
 FIX = Path(__file__).resolve().parent / "fixtures" / "wer"
 
 
-@pytest.mark.parametrize("module", [textqa.metrics, textqa.metrics.wer, textqa.metrics.mteval, textqa.metrics.rouge])
+@pytest.mark.parametrize("module", [textqa.metrics, textqa.metrics.wer, textqa.metrics.mteval, textqa.metrics.rouge,
+                                    textqa.metrics.rank, textqa.metrics.agreement])
 def test_the_documented_examples_hold(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
@@ -302,3 +305,25 @@ def test_rouge_input_errors():
         ROUGE().corpus_score(["a", "b"], ["a", "b"], ids=["x", "x"])
     with pytest.raises(MetricInputError, match="no measure asked for"):
         ROUGE(n=0, lcs=False)
+
+
+def test_rank_and_agreement_input_errors():
+    from textqa.metrics import KrippendorffAlpha, TrecEval
+    with pytest.raises(MetricInputError, match=r"run\['q1'\]\['d1'\] is 'high': give a number"):
+        TrecEval().score({"q1": {"d1": 1}}, {"q1": {"d1": "high"}})
+    with pytest.raises(MetricInputError, match=r"qrels\['q1'\] is list"):
+        TrecEval().score({"q1": ["d1"]}, {"q1": {"d1": 1.0}})
+    with pytest.raises(MetricInputError, match=r"qrels\['q1'\]\['d1'\] is 0.5: give an integer"):
+        TrecEval().score({"q1": {"d1": 0.5}}, {"q1": {"d1": 1.0}})
+    with pytest.raises(MetricInputError, match="ks must be positive integers"):
+        TrecEval(ks=(0,))
+    with pytest.raises(MetricInputError, match=r"annotations\[1\]: coder 'a' already coded unit 'u'"):
+        KrippendorffAlpha().score([("a", "u", "x"), ("a", "u", "y")])
+    with pytest.raises(MetricInputError, match="at least one unit coded by two coders"):
+        KrippendorffAlpha().score([("a", "u", "x")])
+    with pytest.raises(MetricInputError, match="distance must be one of"):
+        KrippendorffAlpha("cosine")
+    # a plain string is one label: nominal alpha over strings equals the one over sets
+    data = [("a", "u1", "x"), ("b", "u1", "x"), ("a", "u2", "x"), ("b", "u2", "y"), ("a", "u3", "y"), ("b", "u3", "y")]
+    assert KrippendorffAlpha("nominal").score(data).alpha == \
+        KrippendorffAlpha("nominal").score([(c, u, {x}) for c, u, x in data]).alpha

@@ -65,16 +65,19 @@ def test_hand_computed_alpha_with_missing_values():
 
 @pytest.mark.parametrize("distance", ["nominal", "jaccard", "masi"])
 def test_equals_nltk_on_duc2006(distance):
+    """Through the public API (textqa.metrics), as users and the command compute it."""
+    from textqa.metrics import KrippendorffAlpha
     data = read_agreement_tsv(AGREE / "duc2006_D0631_peer_scus.tsv")
-    ours = krippendorff_alpha(data, distance)
+    ours = KrippendorffAlpha(distance).score(data)
     theirs = AnnotationTask(data=data, distance=NLTK_DISTANCE[distance]).alpha()
-    assert ours["alpha"] == pytest.approx(theirs, abs=1e-9)
-    assert ours["coders"] == 2 and ours["units"] == 11
+    assert ours.alpha == pytest.approx(theirs, abs=1e-9)
+    assert ours.coders == 2 and ours.units == 11
 
 
 def test_equals_nltk_on_artstein_poesio():
+    from textqa.metrics import KrippendorffAlpha
     data = read_agreement_tsv(AGREE / "artstein_poesio_example.txt")
-    ours = krippendorff_alpha(data, "nominal")["alpha"]
+    ours = KrippendorffAlpha("nominal").score([(c, u, set(x)) for c, u, x in data]).alpha
     assert ours == pytest.approx(AnnotationTask(data=data).alpha(), abs=1e-9)
 
 

@@ -21,12 +21,17 @@ def trec_eval_output(path):
      "trec9_chinese_clir/results_trec.txt"),
 ])
 def test_equals_trec_eval(qrels, run, expected):
+    """Through the public API (textqa.metrics.TrecEval), on dictionaries in pytrec_eval's layout."""
+    from textqa.metrics import TrecEval
     ref = trec_eval_output(RANK / expected)
-    got = score_run(read_qrels(RANK / qrels), read_run(RANK / run), ks=(5, 10, 20, 100)).as_dict(ks=(5, 10, 20, 100))
-    for key in ("num_q", "num_ret", "num_rel", "num_rel_ret"):
-        assert got[key] == int(ref[key]), key
+    run_ = {qid: {doc: score for score, doc in docs} for qid, docs in read_run(RANK / run).items()}
+    got = TrecEval(ks=(5, 10, 20, 100)).score(read_qrels(RANK / qrels), run_)
+    assert (got.queries, got.retrieved, got.relevant, got.relevant_retrieved) == \
+        tuple(int(ref[k]) for k in ("num_q", "num_ret", "num_rel", "num_rel_ret"))
+    values = {"map": got.map, "recip_rank": got.recip_rank, "Rprec": got.r_precision,
+              **{f"P_{k}": v for k, v in got.precision_at.items()}}
     for key in ("map", "recip_rank", "Rprec", "P_5", "P_10", "P_20", "P_100"):
-        assert f"{got[key]:.4f}" == ref[key], key
+        assert f"{values[key]:.4f}" == ref[key], key
 
 
 def test_cacm_query_ids_are_strings():

@@ -10,9 +10,11 @@ The command line (``textqa eval``) reads the tools' file formats and computes th
 objects.  Bad input raises :class:`MetricInputError` (a ``ValueError``) naming the argument and item.
 """
 from ._base import MetricInputError
+from .agreement import AlphaScore, KrippendorffAlpha
 from .mteval import BLEU, NIST, BLEUScore, NISTScore
+from .rank import RankScore, TrecEval
 from .rouge import ROUGE, RougeScore
 from .wer import CER, WER, WERScore
 
-__all__ = ["BLEU", "BLEUScore", "CER", "MetricInputError", "NIST", "NISTScore", "ROUGE", "RougeScore", "WER",
-           "WERScore"]
+__all__ = ["AlphaScore", "BLEU", "BLEUScore", "CER", "KrippendorffAlpha", "MetricInputError", "NIST", "NISTScore",
+           "ROUGE", "RankScore", "RougeScore", "TrecEval", "WER", "WERScore"]

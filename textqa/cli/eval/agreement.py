@@ -5,7 +5,8 @@ from pathlib import Path
 
 from textqa.cli.eval import print_json, print_pairs
 from textqa.errors import InputError
-from textqa.evaluation.agreement import krippendorff_alpha, read_agreement_tsv
+from textqa.evaluation.agreement import read_agreement_tsv
+from textqa.metrics import KrippendorffAlpha, MetricInputError
 
 HELP = "Krippendorff's alpha with nominal, Jaccard or MASI distance"
 DESCRIPTION = ("Krippendorff's alpha over set-valued annotations (Passonneau 2006).\n\n"
@@ -23,9 +24,12 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     data = read_agreement_tsv(args.file)
     try:
-        result = krippendorff_alpha(data, args.distance)
-    except ValueError as e:
+        s = KrippendorffAlpha(args.distance).score(data)
+    except MetricInputError as e:
         raise InputError(f"{args.file}: {e}") from e
+    result = {"alpha": s.alpha, "distance": args.distance, "coders": s.coders, "units": s.units,
+              "pairable_units": s.pairable_units, "observed_disagreement": s.observed_disagreement,
+              "expected_disagreement": s.expected_disagreement}
     if args.json:
         print_json(result)
     else:

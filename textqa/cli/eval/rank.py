@@ -4,7 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from textqa.cli.eval import print_json
-from textqa.evaluation.rank import format_report, read_qrels, read_run, score_run
+from textqa.evaluation.rank import format_report, read_qrels, read_run
+from textqa.metrics import TrecEval
 
 HELP = "MAP, MRR, P@k, R-precision from TREC qrels and run files (trec_eval)"
 DESCRIPTION = ("MAP, reciprocal rank, P@k and R-precision with trec_eval's conventions: query ids compared as "
@@ -22,9 +23,12 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    ks = tuple(sorted(set(args.k)))
-    scores = score_run(read_qrels(args.qrels), read_run(args.run), ks=ks,
-                       relevance_level=args.relevance_level, mrr_cutoff=args.mrr_cutoff).as_dict(ks=ks)
+    metric = TrecEval(ks=args.k, relevance_level=args.relevance_level, mrr_cutoff=args.mrr_cutoff)
+    run_ = {qid: {doc: score for score, doc in docs} for qid, docs in read_run(args.run).items()}
+    s = metric.score(read_qrels(args.qrels), run_)
+    scores = {"map": s.map, "recip_rank": s.recip_rank, "Rprec": s.r_precision,
+              **{f"P_{k}": p for k, p in s.precision_at.items()}, "num_q": s.queries, "num_ret": s.retrieved,
+              "num_rel": s.relevant, "num_rel_ret": s.relevant_retrieved, "queries": s.per_query}
     if args.json:
         print_json(scores)
     else:
