@@ -15,6 +15,7 @@ import textqa.metrics.agreement
 import textqa.metrics.mteval
 import textqa.metrics.rank
 import textqa.metrics.rouge
+import textqa.metrics.truecase
 import textqa.metrics.wer
 from textqa.cli.eval import wer as wer_command
 from textqa.evaluation import wer as sclite
@@ -25,7 +26,7 @@ FIX = Path(__file__).resolve().parent / "fixtures" / "wer"
 
 
 @pytest.mark.parametrize("module", [textqa.metrics, textqa.metrics.wer, textqa.metrics.mteval, textqa.metrics.rouge,
-                                    textqa.metrics.rank, textqa.metrics.agreement])
+                                    textqa.metrics.rank, textqa.metrics.agreement, textqa.metrics.truecase])
 def test_the_documented_examples_hold(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
@@ -327,3 +328,22 @@ def test_rank_and_agreement_input_errors():
     data = [("a", "u1", "x"), ("b", "u1", "x"), ("a", "u2", "x"), ("b", "u2", "y"), ("a", "u3", "y"), ("b", "u3", "y")]
     assert KrippendorffAlpha("nominal").score(data).alpha == \
         KrippendorffAlpha("nominal").score([(c, u, {x}) for c, u, x in data]).alpha
+
+
+def test_truecasing_scores_as_textqa_eval_truecase_does():
+    """The dev set's first 2,000 sentences (Wikipedia, true case; real data) against a baseline that
+    capitalises each sentence's first token only: the API's numbers are the command's."""
+    from textqa.evaluation.truecase import score_truecase
+    from textqa.metrics import Truecasing
+    with gzip.open(DATA_DIR / "truecase" / "val_input.txt.gz", "rt", encoding="utf-8") as f:
+        gold = [next(f).rstrip("\n") for _ in range(2000)]
+    pred = [" ".join(t.capitalize() if i == 0 else t.lower() for i, t in enumerate(line.split())) for line in gold]
+    ours = Truecasing().corpus_score(pred, gold)
+    theirs = score_truecase(gold, pred)
+    assert (ours.tokens, ours.accuracy, ours.precision, ours.recall) == \
+        (theirs.tokens, round(theirs.accuracy, 2), round(theirs.precision, 2), round(theirs.recall, 2))
+    assert ours.f1 == theirs.f1 and 20 < ours.f1 < 60 and ours.tokens > 40_000      # the baseline: F1 32.6
+    with pytest.raises(MetricInputError, match=r"predictions\[1\]: token 2 'Dog' is not a casing of 'cat'"):
+        Truecasing().corpus_score(["a b", "the Dog"], ["a b", "the cat"])
+    with pytest.raises(MetricInputError, match=r"predictions\[0\] has 1 tokens but references\[0\] 2"):
+        Truecasing().corpus_score(["a"], ["a b"])

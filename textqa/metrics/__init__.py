@@ -14,7 +14,8 @@ from .agreement import AlphaScore, KrippendorffAlpha
 from .mteval import BLEU, NIST, BLEUScore, NISTScore
 from .rank import RankScore, TrecEval
 from .rouge import ROUGE, RougeScore
+from .truecase import TruecaseScore, Truecasing
 from .wer import CER, WER, WERScore
 
 __all__ = ["AlphaScore", "BLEU", "BLEUScore", "CER", "KrippendorffAlpha", "MetricInputError", "NIST", "NISTScore",
-           "ROUGE", "RankScore", "RougeScore", "TrecEval", "WER", "WERScore"]
+           "ROUGE", "RankScore", "RougeScore", "TrecEval", "TruecaseScore", "Truecasing", "WER", "WERScore"]

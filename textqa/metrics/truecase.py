@@ -1,0 +1,54 @@
+"""Truecasing accuracy and P/R/F1 over cased tokens (:mod:`textqa.evaluation.truecase`; Susanto et
+al. 2016's measure): a token is "cased" when it is not all lowercase; precision is over the tokens
+the system cased, recall over the tokens the reference cases, F1 their harmonic mean; accuracy is
+over all tokens.  Lines are whitespace-tokenized; each prediction line holds the reference line's
+tokens, recased.
+
+>>> s = Truecasing().corpus_score(["The US and new York ."], ["The US and New York ."])
+>>> s.accuracy, s.precision, s.recall, round(s.f1, 2)
+(83.33, 100.0, 75.0, 85.71)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textqa.evaluation.truecase import score_truecase
+
+from ._base import MetricInputError, signature, texts
+
+
+@dataclass(frozen=True)
+class TruecaseScore:
+    """Percentages (rounded to 2 decimals for display; ``f1`` exact), the token count and the
+    confusion table of case classes (LC, UC, CA, MC: {reference class: {predicted class: n}})."""
+    accuracy: float
+    precision: float
+    recall: float
+    f1: float
+    tokens: int
+    confusion: dict
+
+
+class Truecasing:
+    """Scores recased lines against the reference's (see the module)."""
+
+    name = "truecase"
+
+    @property
+    def signature(self) -> str:
+        return signature("truecase-prf", tok="whitespace")
+
+    def corpus_score(self, predictions, references) -> TruecaseScore:
+        pred, gold = texts(predictions, "predictions"), texts(references, "references")
+        if len(pred) != len(gold):
+            raise MetricInputError(f"{len(pred)} predictions but {len(gold)} references: give one line of each")
+        for i, (p, g) in enumerate(zip(pred, gold)):
+            pt, gt = p.split(), g.split()
+            if len(pt) != len(gt):
+                raise MetricInputError(f"predictions[{i}] has {len(pt)} tokens but references[{i}] {len(gt)}")
+            for k, (a, b) in enumerate(zip(pt, gt)):
+                if a.lower() != b.lower():
+                    raise MetricInputError(f"predictions[{i}]: token {k + 1} {a!r} is not a casing of {b!r}")
+        s = score_truecase(gold, pred, keep_errors=0)
+        return TruecaseScore(round(s.accuracy, 2), round(s.precision, 2), round(s.recall, 2), s.f1, s.tokens,
+                             s.confusion)
