@@ -15,6 +15,7 @@ import textqa.metrics.agreement
 import textqa.metrics.mteval
 import textqa.metrics.rank
 import textqa.metrics.rouge
+import textqa.metrics.significance
 import textqa.metrics.truecase
 import textqa.metrics.wer
 from textqa.cli.eval import wer as wer_command
@@ -26,7 +27,8 @@ FIX = Path(__file__).resolve().parent / "fixtures" / "wer"
 
 
 @pytest.mark.parametrize("module", [textqa.metrics, textqa.metrics.wer, textqa.metrics.mteval, textqa.metrics.rouge,
-                                    textqa.metrics.rank, textqa.metrics.agreement, textqa.metrics.truecase])
+                                    textqa.metrics.rank, textqa.metrics.agreement, textqa.metrics.truecase,
+                                    textqa.metrics.significance])
 def test_the_documented_examples_hold(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
@@ -347,3 +349,59 @@ def test_truecasing_scores_as_textqa_eval_truecase_does():
         Truecasing().corpus_score(["a b", "the Dog"], ["a b", "the cat"])
     with pytest.raises(MetricInputError, match=r"predictions\[0\] has 1 tokens but references\[0\] 2"):
         Truecasing().corpus_score(["a"], ["a b"])
+
+
+def _wmt22_de_en(names):
+    """Three real MT systems of WMT22 de-en (1,984 segments) and the references (data/mt)."""
+    from collections import defaultdict
+    rows, refs = defaultdict(dict), {}
+    with gzip.open(DATA_DIR / "mt" / "wmt22_toen_sys_outputs.tsv.gz", "rt", encoding="utf-8") as f:
+        next(f)
+        for line in f:
+            c = line.rstrip("\n").split("\t")
+            if c[0] == "de-en" and c[2] in names:
+                rows[c[2]][int(c[1])] = c[5]
+                refs[int(c[1])] = c[4]
+    keys = sorted(refs)
+    return {n: [rows[n][k] for k in keys] for n in names}, [refs[k] for k in keys]
+
+
+@pytest.mark.parametrize("test", ["bs", "ar"])
+def test_paired_tests_agree_with_sacrebleu_on_bleu(test):
+    """sacrebleu's --paired-bs and --paired-ar on the same systems: the same BLEU, the same p-values
+    (same seed, same draws), the same bootstrap means and intervals."""
+    from sacrebleu.metrics import BLEU as SacreBLEU
+    from sacrebleu.significance import PairedTest
+
+    from textqa.metrics import BLEU, approximate_randomization, paired_bootstrap
+    names = ["Online-A", "Online-B", "LT22"]
+    systems, refs = _wmt22_de_en(names)
+    ours = (paired_bootstrap if test == "bs" else approximate_randomization)(
+        BLEU(lowercase=False), systems, [[r] for r in refs])["BLEU"]
+    _, theirs = PairedTest([(n, systems[n]) for n in names], {"BLEU": SacreBLEU()}, [refs], test_type=test,
+                           n_samples=1000 if test == "bs" else 10000)()
+    for name, t in zip(names, theirs["BLEU"]):
+        o = ours[name]
+        assert 100 * o.score == pytest.approx(t.score, abs=1e-9)
+        assert o.p_value == (None if t.p_value is None else pytest.approx(t.p_value, abs=1e-12))
+        if test == "bs":
+            assert (100 * o.mean, 100 * o.ci) == (pytest.approx(t.mean, abs=1e-3), pytest.approx(t.ci, abs=1e-3))
+    assert ours["Online-B"].p_value > 0.05 and ours["LT22"].p_value < 0.01      # a tie, and a clear loss
+
+
+def test_paired_tests_serve_wer_and_rouge():
+    from textqa.metrics import ROUGE, WER, approximate_randomization, paired_bootstrap
+    systems, refs = _wmt22_de_en(["Online-A", "LT22"])
+    systems = {k: v[:300] for k, v in systems.items()}
+    refs = refs[:300]
+    w = paired_bootstrap(WER(), systems, refs, resamples=300)["WER"]
+    assert w["Online-A"].score == WER().corpus_score(systems["Online-A"], refs).rate
+    assert w["LT22"].p_value < 0.05 and w["LT22"].score > w["Online-A"].score
+    r = approximate_randomization(ROUGE(n=1, lcs=False), systems, [[x] for x in refs], trials=500)["ROUGE-1"]
+    assert 0 < r["Online-A"].score < 1 and r["LT22"].p_value is not None
+    with pytest.raises(MetricInputError, match="two systems or more"):
+        paired_bootstrap(WER(), {"a": refs}, refs)
+    with pytest.raises(MetricInputError, match="baseline 'x' is not one of the systems"):
+        paired_bootstrap(WER(), systems, refs, baseline="x")
+    with pytest.raises(MetricInputError, match="system 'LT22': 299 hypotheses but 300 references|system 'LT22'"):
+        paired_bootstrap(WER(), {"Online-A": systems["Online-A"], "LT22": systems["LT22"][:299]}, refs)

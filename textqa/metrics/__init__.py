@@ -14,8 +14,10 @@ from .agreement import AlphaScore, KrippendorffAlpha
 from .mteval import BLEU, NIST, BLEUScore, NISTScore
 from .rank import RankScore, TrecEval
 from .rouge import ROUGE, RougeScore
+from .significance import PairedResult, approximate_randomization, paired_bootstrap
 from .truecase import TruecaseScore, Truecasing
 from .wer import CER, WER, WERScore
 
 __all__ = ["AlphaScore", "BLEU", "BLEUScore", "CER", "KrippendorffAlpha", "MetricInputError", "NIST", "NISTScore",
-           "ROUGE", "RankScore", "RougeScore", "TrecEval", "TruecaseScore", "Truecasing", "WER", "WERScore"]
+           "PairedResult", "ROUGE", "RankScore", "RougeScore", "TrecEval", "TruecaseScore", "Truecasing", "WER",
+           "WERScore", "approximate_randomization", "paired_bootstrap"]

@@ -12,9 +12,12 @@ is refused where the counts tell it apart, with the conversion named.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from textqa.evaluation.mteval import nist_bleu
+import numpy as np
+
+from textqa.evaluation.mteval import _ngrams, _tokens, nist_bleu
 
 from ._base import MetricInputError, references_per_segment, signature, texts
 
@@ -77,6 +80,28 @@ class BLEU(_MTEval):
         return BLEUScore(r["bleu"], tuple(r["bleu_individual"]), r["bleu_brevity_penalty"], r["bleu_length_ratio"],
                          r["hyp_words"], r["ref_words_closest"])
 
+    def segment_statistics(self, hypotheses, references) -> dict:
+        """{"BLEU": (stats, score)}: each segment's sufficient statistics (matched and total n-grams of
+        each order, hypothesis words, closest reference words), and the function that makes corpus BLEU
+        of summed rows (``score(stats.sum(0))`` is :meth:`corpus_score`'s; rows of resamples at once):
+        what :mod:`textqa.metrics.significance` resamples."""
+        hyps = texts(hypotheses, "hypotheses")
+        refs = references_per_segment(references, len(hyps))
+        N = self.max_order
+        stats = np.zeros((len(hyps), 2 * N + 2))
+        for i, (h, rs) in enumerate(zip(hyps, refs)):
+            ht = _tokens(h, self.lowercase)
+            rts = [_tokens(r, self.lowercase) for r in rs]
+            for n in range(1, N + 1):
+                best = _ngrams(rts[0], n)
+                for r in rts[1:]:
+                    best |= _ngrams(r, n)
+                stats[i, n - 1] = sum(min(c, best[g]) for g, c in _ngrams(ht, n).items())
+                stats[i, N + n - 1] = max(len(ht) - n + 1, 0)
+            stats[i, 2 * N] = len(ht)
+            stats[i, 2 * N + 1] = min((abs(len(r) - len(ht)), len(r)) for r in rts)[1]
+        return {"BLEU": (stats, lambda x: _bleu_of(np.atleast_2d(x), N))}
+
 
 class NIST(_MTEval):
     """Corpus NIST of mteval-v13a (Doddington 2002): information-weighted n-gram matches to
@@ -89,3 +114,15 @@ class NIST(_MTEval):
     def corpus_score(self, hypotheses, references) -> NISTScore:
         r = self._counts(hypotheses, references)
         return NISTScore(r["nist"], tuple(r["nist_individual"]), r["length_ratio"], r["hyp_words"], r["ref_words"])
+
+
+def _bleu_of(sums: np.ndarray, N: int) -> np.ndarray:
+    """Corpus BLEU of each row of summed :meth:`BLEU.segment_statistics` (mteval-v13a's formula)."""
+    matched, total, hyp, ref = sums[:, :N], sums[:, N:2 * N], sums[:, 2 * N], sums[:, 2 * N + 1]
+    out = np.zeros(len(sums))
+    for k in range(len(sums)):
+        if hyp[k] == 0 or not all(total[k]) or not all(matched[k]):
+            continue
+        bp = 1.0 if hyp[k] > ref[k] else math.exp(1 - ref[k] / hyp[k])
+        out[k] = bp * math.exp(sum(math.log(matched[k, n] / total[k, n]) for n in range(N)) / N)
+    return out

@@ -36,6 +36,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from textqa.evaluation.rouge import Options, Scorer, averages
 from textqa.evaluation.rouge_input import Resources
 
@@ -130,6 +132,16 @@ class ROUGE:
         refs = references_per_segment([references], 1, sentences=True)[0]
         rows = self._rows(hypothesis, refs, "")
         return {tag: RougeScore(float(r), float(p), float(f)) for tag, (_, _, _, r, p, f) in rows.items()}
+
+    def segment_statistics(self, hypotheses, references) -> dict:
+        """{``ROUGE-x``: (stats, score)}: each segment's F (the script's 5-decimal value) for every
+        measure, and their mean (the plain mean: the script's bootstrap average is a mean over its own
+        resamples); what :mod:`textqa.metrics.significance` resamples."""
+        hyps = texts(hypotheses, "hypotheses") if isinstance(hypotheses, str) else list(hypotheses)
+        refs = references_per_segment(references, len(hyps), sentences=True)
+        rows = [self._rows(h, rs, f"[{i}]") for i, (h, rs) in enumerate(zip(hyps, refs))]
+        return {tag: (np.array([[float(r[tag][5])] for r in rows]).reshape(-1, 1),
+                      lambda x, n=len(rows): np.atleast_2d(x)[:, 0] / n) for tag in self.measures}
 
     def corpus_score(self, hypotheses, references, ids=None) -> dict[str, RougeScore]:
         """{measure: the script's ``Average_R/P/F`` with their intervals} over the segments: the mean of

@@ -39,6 +39,8 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
+import numpy as np
+
 from textqa.evaluation.wer import alignment as sclite_alignment
 from textqa.evaluation.wer import fold
 
@@ -175,6 +177,20 @@ class WER:
         """The rate of one segment."""
         c, s, d, i = self.counts(text_of(hypothesis, "hypothesis"), text_of(reference, "reference"))
         return _score(c, s, d, i, 1)
+
+    def segment_statistics(self, hypotheses, references) -> dict:
+        """{name: (stats, score)}: each segment's errors and reference words, and the rate of summed rows
+        (what :mod:`textqa.metrics.significance` resamples)."""
+        rows = [(s + d + i, c + s + d) for _, h, r in paired(hypotheses, references)
+                for c, s, d, i in [self.counts(text_of(h, "hypothesis"), text_of(r, "reference"))]]
+        stats = np.array(rows, dtype=float).reshape(-1, 2)
+
+        def rate(x):
+            x = np.atleast_2d(x)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.where(x[:, 1] > 0, x[:, 0] / np.where(x[:, 1] > 0, x[:, 1], 1),
+                                np.where(x[:, 0] > 0, np.inf, 0.0))
+        return {self.name: (stats, rate)}
 
     def corpus_score(self, hypotheses, references) -> WERScore:
         """The rate of a corpus: every segment's errors over every segment's reference words.  Both
