@@ -17,7 +17,7 @@ TEST_PARALLEL ?= -n 2 --dist loadfile --no-loadscope-reorder
 WORKERS ?= 2
 ARTIFACTS ?= artifacts
 
-.PHONY: run test test-fast test-wheel bench-status mutants bench train venv clean help wrk lmplz browser docs
+.PHONY: run test test-fast test-wheel bench-status mutants bench train venv clean help wrk rouge-perl lmplz browser docs
 
 help:
 	@echo "make run    - install, serve on http://$(HOST):$(PORT) at once, train the missing artifacts behind it"
@@ -98,7 +98,7 @@ bench-status: venv
 mutants: venv
 	$(PY) dev/mutants.py
 
-bench: train wrk
+bench: train wrk rouge-perl
 	$(PY) -m bench.service --artifacts $(ARTIFACTS)
 	$(PY) -m bench.truecaser --artifacts $(ARTIFACTS)
 	$(PY) -m bench.truecase_mt --artifacts $(ARTIFACTS)
@@ -110,6 +110,7 @@ bench: train wrk
 	$(PY) -m bench.batch_worker --artifacts $(ARTIFACTS)
 	$(PY) -m bench.lm_scale
 	$(PY) -m bench.rouge
+	$(PY) -m bench.metrics
 
 # KenLM's lmplz (LM estimation of any order) for the dev scripts only (dev/truecaser_order.py and
 # the _discriminative, _backward, _classlm and _lmplz_golden ones): it needs Boost and cmake (Debian packages,
@@ -145,6 +146,13 @@ wrk:
 	@command -v wrk >/dev/null || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get install -y -qq wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }; \
 	  else echo "make bench needs wrk: run 'sudo apt-get install wrk' (or put a wrk binary on PATH)"; exit 1; fi; }
+
+# perl's XML::DOM for bench/rouge.py's run of ROUGE-1.5.5.pl (../shared/reference), installed when missing;
+# without it the bench reports textqa's side alone and says why
+rouge-perl:
+	@perl -MXML::DOM -MDB_File -e 1 2>/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get install -y -qq libxml-dom-perl >/dev/null || { apt-get update -qq && apt-get install -y -qq libxml-dom-perl; }; \
+	  else echo "NOTE: bench.rouge compares with ROUGE-1.5.5.pl only with perl's XML::DOM: run 'sudo apt-get install libxml-dom-perl'"; fi; }
 
 clean:
 	rm -rf .build .cache .pytest_cache site

@@ -10,7 +10,7 @@ COMMANDS = {"truecaser": "python -m bench.truecaser", "truecase-mt": "python -m 
             "blanc": "python -m bench.blanc", "icd9": "python -m bench.icd9", "qa": "python -m bench.qa",
             "qa-open": "python -m bench.qa_open --dev-model DIR",
             "service": "python -m bench.service", "batch": "python -m bench.batch", "batch-worker": "python -m bench.batch_worker", "lm_scale": "python -m bench.lm_scale",
-            "rouge": "python -m bench.rouge", "wheel": "python -m bench.wheel", "first-answer": "python -m bench.first_answer"}
+            "rouge": "python -m bench.rouge", "metrics": "python -m bench.metrics", "wheel": "python -m bench.wheel", "first-answer": "python -m bench.first_answer"}
 
 
 def main(argv=None) -> int:
