@@ -122,7 +122,8 @@ def main(argv=None) -> int:
         f"sclite's costs (substitution 4, insertion and deletion 3) find {errors['sclite']:,} errors against "
         f"{errors['levenshtein']:,} at unit cost, and split them differently.",
     ]
-    write_section(args.out, "metrics", lines)
+    # the scorers ran in subprocesses: name what they measured
+    write_section(args.out, "metrics", lines, extra=("textqa.metrics", "textqa.evaluation.wer", "textqa.runtime"))
     print("\n".join(lines))
     return 0
 
