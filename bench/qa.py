@@ -74,7 +74,8 @@ def main(argv=None) -> int:
              f"| questions answered per second from the news pool ({len(questions)} TrecQA dev questions, one "
              f"process) | {len(questions) / best['pool']:.1f} |",
              f"| same, from the default collection ({'Wikipedia and the pool' if has_wiki else 'no Wikipedia index: the pool'}"
-             f"; 10 sentences analysed from each) | {len(questions) / best['default']:.1f} |",
+             f"; 10 Wikipedia sentences analysed afresh, 10 from the pool) | "
+             f"{len(questions) / best['default']:.1f} |",
              f"| peak RSS of the answering process | {rss:,.0f} MB |",
              f"| artifact size | {size:.1f} MB |",
              f"| TrecQA dev MRR@5 / accuracy@1 (from the artifact) | {e['mrr5']:.4f} / {e['acc1']:.4f} |", ""]
