@@ -128,7 +128,7 @@ def main(argv=None) -> int:
         f"**{t_typical * 1e6:.0f} us**; at least half sentence BLEU's speed: **{t_bleu / t_blanc:.2f}x**.",
         f"- Target: character-level worst case, 250 x 250 characters, under 20 ms: "
         f"**{max(char_times.values()) * 1e3:.1f} ms** (the slowest of the four rows above).",
-        f"- Parameters: `{metric.signature()}`.",
+        f"- Parameters: `{metric.signature}`.",
     ]
     if test:
         cells = ", ".join(f"{name} {v['average']:.4f}" for name, v in test.items())

@@ -312,7 +312,7 @@ MUTANTS = [
      "c = np.ones(n_seg)", ["tests/evaluation/test_mt.py"]),
     ("cpa-official-average", "textqa/evaluation/cpa.py", "denominator = len(gold_verbs) if as_official else len(per_verb)",
      "denominator = len(per_verb)", ["tests/evaluation/test_cpa.py"]),
-    ("nuggets-stem-ignored", "textqa/cli/eval/nuggets.py", '"stem": args.stem,', '"stem": False,',
+    ("nuggets-stem-ignored", "textqa/cli/eval/nuggets.py", "stem=args.stem,", "stem=False,",
      ["tests/evaluation/test_nugget.py::test_cli_pyramid_and_stemming"]),
     # hostile input
     ("oov-hashes-surrogates", "textqa/models/truecaser/oov.py", '    w = _SURROGATE.sub("\\ufffd", word.lower())',

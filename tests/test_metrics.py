@@ -12,12 +12,16 @@ import pytest
 
 import textqa.metrics
 import textqa.metrics.agreement
+import textqa.metrics.aqwv
+import textqa.metrics.cpa
 import textqa.metrics.mteval
+import textqa.metrics.nuggets
 import textqa.metrics.rank
 import textqa.metrics.rouge
 import textqa.metrics.significance
 import textqa.metrics.truecase
 import textqa.metrics.wer
+import textqa.models.blanc.metric
 from textqa.cli.eval import wer as wer_command
 from textqa.evaluation import wer as sclite
 from textqa.metrics import CER, WER, MetricInputError
@@ -28,7 +32,8 @@ FIX = Path(__file__).resolve().parent / "fixtures" / "wer"
 
 @pytest.mark.parametrize("module", [textqa.metrics, textqa.metrics.wer, textqa.metrics.mteval, textqa.metrics.rouge,
                                     textqa.metrics.rank, textqa.metrics.agreement, textqa.metrics.truecase,
-                                    textqa.metrics.significance])
+                                    textqa.metrics.significance, textqa.metrics.aqwv, textqa.metrics.cpa,
+                                    textqa.metrics.nuggets, textqa.models.blanc.metric])
 def test_the_documented_examples_hold(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
@@ -347,7 +352,7 @@ def test_truecasing_scores_as_textqa_eval_truecase_does():
     assert ours.f1 == theirs.f1 and 20 < ours.f1 < 60 and ours.tokens > 40_000      # the baseline: F1 32.6
     with pytest.raises(MetricInputError, match=r"predictions\[1\]: token 2 'Dog' is not a casing of 'cat'"):
         Truecasing().corpus_score(["a b", "the Dog"], ["a b", "the cat"])
-    with pytest.raises(MetricInputError, match=r"predictions\[0\] has 1 tokens but references\[0\] 2"):
+    with pytest.raises(MetricInputError, match=r"predictions\[0\]: 1 tokens, but references\[0\] has 2"):
         Truecasing().corpus_score(["a"], ["a b"])
 
 
@@ -405,3 +410,116 @@ def test_paired_tests_serve_wer_and_rouge():
         paired_bootstrap(WER(), systems, refs, baseline="x")
     with pytest.raises(MetricInputError, match="system 'LT22': 299 hypotheses but 300 references|system 'LT22'"):
         paired_bootstrap(WER(), {"Online-A": systems["Online-A"], "LT22": systems["LT22"][:299]}, refs)
+
+
+def _write_lines(path: Path, lines) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_eval_bleu_paired_is_the_api_test_and_sacrebleus_decision(tmp_path, capsys):
+    """``textqa eval bleu --paired bs --json`` on two real WMT22 systems gives the API's numbers, and
+    the decision and p-value of sacrebleu's --paired-bs on the same files."""
+    import json
+
+    from sacrebleu.metrics import BLEU as SacreBLEU
+    from sacrebleu.significance import PairedTest
+
+    from textqa.cli import main
+    from textqa.metrics import BLEU, paired_bootstrap
+    names = ["Online-A", "LT22"]
+    systems, refs = _wmt22_de_en(names)
+    systems, refs = {k: v[:400] for k, v in systems.items()}, refs[:400]
+    ref = _write_lines(tmp_path / "ref.txt", refs)
+    files = [_write_lines(tmp_path / f"{n}.txt", systems[n]) for n in names]
+    assert main(["eval", "bleu", str(ref), "-i", *map(str, files), "--case-sensitive", "--paired", "bs", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)["measures"]["BLEU"]
+    api = paired_bootstrap(BLEU(lowercase=False), dict(zip(map(str, files), systems.values())), [[r] for r in refs])
+    _, theirs = PairedTest([(n, systems[n]) for n in names], {"BLEU": SacreBLEU()}, [refs], test_type="bs",
+                           n_samples=1000)()
+    for f, t in zip(files, theirs["BLEU"]):
+        assert got[str(f)]["score"] == api["BLEU"][str(f)].score == pytest.approx(t.score / 100, abs=1e-12)
+        assert got[str(f)]["p_value"] == (None if t.p_value is None else pytest.approx(t.p_value, abs=1e-12))
+    assert got[str(files[1])]["p_value"] < 0.05
+    short = _write_lines(tmp_path / "short.txt", refs[:3])
+    assert main(["eval", "bleu", str(short), "-i", str(files[0])]) == 2
+    assert f"{short}: 3 lines but {files[0]} has 400" in capsys.readouterr().err
+
+
+def test_eval_wer_rouge_and_blanc_compare_systems(tmp_path, capsys, duc, blanc_artifact):
+    """``--paired`` on the other commands: WER over sclite's segments (the project's WER data against
+    a copy with every seventh word dropped, a labelled synthetic second system), ROUGE over three DUC
+    2006 peers, BLANC over two WMT22 systems; each says which system differs from the baseline."""
+    import json
+
+    from textqa.cli import main
+    dropped = _write_lines(tmp_path / "dropped.ctm", [l for i, l in enumerate(
+        (FIX / "wmt18.ctm").read_text(encoding="utf-8").splitlines(), start=1) if i % 7])
+    assert main(["eval", "wer", str(FIX / "wmt18.stm"), str(FIX / "wmt18.ctm"), str(dropped), "--paired", "ar",
+                 "--json"]) == 0
+    wer = json.loads(capsys.readouterr().out)["measures"]["WER"]
+    base = WER().corpus_score(*wmt18_segments()).rate
+    assert wer[str(FIX / "wmt18.ctm")]["score"] == pytest.approx(base)
+    assert wer[str(dropped)]["score"] > base and wer[str(dropped)]["p_value"] < 0.05
+    assert main(["eval", "wer", str(FIX / "wmt18.stm"), str(FIX / "wmt18.ctm"), str(dropped)]) == 2
+    assert "give --paired bs or --paired ar" in capsys.readouterr().err
+
+    assert main(["eval", "rouge", "-n", "1", "-x", "--peer-root", str(duc / "peers"), "--model-root",
+                 str(duc / "models"), str(duc / "rougejk.in"), "1", "2", "--paired", "bs", "--json"]) == 0
+    rouge = json.loads(capsys.readouterr().out)["measures"]["ROUGE-1"]
+    assert set(rouge) == {"1", "2"} and rouge["2"]["p_value"] < 0.05 and rouge["1"]["p_value"] is None
+
+    names = ["Online-A", "LT22"]
+    systems, refs = _wmt22_de_en(names)
+    ref = _write_lines(tmp_path / "ref.txt", refs[:200])
+    files = [str(_write_lines(tmp_path / f"{n}.txt", systems[n][:200])) for n in names]
+    assert main(["blanc", "score", "--model", str(blanc_artifact / "blanc"), "--refs", str(ref), "--hyps", *files,
+                 "--paired", "bs", "--paired-n", "300"]) == 0
+    out = capsys.readouterr().out
+    assert "paired bootstrap resampling, 300 samples" in out and "BLANC|" in out
+    assert out.count(files[0]) == 2 and out.count(files[1]) == 1      # the baseline: in the header and its row
+
+
+def test_nuggeteer_and_cpa_through_the_api_are_the_commands(capsys):
+    """A NIST answer key (TREC 2005 "other", real) with the labelled synthetic responses of the nugget
+    fixture, and the CPA task 2 fixture: the API's numbers are the command's, and bad input is named."""
+    import json
+
+    from textqa.cli import main
+    from textqa.evaluation.cpa import read_task2
+    from textqa.evaluation.nugget import read_answer_key
+    from textqa.evaluation.nuggeteer import read_judgements, read_responses
+    from textqa.metrics import CPA, Nuggeteer
+    key_file = DATA_DIR / "eval" / "nugget" / "trec" / "trec14answers_other"
+    fix = Path(__file__).resolve().parent / "fixtures"
+    assert main(["eval", "nuggets", "--key", str(key_file), "--responses", str(fix / "nuggets" / "responses.tsv"),
+                 "--judgements", str(fix / "nuggets" / "judgements.tsv"), "--questions", "87.8", "66.8",
+                 "--json"]) == 0
+    command = json.loads(capsys.readouterr().out)
+    key = {q: v for q, v in read_answer_key(key_file).items() if q in ("87.8", "66.8")}
+    judgements = {q: {text: set(nos) for text, nos in known.items()}
+                  for q, known in read_judgements(fix / "nuggets" / "judgements.tsv").items()}
+    api = Nuggeteer().score(key, read_responses(fix / "nuggets" / "responses.tsv"), judgements)
+    assert {r: s.f for r, s in api.runs.items()} == {r: s["f"] for r, s in command["runs"].items()}
+    assert api.runs["runA"].f > api.runs["runB"].f
+    for bad, message in [({"q": {"nuggets": {1: "text"}}}, r"key\['q'\]\['nuggets'\]\[1\]: give"),
+                         ({"q": {"nuggets": {"1": {"description": "x", "vital": True}}}}, "integers"),
+                         ({"q": {"nuggets": {1: {"description": "x", "vital": None}}}}, "pyramid=True")]:
+        with pytest.raises(MetricInputError, match=message):
+            Nuggeteer().score(bad, {"r": {"q": ["x"]}})
+    with pytest.raises(MetricInputError, match=r"runs\['r'\]\['q'\]: give a list"):
+        Nuggeteer().score(key, {"r": {"q": "a single string"}})
+    with pytest.raises(MetricInputError, match="threshold"):
+        Nuggeteer(threshold="high")
+
+    assert main(["eval", "cpa", "--task", "2", str(fix / "cpa" / "task2_gold.tsv"), str(fix / "cpa" / "task2_run.tsv"),
+                 "--json"]) == 0
+    command = json.loads(capsys.readouterr().out)
+    plain = lambda d: {k: dict(v) for k, v in d.items()}
+    score = CPA(task=2).score(plain(read_task2(fix / "cpa" / "task2_gold.tsv")),
+                              plain(read_task2(fix / "cpa" / "task2_run.tsv")))
+    assert score.score == command["score"] == pytest.approx((11 / 15 + 10 / 14) / 2)
+    with pytest.raises(MetricInputError, match=r"gold\['v'\]\['a'\] is 1, not a string"):
+        CPA(task=2).score({"v": {"a": 1}}, {"v": {"a": "x"}})
+    with pytest.raises(MetricInputError, match="task must be 1, 2 or 3"):
+        CPA(task=4)

@@ -44,7 +44,7 @@ def test_case_and_whitespace_are_handled_as_chrf_does():
 
 def test_the_signature_names_the_character_level_and_params_round_trip(tmp_path):
     params = BLANCParams(**CHRF_PP_POINT, char_alpha=0.7, char_max_gap=2)
-    sig = BLANC(params).signature()
+    sig = BLANC(params).signature
     assert "|c:1,1,1,1,1,1|ca:0.7|cg:2|wn:1,1|clc:no|" in sig and "|w:none|" in sig
     save_blanc(params, tmp_path / "blanc")
     assert load_blanc(tmp_path / "blanc").params == params

@@ -26,7 +26,7 @@ def test_trained_artifact_records_parameters_and_correlations(blanc_artifact):
     assert set(train) >= {"coling16:cs-en", "coling16:es-en", "average"}
     metric = load_blanc(blanc_artifact / "blanc")
     assert metric.params.alpha in GRIDS["alpha"] and metric.params.beta in GRIDS["beta"]
-    assert metric.signature().startswith("BLANC|")
+    assert metric.signature.startswith("BLANC|")
 
 
 def test_heldout_report_is_reproduced_by_the_saved_model_and_beats_sentence_bleu(blanc_artifact, blanc_heldout):
@@ -228,7 +228,7 @@ def test_character_skip_ngrams_are_trained_and_saved(tmp_path):
                      "--char-max-gap", "2", "--char-alpha", "0.5", "--max-k", "2", "--out", str(out))) == 0
     metric = load_blanc(out)
     assert metric.params.char_max_gap == 2 and metric.params.char_alpha == 0.5
-    assert "|ca:0.5|cg:2|" in metric.signature()
+    assert "|ca:0.5|cg:2|" in metric.signature
     train = json.loads((out / "manifest.json").read_text())["metrics"]["train"]
     rows = [r for r in read_mt_tsv(COLING) if r.lang_pair == "fr-en"]
     scores = [metric.sentence_score(r.hypothesis, [r.reference]).score for r in rows]

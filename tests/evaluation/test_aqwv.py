@@ -2,10 +2,12 @@
 
 All files here are synthetic fixtures written by the tests (labelled as such).
 """
+import re
+
 import pytest
 
 from textqa.evaluation.aqwv import (Counts, e2e_query_value, modified_query_weighted_value, query_value,
-                             query_weighted_value, score_folders, score_modes)
+                             query_weighted_value, read_folders, score_folders)
 from textqa.errors import InputError
 
 REF = {"q1": {"d1": "Y", "d2": "Y", "d3": "N", "d4": "N"},
@@ -73,9 +75,27 @@ def test_text_and_speech_average(tmp_path):
     none = {q: [(d, "N", "0.0") for d in docs] for q, docs in REF.items()}
     ref, text = make(tmp_path, good, "text")
     speech = write(tmp_path / "speech", none)
-    out = score_modes({"text": (ref, text), "speech": (ref, speech)})
-    assert out["text"]["modified_aqwv"] == 1.0 and out["speech"]["modified_aqwv"] == 0.0
-    assert out["average"]["modified_aqwv"] == 0.5
+    from textqa.metrics import AQWV
+    out = {mode: AQWV().score(*read_folders(ref, d)) for mode, d in (("text", text), ("speech", speech))}
+    assert out["text"].modified_aqwv == 1.0 and out["speech"].modified_aqwv == 0.0
+    assert AQWV.average(out)["modified_aqwv"] == 0.5
+
+
+def test_the_api_names_bad_judgements_as_the_files_do(tmp_path):
+    """The same checks on Python dicts as on the folders, each naming the query and document."""
+    from textqa.metrics import AQWV, MetricInputError
+    ref = {"q": {"d1": True, "d2": False}}
+    for decisions, message in [({"q": {"d1": (True, 0.5)}}, "document 'd2' of the reference is missing"),
+                               ({"q": {"d1": (True, 0.5), "d2": (False, 0.1), "d3": (False, 0.1)}}, "not in references"),
+                               ({"q": {"d1": (True, 0.5), "d2": (False, 0.9)}}, "inconsistent confidence"),
+                               ({"q": {"d1": ("Y", 0.5), "d2": (False, 0.1)}}, "returned: bool"),
+                               ({"q": {"d1": (True, 1.5), "d2": (False, 0.1)}}, "confidence in [0, 1]"),
+                               ({}, "query 'q' of references is missing"),
+                               ([], "not a dict")]:
+        with pytest.raises(MetricInputError, match=re.escape(message)):
+            AQWV().score(ref, decisions)
+    with pytest.raises(MetricInputError, match="beta"):
+        AQWV(beta=-1)
 
 
 @pytest.mark.parametrize("lines,message", [

@@ -295,7 +295,7 @@ def run(args) -> int:
             metric = entry.load(folder, **load_options)
         except ArtifactError as e:
             raise InputError(str(e)) from e
-        print(metric.signature(), file=sys.stderr)
+        print(metric.signature, file=sys.stderr)
         partitions = _blanc_partitions(args.input, args.refs, args.partition_size, args.allow_empty)
     else:
         partitions = _partitions(args.input, args.partition_size)

@@ -8,6 +8,7 @@ from textqa.errors import InputError
 from textqa.registry import BY_NAME
 from textqa.runtime.files import read_lines
 
+from .eval import add_paired_arguments, paired_result, print_paired, read_systems
 from .io import add_model_arguments, load_model, stdin_lines
 
 ENTRY = BY_NAME["blanc"]
@@ -24,7 +25,9 @@ def add_arguments(p) -> None:
     sp = actions.add_parser("score", help=SCORE_HELP, description=SCORE_DESCRIPTION)
     add_model_arguments(sp, ENTRY)
     sp.add_argument("--refs", type=Path, nargs="+", required=True, metavar="FILE", help="reference file(s)")
-    sp.add_argument("--hyps", type=Path, default=None, help="hypotheses (default: stdin)")
+    sp.add_argument("--hyps", type=Path, nargs="+", default=None, metavar="FILE",
+                    help="hypotheses (default: stdin); several, with --paired")
+    add_paired_arguments(sp, "the --hyps files")
     for option in ENTRY.options:                # the command's order: --corpus --allow-empty --details
         option.add_to(sp)
         if option.name == "corpus":
@@ -48,9 +51,13 @@ def run(args) -> int:
 
 
 def run_score(args) -> int:
+    if args.paired:
+        return run_paired(args)
+    if args.hyps and len(args.hyps) > 1:
+        raise InputError("several --hyps files: give --paired bs or --paired ar to compare them")
     metric = load_model(args, ENTRY)
-    hyp_name = str(args.hyps) if args.hyps else "<stdin>"
-    hyps = read_lines(args.hyps) if args.hyps else stdin_lines()
+    hyp_name = str(args.hyps[0]) if args.hyps else "<stdin>"
+    hyps = read_lines(args.hyps[0]) if args.hyps else stdin_lines()
     refs = [read_lines(f) for f in args.refs]
     for f, lines in zip(args.refs, refs):
         if len(lines) != len(hyps):
@@ -62,7 +69,7 @@ def run_score(args) -> int:
             if not lines[i - 1].strip():
                 raise InputError(f"{f}:{i}: empty reference")
     per_segment = [[lines[i] for lines in refs] for i in range(len(hyps))]
-    print(metric.signature(), file=sys.stderr)
+    print(metric.signature, file=sys.stderr)
     try:
         if args.corpus:
             sys.stdout.write(score_line(metric.corpus_score(hyps, per_segment), args.details))
@@ -103,3 +110,13 @@ def run_partition(metric, options: dict, label: str, first_line: int, newline_fi
             raise InputError(f"{label}:{i}: {e}") from e
         out.append(score_line(s, options["details"]))
     return "".join(out).encode("utf-8"), []
+
+
+def run_paired(args) -> int:
+    """``--paired``: each --hyps file's corpus BLANC and its paired test against the first's."""
+    if not args.hyps or len(args.hyps) < 2:
+        raise InputError("--paired compares two --hyps files or more")
+    systems, per_segment = read_systems(args.refs, args.hyps, empty_hypotheses=False)
+    result = paired_result(load_model(args, ENTRY), systems, per_segment, args.paired, args.paired_n)
+    print_paired(result)
+    return 0

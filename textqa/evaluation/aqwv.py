@@ -128,8 +128,9 @@ class ModeResult:
                 "beta": beta, "queries": self.queries}
 
 
-def score_folders(ref_dir: Path, sys_dir: Path, beta: float = DEFAULT_BETA) -> ModeResult:
-    """Score one mode: ``<QueryID>.tsv`` reference and system files (plan section 6.2-6.3)."""
+def read_folders(ref_dir: Path, sys_dir: Path) -> tuple[dict, dict]:
+    """One mode's ``<QueryID>.tsv`` reference and system files (plan section 6.2-6.3), checked, as
+    ({query: {doc: relevant}}, {query: {doc: (decision, confidence)}}); errors name the file and line."""
     ref_dir, sys_dir = Path(ref_dir), Path(sys_dir)
     for d in (ref_dir, sys_dir):
         if not d.is_dir():
@@ -137,7 +138,7 @@ def score_folders(ref_dir: Path, sys_dir: Path, beta: float = DEFAULT_BETA) -> M
     ref_files = sorted(ref_dir.glob("*.tsv"))
     if not ref_files:
         raise InputError(f"{ref_dir}: no <QueryID>.tsv reference files")
-    data = {}
+    references, decisions = {}, {}
     max_no, min_yes = None, None          # consistency across the whole submission (section 6.4)
     for rf in ref_files:
         qid = rf.stem
@@ -156,17 +157,29 @@ def score_folders(ref_dir: Path, sys_dir: Path, beta: float = DEFAULT_BETA) -> M
                 min_yes = (conf, sf, lineno)
             if not yes and (max_no is None or conf > max_no[0]):
                 max_no = (conf, sf, lineno)
-        data[qid] = (ref, sysout)
+        references[qid] = ref
+        decisions[qid] = {doc: (yes, conf) for doc, (yes, conf, _) in sysout.items()}
     if max_no and min_yes and max_no[0] > min_yes[0]:
         raise InputError(f"{max_no[1]}:{max_no[2]}: inconsistent confidence: an N decision at {max_no[0]} is "
                              f"higher than a Y decision at {min_yes[0]} ({min_yes[1]}:{min_yes[2]})")
     extra_files = sorted(p.name for p in sys_dir.glob("*.tsv") if not (ref_dir / p.name).exists())
     if extra_files:
         raise InputError(f"{sys_dir / extra_files[0]}: no reference file for this query")
+    return references, decisions
 
+
+def score_folders(ref_dir: Path, sys_dir: Path, beta: float = DEFAULT_BETA) -> ModeResult:
+    """Score one mode's folders (:func:`read_folders`, then :func:`score_decisions`)."""
+    return score_decisions(*read_folders(ref_dir, sys_dir), beta)
+
+
+def score_decisions(references: dict, decisions: dict, beta: float = DEFAULT_BETA) -> ModeResult:
+    """Score checked judgements: ``references`` {query: {doc: relevant}}, ``decisions`` {query: {doc:
+    (decision, confidence)}} over the same documents."""
     def counts_at(decide) -> dict[str, Counts]:
         out = {}
-        for qid, (ref, sysout) in data.items():
+        for qid, ref in references.items():
+            sysout = decisions[qid]
             x = [0, 0, 0, 0]
             for doc, rel in ref.items():
                 yes = decide(sysout[doc])
@@ -174,7 +187,7 @@ def score_folders(ref_dir: Path, sys_dir: Path, beta: float = DEFAULT_BETA) -> M
             out[qid] = Counts(*x)
         return out
 
-    thresholds = {s[1] for _, sysout in data.values() for s in sysout.values()}
+    thresholds = {conf for sysout in decisions.values() for _, conf in sysout.values()}
     return _mode_result(counts_at(lambda s: s[0]), lambda t: counts_at(lambda s: s[1] >= t), thresholds, beta)
 
 
@@ -218,14 +231,3 @@ def score_trec(qrels: dict[str, dict[str, int]], run: dict[str, list[tuple[float
 
     thresholds = {score for q in relevant for score, _ in run.get(q, [])}
     return _mode_result(counts_at(threshold), counts_at, thresholds, beta)
-
-
-def score_modes(modes: dict[str, tuple[Path, Path]], beta: float = DEFAULT_BETA) -> dict:
-    """Score each mode (text, speech); with both, add their equal-weight ``average``."""
-    results = {m: score_folders(r, s, beta).as_dict(beta) for m, (r, s) in modes.items()}
-    if len(results) == 1:
-        return next(iter(results.values()))
-    keys = ("aqwv", "modified_aqwv", "best_qwv")
-    results["average"] = {k: sum(results[m][k] for m in modes) / len(modes) for k in keys}
-    results["average"]["beta"] = beta
-    return results

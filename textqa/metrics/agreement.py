@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textqa.evaluation.agreement import DISTANCES, krippendorff_alpha
-
-from ._base import MetricInputError, signature
+from textqa.runtime.metric_input import MetricInputError, signature
 
 
 @dataclass(frozen=True)

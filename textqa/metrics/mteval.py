@@ -18,8 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from textqa.evaluation.mteval import _ngrams, _tokens, nist_bleu
-
-from ._base import MetricInputError, references_per_segment, signature, texts
+from textqa.runtime.metric_input import MetricInputError, references_per_segment, signature, texts
 
 
 @dataclass(frozen=True)

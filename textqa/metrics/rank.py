@@ -18,8 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textqa.evaluation.rank import score_run
-
-from ._base import MetricInputError, signature
+from textqa.runtime.metric_input import MetricInputError, signature
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ argument                  script      meaning
 ``alpha=0.5``             ``-p``      F's weight of precision
 ``confidence=95``         ``-c``      the interval of corpus_score
 ``resamples=1000``        ``-r``      the bootstrap of corpus_score
+``data_dir=None``         ``-e``      the stopword and WordNet exception lists' folder
 ========================  ==========  ==================================================
 
 >>> scores = ROUGE(n=1).sentence_score("the cat was found under the bed", ["the cat was under the bed"])
@@ -40,8 +41,7 @@ import numpy as np
 
 from textqa.evaluation.rouge import Options, Scorer, averages
 from textqa.evaluation.rouge_input import Resources
-
-from ._base import MetricInputError, references_per_segment, signature, texts
+from textqa.runtime.metric_input import MetricInputError, references_per_segment, signature, texts
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ class ROUGE:
     def __init__(self, n: int = 2, lcs: bool = True, w: str | None = None, skip: int | None = None,
                  unigrams: bool = False, stem: bool = False, remove_stopwords: bool = False,
                  length_words: int = 0, length_bytes: int = 0, formula: str = "A", alpha: float = 0.5,
-                 confidence: int = 95, resamples: int = 1000):
+                 confidence: int = 95, resamples: int = 1000, data_dir=None):
         def whole(x, what, low=0):
             if not isinstance(x, int) or isinstance(x, bool) or x < low:
                 raise MetricInputError(f"{what} must be an integer >= {low}, not {x!r}")
@@ -98,6 +98,7 @@ class ROUGE:
                                stem=bool(stem), remove_stopwords=bool(remove_stopwords), words=length_words,
                                nbytes=length_bytes, formula=formula, alpha=float(alpha),
                                confidence=str(confidence), resamples=resamples)
+        self.data_dir = data_dir
         self._scorer = None
 
     @property
@@ -119,7 +120,7 @@ class ROUGE:
         else:
             sentences = texts(value, what)
         if self._scorer is None:
-            self._scorer = Scorer(self.options, Resources.load())
+            self._scorer = Scorer(self.options, Resources.load(self.data_dir))
         return self._scorer.from_sentences(sentences)
 
     def _rows(self, hypothesis, references, where: str):

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._base import MetricInputError
+from textqa.runtime.metric_input import MetricInputError
 
 SEED = 12345            # sacrebleu's default (SACREBLEU_SEED)
 

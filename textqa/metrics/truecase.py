@@ -10,23 +10,24 @@ tokens, recased.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from textqa.evaluation.truecase import score_truecase
-
-from ._base import MetricInputError, signature, texts
+from textqa.runtime.metric_input import MetricInputError, signature, texts
 
 
 @dataclass(frozen=True)
 class TruecaseScore:
     """Percentages (rounded to 2 decimals for display; ``f1`` exact), the token count and the
-    confusion table of case classes (LC, UC, CA, MC: {reference class: {predicted class: n}})."""
+    confusion table of case classes (LC, UC, CA, MC: {reference class: {predicted class: n}});
+    ``details``: the counts behind them, with the first ``errors`` wrong tokens (``details.errors``)."""
     accuracy: float
     precision: float
     recall: float
     f1: float
     tokens: int
     confusion: dict
+    details: object = field(default=None, repr=False, compare=False)
 
 
 class Truecasing:
@@ -38,17 +39,19 @@ class Truecasing:
     def signature(self) -> str:
         return signature("truecase-prf", tok="whitespace")
 
-    def corpus_score(self, predictions, references) -> TruecaseScore:
+    def corpus_score(self, predictions, references, errors: int = 0) -> TruecaseScore:
+        """Scores recased ``predictions`` against ``references``, one line each; ``errors``: keep so
+        many wrong tokens (line, position, reference and predicted token) in ``details.errors``."""
         pred, gold = texts(predictions, "predictions"), texts(references, "references")
         if len(pred) != len(gold):
             raise MetricInputError(f"{len(pred)} predictions but {len(gold)} references: give one line of each")
         for i, (p, g) in enumerate(zip(pred, gold)):
             pt, gt = p.split(), g.split()
             if len(pt) != len(gt):
-                raise MetricInputError(f"predictions[{i}] has {len(pt)} tokens but references[{i}] {len(gt)}")
+                raise MetricInputError(f"predictions[{i}]: {len(pt)} tokens, but references[{i}] has {len(gt)}")
             for k, (a, b) in enumerate(zip(pt, gt)):
                 if a.lower() != b.lower():
                     raise MetricInputError(f"predictions[{i}]: token {k + 1} {a!r} is not a casing of {b!r}")
-        s = score_truecase(gold, pred, keep_errors=0)
+        s = score_truecase(gold, pred, keep_errors=errors)
         return TruecaseScore(round(s.accuracy, 2), round(s.precision, 2), round(s.recall, 2), s.f1, s.tokens,
-                             s.confusion)
+                             s.confusion, s)

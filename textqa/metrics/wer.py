@@ -43,8 +43,7 @@ import numpy as np
 
 from textqa.evaluation.wer import alignment as sclite_alignment
 from textqa.evaluation.wer import fold
-
-from ._base import MetricInputError, paired, signature, text_of
+from textqa.runtime.metric_input import MetricInputError, paired, signature, text_of
 
 COSTS = ("sclite", "levenshtein")
 UNITS = ("word", "char", "mixed")

@@ -37,6 +37,6 @@ def score(req):
                     item["explanation"] = metric.explain(h, r, scored=s)
     except ValueError as e:         # a pair too long for ACS after tokenisation
         raise invalid("pairs", str(e)) from e
-    out["signature"] = metric.signature()
+    out["signature"] = metric.signature
     out["model"] = {"name": manifest.get("name", "blanc"), "created_at": manifest.get("created_at")}
     return out

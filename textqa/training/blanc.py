@@ -223,7 +223,7 @@ def _run(args: argparse.Namespace) -> int:
     except InputError as e:
         raise SystemExit(f"error: {e}") from e
     say(f"wrote {out} (params.json, plots: hill_climbing.png, human_vs_blanc.png)")
-    print(f"parameters: {BLANC(params).signature()}")
+    print(f"parameters: {BLANC(params).signature}")
     print(f"train {args.level} {args.objective} (average over {len(train.groups)} groups): "
           f"{metrics['train']['average']:.4f}")
     for name, corr in metrics.get("test", {}).items():

@@ -11,6 +11,7 @@ import argparse
 import importlib
 import json
 import math
+import re
 import textwrap
 
 COMMANDS = {
@@ -21,6 +22,7 @@ COMMANDS = {
     "cpa": "textqa.cli.eval.cpa",
     "nuggets": "textqa.cli.eval.nuggets",
     "rouge": "textqa.cli.eval.rouge",
+    "bleu": "textqa.cli.eval.bleu",
     "wer": "textqa.cli.eval.wer",
     "material": "textqa.cli.eval.material",
     "correlate": "textqa.cli.eval.correlate",
@@ -79,3 +81,83 @@ def print_pairs(result: dict, width: int = 22, digits: int = 6) -> None:
     """``key value`` lines, floats with ``digits`` decimals."""
     for k, v in result.items():
         print(f"{k:<{width}}{v:.{digits}f}" if isinstance(v, float) else f"{k:<{width}}{v}")
+
+
+def at_lines(error: Exception, files: dict):
+    """A :class:`~textqa.metrics.MetricInputError` from scoring the lines of files, as the command line
+    says it: each ``name[i]`` of the message (``predictions[3]``) becomes ``FILE:LINE`` (``pred.txt:4``)
+    for the ``files`` {argument name: file}, so that the error names the file and line."""
+    from textqa.errors import InputError
+    names = "|".join(re.escape(n) for n in files)
+    message = re.sub(rf"\b({names})\[(\d+)\]", lambda m: f"{files[m.group(1)]}:{int(m.group(2)) + 1}", str(error))
+    return InputError(message)
+
+
+def add_paired_arguments(p, systems: str) -> None:
+    """``--paired bs|ar`` and ``--paired-n``: compare ``systems`` (the first is the baseline) on the same
+    segments by paired bootstrap resampling or approximate randomization, as sacrebleu's ``--paired-bs``
+    and ``--paired-ar``."""
+    p.add_argument("--paired", choices=["bs", "ar"],
+                   help=f"compare {systems} on the same segments, the first as the baseline: paired bootstrap "
+                        "resampling (bs) or approximate randomization (ar), as sacrebleu's --paired-bs/--paired-ar")
+    p.add_argument("--paired-n", type=int, metavar="N",
+                   help="bootstrap resamples (bs, default 1000) or randomization trials (ar, default 10000)")
+
+
+def paired_result(metric, systems: dict, references, how: str, n: int | None) -> dict:
+    """The paired test of ``systems`` ({name: hypotheses}, the first the baseline) as the commands print
+    it with ``--json``: the test, its size and seed, the metric's signature, and per measure and system
+    the corpus score, the p-value of its difference from the baseline, and the bootstrap mean and
+    half-width of its 95% interval."""
+    from textqa.metrics import approximate_randomization, paired_bootstrap
+    from textqa.metrics.significance import SEED
+    from textqa.errors import InputError
+    if len(systems) < 2:
+        raise InputError("--paired compares two systems or more: give more than one")
+    if n is not None and n < 1:
+        raise InputError(f"--paired-n {n}: give a positive number")
+    n = n or (1000 if how == "bs" else 10000)
+    test = paired_bootstrap if how == "bs" else approximate_randomization
+    results = test(metric, systems, references, **{"resamples" if how == "bs" else "trials": n})
+    return {"test": "paired bootstrap resampling" if how == "bs" else "approximate randomization",
+            "samples": n, "seed": SEED, "baseline": next(iter(systems)), "signature": metric.signature,
+            "measures": {m: {name: {"score": r.score, "p_value": r.p_value, "mean": r.mean, "ci95": r.ci}
+                             for name, r in per.items()} for m, per in results.items()}}
+
+
+def print_paired(result: dict, digits: int = 4) -> None:
+    """``--paired``'s table: each system's score, bootstrap mean +- 95% interval, and p-value (starred
+    below 0.05), as sacrebleu prints its paired tests."""
+    print(f"{result['test']}, {result['samples']} samples, seed {result['seed']}; "
+          f"baseline {result['baseline']}; * p < 0.05")
+    print(result["signature"])
+    width = max(len(name) for per in result["measures"].values() for name in per) + 2
+    for measure, per in result["measures"].items():
+        print(f"\n{'system':<{width}}{measure:>12}{'mean +- 95% CI':>24}{'p-value':>12}")
+        for name, r in per.items():
+            spread = "" if r["mean"] is None else f"{r['mean']:.{digits}f} +- {r['ci95']:.{digits}f}"
+            p = "" if r["p_value"] is None else f"{r['p_value']:.4f}{'*' if r['p_value'] < 0.05 else ' '}"
+            print(f"{name:<{width}}{r['score']:>12.{digits}f}{spread:>24}{p:>12}")
+
+
+def read_systems(references, hypotheses, empty_hypotheses: bool = True) -> tuple[dict, list[list[str]]]:
+    """Files of one segment a line: ({hypothesis file: its lines}, each segment's references, its
+    lines across the reference files); a file of another length, a file given twice and (unless
+    ``empty_hypotheses``) an empty hypothesis are errors naming the file and line."""
+    from textqa.errors import InputError
+    from textqa.runtime.files import read_lines
+    refs = [read_lines(f) for f in references]
+    systems = {}
+    for path in hypotheses:
+        lines = read_lines(path)
+        for f, r in zip(references, refs):
+            if len(r) != len(lines):
+                raise InputError(f"{f}: {len(r)} lines but {path} has {len(lines)}")
+        if not empty_hypotheses:
+            for i, h in enumerate(lines, start=1):
+                if not h.strip():
+                    raise InputError(f"{path}:{i}: empty hypothesis")
+        if str(path) in systems:
+            raise InputError(f"{path}: given twice")
+        systems[str(path)] = lines
+    return systems, [list(r) for r in zip(*refs)]

@@ -5,8 +5,9 @@ from pathlib import Path
 
 from textqa.cli.eval import print_json
 from textqa.errors import InputError
-from textqa.evaluation.aqwv import score_modes, score_trec
+from textqa.evaluation.aqwv import read_folders
 from textqa.evaluation.rank import read_qrels, read_run
+from textqa.metrics import AQWV
 
 HELP = "MATERIAL AQWV and Modified AQWV from <QueryID>.tsv folders or TREC files"
 DESCRIPTION = ("AQWV (eq. 2) and Modified AQWV (eq. 3, the primary metric) of the IARPA MATERIAL OP1 plan, "
@@ -66,19 +67,19 @@ def format_report(tables: dict) -> str:
 
 def run(args) -> int:
     modes = _modes(args)
-    try:
-        if modes:
-            result = score_modes(modes, beta=args.beta)
-        else:
-            result = score_trec(read_qrels(args.qrels), read_run(args.run), args.threshold, args.collection_size,
-                                args.beta).as_dict(args.beta)
-            modes = {"trec": None}
-    except InputError:
-        raise
-    except ValueError as e:
-        raise InputError(str(e)) from e
+    metric = AQWV(args.beta)
+    if modes:
+        scores = {mode: metric.score(*read_folders(ref, sys_dir)) for mode, (ref, sys_dir) in modes.items()}
+        tables = {mode: {**s.as_dict(), "beta": metric.beta} for mode, s in scores.items()}
+        if len(scores) > 1:
+            tables["average"] = {**AQWV.average(scores), "beta": metric.beta}
+    else:
+        score = metric.score_ranked(read_qrels(args.qrels), read_run(args.run), args.threshold,
+                                    args.collection_size)
+        tables = {"trec": {**score.as_dict(), "beta": metric.beta}}
+    result = next(iter(tables.values())) if len(tables) == 1 else tables
     if args.json:
         print_json(result)
     else:
-        print(format_report({next(iter(modes)): result} if len(modes) == 1 else result))
+        print(format_report(tables))
     return 0

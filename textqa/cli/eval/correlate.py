@@ -156,9 +156,9 @@ def run(args) -> int:
         print_json(result)
         return 0
     if metric is not None:
-        print(f"BLANC: {metric.signature()}")
+        print(f"BLANC: {metric.signature}")
     for lp, m in sorted(pair_models.items()):
-        print(f"BLANC for {lp}: {m.signature()}")
+        print(f"BLANC for {lp}: {m.signature}")
     titles = {"segment": "segment-level Pearson", "system": "system-level Pearson",
               "system_kendall": "system-level Kendall tau-b"}
     for key, title in titles.items():

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from textqa.cli.eval import print_json
 from textqa.evaluation import cpa
+from textqa.metrics import CPA
 
 HELP = "SemEval-2015 task 15 (CPA) scores for tasks 1, 2 and 3"
 DESCRIPTION = ("SemEval-2015 task 15 scores as defined on the task page (default) or as the official scorer "
@@ -27,14 +28,9 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     readers = {1: cpa.read_task1, 2: cpa.read_task2, 3: cpa.read_task3}
     gold, sys_out = readers[args.task](args.gold), readers[args.task](args.run)
-    if args.task == 1:
-        result = cpa.score_task1(gold, sys_out, args.as_official)
-    elif args.task == 2:
-        result = cpa.score_task2(gold, sys_out, args.as_official)
-    else:
-        parents = cpa.read_hierarchy(args.hierarchy) if args.hierarchy else {}
-        result = cpa.score_task3(gold, sys_out, parents, args.as_official)
-    result = {"task": args.task, "as_official": args.as_official, **result}
+    parents = cpa.read_hierarchy(args.hierarchy) if args.hierarchy and args.task == 3 else None
+    score = CPA(args.task, official=args.as_official).score(_plain(gold), _plain(sys_out), parents)
+    result = {"task": args.task, "as_official": args.as_official, "score": score.score, "verbs": score.verbs}
     if args.json:
         print_json(result)
         return 0
@@ -44,3 +40,8 @@ def run(args) -> int:
         cells = "  ".join(f"{short} {v[k]:.4f}" for k, short in names.items() if isinstance(v.get(k), float))
         print(f"  {verb:<20}{cells}")
     return 0
+
+
+def _plain(value):
+    """The readers' nested defaultdicts as plain dicts (the scorer's input shape)."""
+    return {k: _plain(v) for k, v in value.items()} if isinstance(value, dict) else value

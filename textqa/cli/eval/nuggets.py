@@ -7,7 +7,8 @@ from textqa.cli.eval import print_json
 from textqa.errors import InputError
 from textqa.runtime.json_input import parse_json
 from textqa.evaluation.nugget import read_answer_key
-from textqa.evaluation.nuggeteer import default_idf, read_judgements, read_responses, read_trec_other_judged, score_runs
+from textqa.evaluation.nuggeteer import read_judgements, read_responses, read_trec_other_judged
+from textqa.metrics import Nuggeteer
 
 HELP = "nugget F of TREC definition/other/relationship answers (Nuggeteer)"
 DESCRIPTION = ("Official nugget F (Marton & Radul 2006, figure 3) of each run, with Nuggeteer's automatic "
@@ -92,25 +93,11 @@ def run(args) -> int:
         if missing:
             raise InputError(f"{args.key}: no question {missing[0]}")
         key = {q: key[q] for q in args.questions}
-    threshold = _threshold(args.threshold)
-    options = {"stem": args.stem, "remove_stopwords": args.remove_stopwords}
-    idf = default_idf(key, runs)
-    selection = None
-    if threshold == "bayes":
-        from textqa.evaluation.nugget_thresholds import (  # deferred: loads scipy
-            fill_thresholds,
-            judged_pairs,
-            select_thresholds,
-        )
-        try:
-            selection = select_thresholds(judged_pairs(key, judgements, idf, **options))
-        except ValueError as e:
-            raise InputError(str(e)) from e
-        threshold = fill_thresholds(selection, key)
-    result = score_runs(key, runs, judgements, threshold=threshold, beta=args.beta, pyramid=args.pyramid,
-                        idf=idf, **options)
-    if selection is not None:
-        result["threshold_selection"] = selection
+    metric = Nuggeteer(_threshold(args.threshold), beta=args.beta, pyramid=args.pyramid, stem=args.stem,
+                       remove_stopwords=args.remove_stopwords)
+    scores = metric.score(key, runs, judgements)
+    selection = scores.threshold_selection
+    result = scores.as_dict()
     if args.compare_with:
         _compare(args, result)
     if args.json:

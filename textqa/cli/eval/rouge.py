@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from textqa.cli.eval import print_json
+from textqa.cli.eval import add_paired_arguments, paired_result, print_json, print_paired
 from textqa.errors import InputError
 from textqa.evaluation.rouge_input import Resources, all_peers, jackknife, read_config, read_file_list
 
@@ -38,7 +38,7 @@ DESCRIPTION = (
 
 def add_arguments(p) -> None:
     p.add_argument("config", type=Path, help="ROUGE XML configuration (or a file list with -z)")
-    p.add_argument("system_id", nargs="?", help="the peer to evaluate (or -a for all)")
+    p.add_argument("system_id", nargs="*", help="the peer to evaluate (or -a for all; several with --paired)")
     p.add_argument("-a", action="store_true", help="evaluate every peer in the configuration")
     p.add_argument("-c", default="95", metavar="CF", help="confidence interval in percent (default 95)")
     p.add_argument("-d", action="store_true", help="print the per-evaluation scores")
@@ -67,6 +67,7 @@ def add_arguments(p) -> None:
                         "other M-1, a human peer scored only where its own model is left out (as NIST's DUC files)")
     p.add_argument("--peer-root", help="use this directory instead of every <PEER-ROOT>")
     p.add_argument("--model-root", help="use this directory instead of every <MODEL-ROOT>")
+    add_paired_arguments(p, "the peers (-a, or the system ids given)")
     # ROUGE-1.5.5 takes "-2 -1" (no gap limit): let values that look like negative numbers through.
     p._has_negative_number_optionals.clear()
 
@@ -108,20 +109,27 @@ def options_from(args):
 def run(args) -> int:
     from textqa.evaluation.rouge import as_json, evaluate, format_result  # deferred: loads scipy, numba, numpy
     options = options_from(args)
-    resources = Resources.load(args.e)
+    if len(args.system_id) > 1 and not args.paired:
+        raise InputError("several system ids: give one (or -a), or compare them with --paired bs|ar")
+    system_id = args.system_id[0] if args.system_id else None
     if args.z:
-        evals = read_file_list(args.config, args.z, args.system_id or "X")
-        peers = [args.system_id or "X"]
+        if len(args.system_id) > 1:
+            raise InputError("-z: a file list holds one peer; give at most one system id")
+        evals = read_file_list(args.config, args.z, system_id or "X")
+        peers = [system_id or "X"]
     else:
         evals = read_config(args.config, args.peer_root, args.model_root)
         if args.a:
             peers = all_peers(evals)
         elif args.system_id:
-            peers = [args.system_id]
+            peers = list(dict.fromkeys(args.system_id))
         else:
             raise InputError("Please specify a system ID to evaluate or use option '-a' to evaluate all systems.")
     if args.jackknife:
         evals = jackknife(evals)
+    if args.paired:
+        return run_paired(args, options, evals, peers)
+    resources = Resources.load(args.e)
     from tqdm import tqdm  # deferred: loads tqdm
     total = len(peers) * len(options.measures()) * len(evals)
     bar = tqdm(total=total, desc="rouge", unit="eval", disable=None, leave=False, file=sys.stderr)
@@ -133,4 +141,35 @@ def run(args) -> int:
         for r in results:
             print("\n".join(format_result(r, options)), flush=True)
     bar.close()
+    return 0
+
+
+def run_paired(args, options, evals, peers) -> int:
+    """``--paired``: each peer's mean F per measure over the evaluations every compared peer has, and
+    its paired test against the first peer's (:mod:`textqa.metrics.significance`)."""
+    from textqa.evaluation.rouge_input import read_sentences
+    from textqa.metrics import ROUGE
+    if args.t or args.U or args.d:
+        raise InputError("--paired compares per-evaluation F: not with -t, -U or -d")
+    if len(peers) < 2:
+        raise InputError("--paired compares two peers or more: give -a or several system ids")
+    shared = [e for e in evals if all(p in e.peers for p in peers)]
+    if not shared:
+        raise InputError(f"--paired: no evaluation has every one of the peers {', '.join(peers)}")
+    skipped = len(evals) - len(shared)
+    if skipped:
+        print(f"--paired: {skipped} of {len(evals)} evaluations lack one of the peers and are left out",
+              file=sys.stderr)
+    metric = ROUGE(n=options.max_n or 0, lcs=options.compute_l, w=options.weight,
+                   skip=None if options.skip is None else int(options.skip), unigrams=options.unigrams,
+                   stem=options.stem, remove_stopwords=options.remove_stopwords, length_words=options.words,
+                   length_bytes=options.nbytes, formula=options.formula, alpha=options.alpha,
+                   confidence=float(options.confidence), resamples=options.resamples, data_dir=args.e)
+    references = [[read_sentences(m, e.fmt) for m in e.model_paths()] for e in shared]
+    systems = {p: [read_sentences(e.peer_path(p), e.fmt) for e in shared] for p in peers}
+    result = paired_result(metric, systems, references, args.paired, args.paired_n)
+    if args.json:
+        print_json(result)
+    else:
+        print_paired(result, digits=5)
     return 0

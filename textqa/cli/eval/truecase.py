@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textqa.cli.eval import print_json
-from textqa.evaluation.truecase import format_report, score_truecase
+from textqa.cli.eval import at_lines, print_json
+from textqa.evaluation.truecase import format_report
+from textqa.metrics import MetricInputError, Truecasing
 from textqa.runtime.files import read_lines
 
 HELP = "word accuracy and P/R/F1 over non-lowercase tokens"
@@ -20,7 +21,13 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    scores = score_truecase(read_lines(args.gold), read_lines(args.pred), str(args.gold), str(args.pred))
+    gold, pred = read_lines(args.gold), read_lines(args.pred)
+    if len(gold) != len(pred):
+        raise MetricInputError(f"{args.pred}: has {len(pred)} lines but {args.gold} has {len(gold)}")
+    try:
+        scores = Truecasing().corpus_score(pred, gold, errors=max(args.errors, 0)).details
+    except MetricInputError as e:
+        raise at_lines(e, {"predictions": args.pred, "references": args.gold}) from None
     if args.json:
         print_json(scores.as_dict(max_errors=args.errors))
     else:

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textqa.cli.eval import print_json
+from textqa.cli.eval import add_paired_arguments, paired_result, print_json, print_paired
+from textqa.errors import InputError
 from textqa.evaluation.wer import read_ctm, read_reference, scored_segments
 from textqa.metrics import WER, WERScore
 
@@ -25,10 +26,11 @@ DESCRIPTION = (
 
 def add_arguments(p) -> None:
     p.add_argument("reference", type=Path, help="reference: STM, or 'transcript (<F>)' lines")
-    p.add_argument("hypothesis", type=Path, help="ASR output: CTM")
+    p.add_argument("hypothesis", type=Path, nargs="+", help="ASR output: CTM (several, with --paired)")
     p.add_argument("--alignment", action="store_true",
                    help="also each segment's alignment, as sclite's pralign shows it (REF:, HYP:, Eval: lines; "
                         "with --json, 'alignments': [{file, line, rows: [{op, ref, hyp}]}])")
+    add_paired_arguments(p, "the hypotheses")
 
 
 def format_table(result: dict) -> str:
@@ -67,7 +69,11 @@ def _row(s: WERScore) -> dict:
 
 
 def run(args) -> int:
-    result = score(read_reference(args.reference), read_ctm(args.hypothesis), args.alignment)
+    if args.paired:
+        return run_paired(args)
+    if len(args.hypothesis) > 1:
+        raise InputError("several hypotheses: give --paired bs or --paired ar to compare them")
+    result = score(read_reference(args.reference), read_ctm(args.hypothesis[0]), args.alignment)
     shown = result.pop("alignments", [])
     if args.json:
         if args.alignment:
@@ -78,4 +84,26 @@ def run(args) -> int:
     for a in shown:
         print(f"{args.reference}:{a['line']} ({a['file']})\n{a['alignment'].as_text()}\n")
     print(format_table(result))
+    return 0
+
+
+def run_paired(args) -> int:
+    """``--paired``: each hypothesis file's WER over the segments sclite scores, and its paired test
+    against the first's (:mod:`textqa.metrics.significance`)."""
+    segments = read_reference(args.reference)
+    systems, references = {}, None
+    for path in args.hypothesis:
+        kept = list(scored_segments(segments, read_ctm(path)))
+        refs = [" ".join(seg.words) for seg in kept]
+        if references is not None and refs != references:
+            raise InputError(f"{path}: sclite scores other segments for it than for {args.hypothesis[0]}")
+        references = refs
+        systems[str(path)] = [" ".join(seg.hyp) for seg in kept]
+    if len(systems) < len(args.hypothesis):
+        raise InputError("--paired: a hypothesis file is given twice")
+    result = paired_result(WER(), systems, references, args.paired, args.paired_n)
+    if args.json:
+        print_json(result)
+    else:
+        print_paired(result)
     return 0

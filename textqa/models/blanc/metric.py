@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
+from textqa.runtime.metric_input import MetricInputError, references_per_segment, text_of, texts
 from textqa.version import __version__
 
 from .acs import GAP_SIDES, common_skip_ngram_mass, exact_match_matrix, own_skip_ngram_mass
@@ -81,7 +82,7 @@ class BLANCParams:
         if self.tokenize not in TOKENIZERS:
             problems.append(f"tokenize must be one of {TOKENIZERS}")
         if problems:
-            raise ValueError("; ".join(problems))
+            raise MetricInputError("; ".join(problems))
 
     @property
     def max_k(self) -> int:
@@ -109,13 +110,15 @@ class BLANCParams:
         known = {f.name for f in fields(cls)}
         unknown = set(d) - known
         if unknown:
-            raise ValueError(f"unknown BLANC parameter(s): {', '.join(sorted(unknown))}")
+            raise MetricInputError(f"unknown BLANC parameter(s): {', '.join(sorted(unknown))}")
         return cls(**d)
 
 
 @dataclass
 class BLANCScore:
-    score: float            # F, in [0, 1] for one-to-one matching
+    """``score``: F of ``precision`` and ``recall`` (in [0, 1] with one-to-one matching); ``stats``:
+    the statistics behind them (a sentence's per reference and the best one; a corpus's total)."""
+    score: float
     precision: float
     recall: float
     stats: dict = field(default_factory=dict, repr=False)
@@ -166,7 +169,20 @@ def stats_f(stats: np.ndarray, size_weights, beta_f: float, n_acs: int | None = 
 
 
 class BLANC:
-    """``BLANC(params).sentence_score(hyp, refs)`` / ``corpus_score(hyps, refs_lists)``."""
+    """BLANC with the parameters ``params`` (:class:`BLANCParams`; default: untrained starting values).
+    ``textqa.load("blanc")`` gives the one trained to correlate with human judgments; the service's
+    ``/v1/blanc/score`` and ``textqa blanc score`` score through it.
+
+    References are per segment (``references[i]``: the references of segment ``i``, any number), as
+    every scorer of :mod:`textqa.metrics`; sacrebleu's layout (one list per reference stream) is refused
+    where it can be told apart.
+
+    >>> metric = BLANC()
+    >>> round(metric.corpus_score(["the cat sat on the mat"], [["the cat sat on a mat"]]).score, 4)
+    0.5833
+    >>> metric.signature.startswith("BLANC|alpha:0|beta:0.5|")
+    True
+    """
 
     def __init__(self, params: BLANCParams | None = None, version: str | None = None):
         self.params = params or BLANCParams()
@@ -299,6 +315,14 @@ class BLANC:
         return (1 + b2) * p * r / den if den > 0 else 0.0
 
     def sentence_score(self, hypothesis: str, references) -> BLANCScore:
+        """BLANC of one hypothesis against its references (a list, or one string): the best P and the
+        best R over the references, combined (section 2.2).
+
+        >>> round(BLANC().sentence_score("the cat sat on the mat", ["the cat sat on a mat"]).score, 4)
+        0.5833
+        """
+        text_of(hypothesis, "hypothesis")
+        references = references_per_segment([references], 1)[0]
         stats = self.reference_stats(hypothesis, references)
         prs = [self._pr(s) for s in stats]
         best_p, best_r = max(p for p, _ in prs), max(r for _, r in prs)
@@ -340,13 +364,30 @@ class BLANC:
     def corpus_score(self, hypotheses: list[str], references: list) -> BLANCScore:
         """System-level score.  ``references[i]`` is the list of references of segment i
         (unlike sacrebleu's streams, so that segments may have different numbers of references)."""
-        if len(hypotheses) != len(references):
-            raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} reference lists")
-        total = np.zeros((3, self.params.columns))
-        for hyp, refs in zip(hypotheses, references):
-            s = self.sentence_score(hyp, refs).stats
-            total += s["per_reference"][s["best_reference"]]
-        return self.score_of_total(total)
+        return self.score_of_total(self._segment_blocks(hypotheses, references).sum(0))
+
+    def _segment_blocks(self, hypotheses, references) -> np.ndarray:
+        """[N, 3, columns]: each segment's statistics against the reference of its best sentence F."""
+        hyps = texts(hypotheses, "hypotheses")
+        refs = references_per_segment(references, len(hyps))
+        out = np.zeros((len(hyps), 3, self.params.columns))
+        for i, (hyp, rs) in enumerate(zip(hyps, refs)):
+            try:
+                s = self.sentence_score(hyp, rs).stats
+            except MetricInputError as e:
+                raise MetricInputError(f"segment {i}: {e}") from None
+            out[i] = s["per_reference"][s["best_reference"]]
+        return out
+
+    def segment_statistics(self, hypotheses, references) -> dict:
+        """{"BLANC": (stats, score)}: each segment's common and own masses (flattened [3, columns]
+        blocks, with its best reference), and the F of summed rows (``score(stats.sum(0))`` is
+        :meth:`corpus_score`'s); what :mod:`textqa.metrics.significance` resamples."""
+        blocks = self._segment_blocks(hypotheses, references)
+        shape = blocks.shape[1:]
+        p = self.params
+        return {"BLANC": (blocks.reshape(len(blocks), -1),
+                          lambda x: stats_f(np.atleast_2d(x).reshape(-1, *shape), p.weights, p.beta_f, p.max_k))}
 
     def score_of_total(self, total: np.ndarray) -> BLANCScore:
         """The score of summed [3, K] statistics (``corpus_score``'s last step; ``textqa batch blanc
@@ -372,7 +413,9 @@ class BLANC:
         return out
 
     # ------------------------------------------------------------ signature
+    @property
     def signature(self) -> str:
+        """Every parameter and the version, as sacrebleu's signatures: a reported score can be reproduced."""
         p = self.params
         w = lambda ws: ",".join(f"{x:.4g}" for x in ws) or "none"
         return (f"BLANC|alpha:{p.alpha:.4g}|beta:{p.beta:.4g}|w:{w(p.size_weights)}|beta_f:{p.beta_f:.4g}"

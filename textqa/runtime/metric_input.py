@@ -1,11 +1,16 @@
-"""What every scorer of :mod:`textqa.metrics` shares: its signature and the checks of its inputs."""
+"""What every scorer of :mod:`textqa.metrics` shares: its signature and the checks of its inputs.
+
+They live below the models so that a scorer defined with its model (BLANC) checks its input as the
+others do; :mod:`textqa.metrics` is where users import them from."""
 from __future__ import annotations
 
+from textqa.errors import InputError
 from textqa.version import __version__
 
 
-class MetricInputError(ValueError):
-    """Input a scorer cannot score: the message says which argument, which item and what is wrong."""
+class MetricInputError(InputError):
+    """Input a scorer cannot score: the message says which argument, which item and what is wrong.
+    A ``ValueError``; the command line prints it as it prints any bad input, without a traceback."""
 
 
 MetricInputError.__module__ = "textqa.metrics"      # where users import it from, as tracebacks name it
