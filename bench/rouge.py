@@ -4,9 +4,11 @@ On NIST's DUC 2006 package (bundled; 45 summarizers x 200 jackknife evaluations,
 ``-n 4 -w 1.2 -m -2 4 -u -c 95 -r 1000 -f A -p 0.5 -t 0 -d``):
 
 * agreement of ``textqa eval rouge`` with NIST's official output (lines identical / lines);
-* its time, and ROUGE-1.5.5.pl's on the same subset when perl with XML::DOM and DB_File is there
-  (the Perl script is slow: it runs on the first ``--perl-evals`` evaluations of one summarizer,
-  and textqa on the same subset, for the ratio);
+* its time (in process, and as a command with its peak memory), and ROUGE-1.5.5.pl's on the same
+  subset when perl with XML::DOM and DB_File is there (the Perl script is slow: it runs on the first
+  ``--perl-evals`` evaluations of one summarizer, and ``textqa eval rouge`` on the same subset, both
+  as commands, each in a process of its own: time, peak resident memory, and whether their output
+  lines are identical);
 * how far Google's ``rouge-score`` (0.1.2, Porter stemming on) is from ROUGE-1.5.5: system-level
   recall of ROUGE-1, -2 and -L (per evaluation the mean over its three models, then the mean over
   the first ``--rouge-score-evals`` evaluations) against the official per-evaluation recall
@@ -55,9 +57,30 @@ def perl_available() -> bool:
     return subprocess.run(["perl", "-MXML::DOM", "-MDB_File", "-e", "1"], capture_output=True).returncode == 0
 
 
-def run_perl(duc: Path, n_evals: int, peer: str, work: Path) -> float:
-    """ROUGE-1.5.5.pl on the first ``n_evals`` evaluations for one peer; its data directory gets the
-    exception database built from WordNet's lists (adj, adv, noun, verb) as NIST's was."""
+MEASURE = r"""
+import resource, subprocess, sys, time
+t = time.perf_counter()
+out = subprocess.run(sys.argv[1:], check=True, capture_output=True, text=True, encoding="latin-1").stdout
+seconds = time.perf_counter() - t
+sys.stdout.write(f"{seconds} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}\n" + out)
+"""
+
+
+def measured(cmd: list[str]) -> tuple[float, float, list[str]]:
+    """(seconds, peak RSS in MB, output lines) of a command run in a process of its own."""
+    out = subprocess.run([sys.executable, "-c", MEASURE, *cmd], check=True, capture_output=True, text=True,
+                         encoding="latin-1").stdout.splitlines()
+    seconds, rss = map(float, out[0].split())
+    return seconds, rss, out[1:]
+
+
+def textqa_command(config: Path, *peers: str) -> list[str]:
+    return [sys.executable, "-m", "textqa.cli", "eval", "rouge", *NIST, str(config), *peers]
+
+
+def run_perl(duc: Path, config: Path, peer: str, work: Path) -> tuple[float, float, list[str]]:
+    """ROUGE-1.5.5.pl on ``config`` for one peer: (seconds, peak RSS in MB, output lines); its data
+    directory gets the exception database built from WordNet's lists (adj, adv, noun, verb) as NIST's was."""
     data = work / "perl-data"
     data.mkdir()
     src = PERL.parent / "data"
@@ -66,10 +89,7 @@ def run_perl(duc: Path, n_evals: int, peer: str, work: Path) -> float:
     subprocess.run(["perl", "-MDB_File", "-e", 'tie %d,"DB_File",shift,O_CREAT|O_RDWR,0640,$DB_HASH or die;'
                     'for $f (@ARGV){open(I,$f)||die;while(<I>){chomp;@t=split(/\\s+/);$d{$t[0]}=$t[1];}close I}',
                     str(data / "WordNet-2.0.exc.db"), *exc], check=True)
-    config = subset_config(duc, n_evals, work / "subset.in")
-    t = time.perf_counter()
-    subprocess.run(["perl", str(PERL), "-e", str(data), *NIST, str(config), peer], check=True, capture_output=True)
-    return time.perf_counter() - t
+    return measured(["perl", str(PERL), "-e", str(data), *NIST, str(config), peer])
 
 
 def subset_config(duc: Path, n_evals: int, out: Path) -> Path:
@@ -132,7 +152,8 @@ def main(argv=None) -> int:
     from textqa.evaluation.rouge_input import read_config
     from textqa.runtime.paths import DATA_DIR
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--perl-evals", type=int, default=20, help="evaluations the Perl script runs on (default 20)")
+    p.add_argument("--perl-evals", type=int, default=200,
+                   help="evaluations of summarizer 1 the Perl script runs on (default 200: all of them)")
     p.add_argument("--rouge-score-evals", type=int, default=40,
                    help="evaluations rouge-score runs on (it is slow; default 40 of 200)")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
@@ -151,15 +172,27 @@ def main(argv=None) -> int:
         total = sum(len(gold[pid]) for pid in peers)
         mine_lens_ok = all(len(lines[pid]) == len(gold[pid]) for pid in peers)
         print(f"textqa: {same}/{total} official lines identical, {seconds:.1f} s")
-        sub = read_config(subset_config(duc, args.perl_evals, work / "sub.in"), None, None)
-        _, sub_seconds = run_textqa(duc, sub, ["1"])
+        full = work / "full.in"
+        full.write_text((duc / "rougejk.in").read_text(encoding="latin-1")
+                        .replace("/home/barney1/duc/duc2006/eval/peers", str(duc / "peers"))
+                        .replace("/home/barney1/duc/duc2006/eval/models", str(duc / "models")), encoding="latin-1")
+        cmd_seconds, cmd_rss, _ = measured(textqa_command(full, "-a"))
+        config = subset_config(duc, args.perl_evals, work / "sub.in")
+        sub_seconds, sub_rss, sub_lines = measured(textqa_command(config, "1"))
         if perl_available():
-            perl_seconds = run_perl(duc, args.perl_evals, "1", work)
-            perl_row = (f"| same, first {args.perl_evals} evaluations, summarizer 1 | {sub_seconds:.2f} s | "
-                        f"{perl_seconds:.1f} s | {perl_seconds / sub_seconds:.0f}x |")
+            perl_seconds, perl_rss, perl_lines = run_perl(duc, config, "1", work)
+            agree = sum(a == b for a, b in zip(sub_lines, perl_lines))
+            perl_row = (f"| summarizer 1 over the first {args.perl_evals} evaluations (each as a command) | "
+                        f"{sub_seconds:.2f} s, {sub_rss:,.0f} MB | {perl_seconds:.1f} s, {perl_rss:,.0f} MB | "
+                        f"{perl_seconds / sub_seconds:.1f}x |")
+            perl_note = (f"On that subset the two commands' output is **{agree:,} of {len(perl_lines):,} lines "
+                         f"identical**{'' if len(sub_lines) == len(perl_lines) else ' (line counts differ)'}. "
+                         "Times and peak resident memory are each command's whole process (start-up, reading, "
+                         "scoring, the bootstrap).")
         else:
             perl_row = ("| ROUGE-1.5.5.pl | | not run: needs perl with XML::DOM and DB_File "
                         "(Debian: apt-get install libxml-dom-perl) | |")
+            perl_note = ""
         gap, rs_seconds = rouge_score_gap(duc, evals[:args.rouge_score_evals], gold)
     lines_out = [
         "## ROUGE (`textqa eval rouge`, NIST's DUC 2006 package)",
@@ -170,16 +203,20 @@ def main(argv=None) -> int:
         "",
         "| run | textqa | ROUGE-1.5.5.pl | speed-up |",
         "|---|---:|---:|---:|",
-        f"| all 45 summarizers x 200 evaluations x 7 measures | {seconds:.1f} s | | |",
+        f"| all 45 summarizers x 200 evaluations x 7 measures (in process) | {seconds:.1f} s | | |",
+        f"| the same as a command (`textqa eval rouge -a`) | {cmd_seconds:.1f} s, {cmd_rss:,.0f} MB | | |",
         perl_row,
         "",
+        *([perl_note, ""] if perl_note else []),
         f"Google's `rouge-score` 0.1.2 (stemming on) against ROUGE-1.5.5 (the official per-evaluation recall), "
         f"system level over the first {args.rouge_score_evals} evaluations (rouge-score took {rs_seconds:.0f} s); "
         "`rougeL` is one LCS over the whole summary, `rougeLsum` the union LCS over sentences as ROUGE-1.5.5:",
         "",
         *gap,
     ]
-    write_section(args.out, "rouge", lines_out)
+    # the commands ran in subprocesses: name what they measured
+    write_section(args.out, "rouge", lines_out, extra=("textqa.cli.eval.rouge", "textqa.metrics.rouge",
+                                                        "textqa.runtime.metric_input"))
     print("\n".join(lines_out))
     return 0
 

@@ -49,7 +49,7 @@ def wmt18_segments() -> tuple[list[str], list[str]]:
 def test_corpus_score_gives_sclite_counts_as_textqa_eval_wer_does():
     hyps, refs = wmt18_segments()
     api = WER().corpus_score(hyps, refs)
-    overall = wer_command.score(sclite.read_reference(FIX / "wmt18.stm"), sclite.read_ctm(FIX / "wmt18.ctm"))["overall"]
+    overall = wer_command.score(sclite.read_reference(FIX / "wmt18.stm"), sclite.read_ctm(FIX / "wmt18.ctm"))[0]["overall"]
     assert (api.correct, api.substitutions, api.deletions, api.insertions, api.reference_words) == \
         (overall["correct"], overall["substitutions"], overall["deletions"], overall["insertions"],
          overall["reference_words"])
@@ -307,8 +307,10 @@ def test_rouge_input_errors():
         ROUGE().corpus_score(["a", "b", "c"], [["a", "b", "c"]])
     with pytest.raises(MetricInputError, match=r"references\[0\]\[1\] is int"):
         ROUGE().corpus_score(["a"], [["a", 1]])
-    with pytest.raises(MetricInputError, match="w must be a weight above 1"):
-        ROUGE(w="0.5")
+    with pytest.raises(MetricInputError, match="w must be a weight above 0"):
+        ROUGE(w="-1")
+    with pytest.raises(MetricInputError, match="average must be one of"):
+        ROUGE(average="tokens")
     with pytest.raises(MetricInputError, match="one distinct id per segment"):
         ROUGE().corpus_score(["a", "b"], ["a", "b"], ids=["x", "x"])
     with pytest.raises(MetricInputError, match="no measure asked for"):
@@ -523,3 +525,31 @@ def test_nuggeteer_and_cpa_through_the_api_are_the_commands(capsys):
         CPA(task=2).score({"v": {"a": 1}}, {"v": {"a": "x"}})
     with pytest.raises(MetricInputError, match="task must be 1, 2 or 3"):
         CPA(task=4)
+
+
+@pytest.mark.parametrize("flags, kwargs", [(["-t", "1"], {"average": "token"}), (["-t", "2"], {"average": "counts"}),
+                                           (["-2", "4", "-U"], {"skip": 4, "both": True})])
+def test_rouge_script_options_give_the_command_s_numbers(duc, capsys, flags, kwargs):
+    """-t 1 (pooled counts), -t 2 (counts only) and -U (ROUGE-S and -SU) through the API, on peer 1's
+    evaluations of NIST's DUC 2006 configuration, equal what ``textqa eval rouge`` prints."""
+    import json
+
+    from textqa.cli import main
+    from textqa.evaluation.rouge_input import read_config, read_sentences
+    from textqa.metrics import ROUGE
+    assert main(["eval", "rouge", "-n", "1", "-x", *flags, "--peer-root", str(duc / "peers"), "--model-root",
+                 str(duc / "models"), str(duc / "rougejk.in"), "1", "--json"]) == 0
+    command = {r["measure"]: r for r in json.loads(capsys.readouterr().out)}
+    evals = [e for e in read_config(duc / "rougejk.in", str(duc / "peers"), str(duc / "models")) if "1" in e.peers]
+    api_all = ROUGE(n=1, lcs=False, **kwargs).corpus_score(
+        [read_sentences(e.peer_path("1"), e.fmt) for e in evals],
+        [[read_sentences(m, e.fmt) for m in e.model_paths()] for e in evals], ids=[e.id for e in evals])
+    assert set(api_all) == set(command) >= {"ROUGE-1"}
+    for tag, r in command.items():
+        got = api_all[tag]
+        if kwargs.get("average") == "counts":
+            assert (got.model_count, got.peer_count, got.hits) == (r["model_count"], r["peer_count"], r["hit_count"])
+            assert got.recall is None
+        else:
+            assert (got.recall, got.precision, got.f) == (r["recall"], r["precision"], r["f"])
+            assert list(got.f_ci) == r["f_ci"]

@@ -129,7 +129,7 @@ def test_missing_documents_and_inconsistency(tmp_path):
 def test_trec_input_hand_computed():
     from textqa.evaluation.aqwv import score_trec
     qrels = {"1": {"a": 1, "b": 1, "c": 0}, "2": {"x": 0}}
-    run = {"1": [(3.0, "a"), (2.0, "z"), (1.0, "b")], "2": [(5.0, "x")]}
+    run = {"1": {"a": 3.0, "z": 2.0, "b": 1.0}, "2": {"x": 5.0}}
     r = score_trec(qrels, run, threshold=2.0, collection_size=10, beta=4)
     # q1: returned a, z -> X1 1, X2 1, X3 1, X4 10-2-1 = 7; q2: returned x -> X3 1 of 10 non-relevant
     assert r.queries["1"]["qv"] == pytest.approx(1 - (0.5 + 4 * 1 / 8))
@@ -159,11 +159,11 @@ def _brute_force_best(qrels, run, n_total, beta=40.0):
     """Best modified QWV over every cut of the run (plan eq. 3, written out here), and its threshold."""
     import math
     best = (None, None)
-    for t in sorted({s for q in qrels for s, _ in run.get(q, [])}) + [math.inf]:
+    for t in sorted({s for q in qrels for s in run.get(q, {}).values()}) + [math.inf]:
         p_miss, p_fa = [], []
         for q, docs in qrels.items():
             rel = {doc for doc, level in docs.items() if level > 0}
-            ret = {doc for s, doc in run.get(q, []) if s >= t}
+            ret = {doc for doc, s in run.get(q, {}).items() if s >= t}
             if rel:
                 p_miss.append(len(rel - ret) / len(rel))
             p_fa.append(len(ret - rel) / (n_total - len(rel)))

@@ -24,7 +24,7 @@ def test_equals_trec_eval(qrels, run, expected):
     """Through the public API (textqa.metrics.TrecEval), on dictionaries in pytrec_eval's layout."""
     from textqa.metrics import TrecEval
     ref = trec_eval_output(RANK / expected)
-    run_ = {qid: {doc: score for score, doc in docs} for qid, docs in read_run(RANK / run).items()}
+    run_ = read_run(RANK / run)
     got = TrecEval(ks=(5, 10, 20, 100)).score(read_qrels(RANK / qrels), run_)
     assert (got.queries, got.retrieved, got.relevant, got.relevant_retrieved) == \
         tuple(int(ref[k]) for k in ("num_q", "num_ret", "num_rel", "num_rel_ret"))
@@ -50,7 +50,7 @@ def test_hand_computed(tmp_path):
     # tie at 5.0 is broken by docno descending: y before x
     assert q2["recip_rank"] == 1.0 and q2["map"] == 1.0
     assert s.num_q == 2 and "q3" not in s.per_query            # q3 has no qrels
-    assert trec_order([(1.0, "a"), (1.0, "b"), (2.0, "c")]) == ["c", "b", "a"]
+    assert trec_order({"a": 1.0, "b": 1.0, "c": 2.0}) == ["c", "b", "a"]
 
 
 def test_mrr_cutoff_and_relevance_level(tmp_path):

@@ -204,7 +204,7 @@ def _mode_result(actual: dict[str, Counts], counts_at_threshold, thresholds, bet
                       modified_query_weighted_value(list(actual.values()), beta), best_qwv, best_t, queries)
 
 
-def score_trec(qrels: dict[str, dict[str, int]], run: dict[str, list[tuple[float, str]]], threshold: float,
+def score_trec(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]], threshold: float,
                collection_size: int, beta: float = DEFAULT_BETA) -> ModeResult:
     """AQWV from TREC qrels and a ranked run: documents scored >= ``threshold`` count as returned.
 
@@ -223,11 +223,11 @@ def score_trec(qrels: dict[str, dict[str, int]], run: dict[str, list[tuple[float
     def counts_at(t: float) -> dict[str, Counts]:
         out = {}
         for q, rel in relevant.items():
-            returned = {d for score, d in run.get(q, []) if score >= t}
+            returned = {d for d, score in run.get(q, {}).items() if score >= t}
             x1 = len(returned & rel)
             x3 = len(returned - rel)
             out[q] = Counts(x1, len(rel) - x1, x3, collection_size - len(rel) - x3)
         return out
 
-    thresholds = {score for q in relevant for score, _ in run.get(q, [])}
+    thresholds = {score for q in relevant for score in run.get(q, {}).values()}
     return _mode_result(counts_at(threshold), counts_at, thresholds, beta)

@@ -39,9 +39,9 @@ def read_qrels(path) -> dict[str, dict[str, int]]:
     return dict(qrels)
 
 
-def read_run(path) -> dict[str, list[tuple[float, str]]]:
-    """``qid Q0 docno rank score tag`` per line -> {qid: [(score, docno), ...]}."""
-    run: dict[str, list[tuple[float, str]]] = defaultdict(list)
+def read_run(path) -> dict[str, dict[str, float]]:
+    """``qid Q0 docno rank score tag`` per line -> {qid: {docno: score}} (pytrec_eval's layout)."""
+    run: dict[str, dict[str, float]] = defaultdict(dict)
     seen: dict[tuple[str, str], int] = {}
     for lineno, parts in _lines(path):
         if len(parts) != 6:
@@ -56,7 +56,7 @@ def read_run(path) -> dict[str, list[tuple[float, str]]]:
             raise RankInputError(f"{path}:{lineno}: document {doc} repeated for query {qid} "
                                  f"(first at line {seen[(qid, doc)]})")
         seen[(qid, doc)] = lineno
-        run[qid].append((s, doc))
+        run[qid][doc] = s
     return dict(run)
 
 
@@ -67,9 +67,9 @@ def _lines(path):
             yield lineno, parts
 
 
-def trec_order(docs: list[tuple[float, str]]) -> list[str]:
-    """trec_eval's ranking: score descending, then document id descending."""
-    return [d for _, d in sorted(docs, key=lambda sd: (sd[0], sd[1]), reverse=True)]
+def trec_order(docs: dict[str, float]) -> list[str]:
+    """trec_eval's ranking of {document: score}: score descending, then document id descending."""
+    return [d for d, _ in sorted(docs.items(), key=lambda ds: (ds[1], ds[0]), reverse=True)]
 
 
 @dataclass

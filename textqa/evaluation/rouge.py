@@ -422,10 +422,11 @@ class MeasureResult:
 
 
 def evaluate(evals: list[Evaluation], peer_ids: list[str], options: Options,
-             resources: Resources | None = None, warn=None, progress=None):
+             resources: Resources | None = None, warn=None, progress=None, scorer: Scorer | None = None):
     """Yield a ``MeasureResult`` per peer and measure, in the script's order (peers as given,
-    measures ROUGE-N, L, W, S/SU).  ``warn`` receives the script's missing-peer warnings."""
-    scorer = Scorer(options, resources)
+    measures ROUGE-N, L, W, S/SU).  ``warn`` receives the script's missing-peer warnings; ``scorer``:
+    one already made with ``options`` (its files read once)."""
+    scorer = scorer or Scorer(options, resources)
     known_missing: set = set()
     for pid in peer_ids:
         for tag, kind, params in options.measures():

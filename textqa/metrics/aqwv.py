@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from textqa.evaluation.aqwv import DEFAULT_BETA, score_decisions, score_trec
 from textqa.runtime.metric_input import MetricInputError, signature
 
+from .rank import _checked
+
 
 @dataclass(frozen=True)
 class QueryValue:
@@ -124,11 +126,10 @@ class AQWV:
 
     def score_ranked(self, qrels: dict, run: dict, threshold: float, collection_size: int) -> AQWVScore:
         """AQWV of a ranked run: ``qrels`` {query: {document: relevance level}} (relevant: level > 0),
-        ``run`` {query: [(score, document), ...]}; documents scored at or above ``threshold`` count as
+        ``run`` {query: {document: score}}; documents scored at or above ``threshold`` count as
         returned, unjudged ones as not relevant, and ``collection_size`` documents make P_FA's
         denominator (the plan's N_Total)."""
-        _mapping(qrels, "qrels")
-        _mapping(run, "run")
+        qrels, run = _checked(qrels, "qrels", int), _checked(run, "run", float)
         if isinstance(collection_size, bool) or not isinstance(collection_size, int) or collection_size < 1:
             raise MetricInputError(f"collection_size must be a positive integer, not {collection_size!r}")
         try:

@@ -62,8 +62,7 @@ class TrecEval:
 
     def score(self, qrels: dict, run: dict) -> RankScore:
         q = _checked(qrels, "qrels", int)
-        r = {qid: [(score, doc) for doc, score in docs.items()] for qid, docs in _checked(run, "run", float).items()}
-        s = score_run(q, r, ks=self.ks, relevance_level=self.relevance_level, mrr_cutoff=self.mrr_cutoff)
+        s = score_run(q, _checked(run, "run", float), ks=self.ks, relevance_level=self.relevance_level, mrr_cutoff=self.mrr_cutoff)
         return RankScore(s.mean("map"), s.mean("recip_rank"), s.mean("Rprec"), {k: s.mean(f"P_{k}") for k in self.ks},
                          s.num_q, s.num_ret, s.num_rel, s.num_rel_ret, s.per_query)
 

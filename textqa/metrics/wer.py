@@ -46,6 +46,8 @@ from textqa.evaluation.wer import fold
 from textqa.runtime.metric_input import MetricInputError, paired, signature, text_of
 
 COSTS = ("sclite", "levenshtein")
+OPS = "CSDI"                # an alignment's operations, by index: correct, substitution, deletion, insertion
+_OPCODE = {"equal": 0, "replace": 1, "delete": 2, "insert": 3}     # RapidFuzz's opcode tags as OPS indices
 UNITS = ("word", "char", "mixed")
 _UNSPACED = r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}\p{Tibetan}]"
 
@@ -128,32 +130,24 @@ class WER:
 
     def unit_counts(self, hyp: list[str], ref: list[str]) -> tuple[int, int, int, int]:
         """:meth:`counts` of two lists of units."""
-        ops = self._ops(hyp, ref)
-        return tuple(ops.count(op) for op in "CSDI")
+        c, s, d, i = np.bincount(self._ops(hyp, ref), minlength=4).tolist()
+        return c, s, d, i
 
-    def _ops(self, hyp: list[str], ref: list[str]) -> str:
-        """The alignment's operations, first to last, one letter each: C, S, D (a reference unit and
-        its hypothesis unit, or none) or I (a hypothesis unit)."""
+    def _ops(self, hyp: list[str], ref: list[str]) -> np.ndarray:
+        """The alignment's operations, first to last, as ``OPS`` indices: 0 C, 1 S, 2 D (a reference
+        unit and its hypothesis unit, or none) or 3 I (a hypothesis unit)."""
         if self.costs == "sclite":
             if self.case_sensitive:         # sclite's alignment folds ASCII case: keep the words apart
                 ids: dict = {}
                 ref = [str(ids.setdefault(w, len(ids))) for w in ref]
                 hyp = [str(ids.setdefault(w, len(ids))) for w in hyp]
-            return "".join("CSDI"[k] for k in sclite_alignment(ref, hyp).tolist())
+            return sclite_alignment(ref, hyp)
         from rapidfuzz.distance import Levenshtein  # deferred: loads rapidfuzz
         if not self.case_sensitive:         # as sclite folds: ASCII letters
             ref, hyp = [fold(w) for w in ref], [fold(w) for w in hyp]
-        out = []
-        for tag, r0, r1, h0, h1 in Levenshtein.opcodes(ref, hyp):
-            if tag == "equal":
-                out.append("C" * (r1 - r0))
-            elif tag == "replace":
-                out.append("S" * (r1 - r0))
-            elif tag == "delete":
-                out.append("D" * (r1 - r0))
-            else:
-                out.append("I" * (h1 - h0))
-        return "".join(out)
+        blocks = Levenshtein.opcodes(ref, hyp)
+        return np.repeat(np.array([_OPCODE[b.tag] for b in blocks], dtype=np.int64),
+                         [b.dest_end - b.dest_start if b.tag == "insert" else b.src_end - b.src_start for b in blocks])
 
     def alignment(self, hypothesis: str, reference: str) -> "Alignment":
         """The alignment of one segment, unit by unit (what sclite's ``pralign`` report shows)."""
@@ -164,7 +158,7 @@ class WER:
         """:meth:`alignment` of a segment already split into units (as :meth:`score_units`)."""
         hyp, ref = list(hyp), list(ref)
         rows, i, j = [], 0, 0
-        for op in self._ops(hyp, ref):
+        for op in (OPS[k] for k in self._ops(hyp, ref).tolist()):
             r = ref[i] if op != "I" else None
             h = hyp[j] if op != "D" else None
             i += op != "I"
@@ -197,14 +191,10 @@ class WER:
         one per segment, in the same order."""
         if references is None or hypotheses is None:
             raise MetricInputError("corpus_score needs hypotheses and references, one string per segment")
-        total = [0, 0, 0, 0]
-        n = 0
+        total = WERScore.zero()
         for n, h, r in paired(hypotheses, references):
-            c = self.counts(text_of(h, f"hypotheses[{n}]"), text_of(r, f"references[{n}]"))
-            for k in range(4):
-                total[k] += c[k]
-            n += 1
-        return _score(*total, n)
+            total += _score(*self.counts(text_of(h, f"hypotheses[{n}]"), text_of(r, f"references[{n}]")), 1)
+        return total
 
 
 _ISOLATE, _POP = "\u2068", "\u2069"       # FIRST STRONG ISOLATE ... POP DIRECTIONAL ISOLATE

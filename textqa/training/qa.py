@@ -273,7 +273,7 @@ def build_wikipedia(dest: Path, rebuild: bool, say) -> None:
     """The Wikipedia collection the default QA collection answers from (``dest``, a collections folder's
     ``wikipedia``), indexed from the bundled WikiExtractor files (built beside it and renamed into place)."""
     from textqa.models.qa import passages  # deferred: loads orjson, numpy
-    if (dest / "manifest.json").is_file() and not rebuild:
+    if passages.has_collection(dest.parent, dest.name) and not rebuild:
         say(f"Wikipedia collection: {dest} is there (--wikipedia rebuild to build it again)")
         return
     say(f"Wikipedia collection: indexing {len(WIKIPEDIA_TEXT)} files of articles into {dest}")

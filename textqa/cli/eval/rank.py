@@ -24,8 +24,7 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     metric = TrecEval(ks=args.k, relevance_level=args.relevance_level, mrr_cutoff=args.mrr_cutoff)
-    run_ = {qid: {doc: score for score, doc in docs} for qid, docs in read_run(args.run).items()}
-    s = metric.score(read_qrels(args.qrels), run_)
+    s = metric.score(read_qrels(args.qrels), read_run(args.run))
     scores = {"map": s.map, "recip_rank": s.recip_rank, "Rprec": s.r_precision,
               **{f"P_{k}": p for k, p in s.precision_at.items()}, "num_q": s.queries, "num_ret": s.retrieved,
               "num_rel": s.relevant, "num_rel_ret": s.relevant_retrieved, "queries": s.per_query}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textqa.cli.eval import add_paired_arguments, paired_result, print_json, print_paired
 from textqa.errors import InputError
-from textqa.evaluation.rouge_input import Resources, all_peers, jackknife, read_config, read_file_list
+from textqa.evaluation.rouge_input import all_peers, jackknife, read_config, read_file_list
 
 HELP = "ROUGE-N/L/W/S/SU exactly as ROUGE-1.5.5.pl (same options, config files and output lines)"
 DESCRIPTION = (
@@ -72,8 +72,10 @@ def add_arguments(p) -> None:
     p._has_negative_number_optionals.clear()
 
 
-def options_from(args):
-    from textqa.evaluation.rouge import Options  # deferred: loads scipy, numba, numpy
+def metric_from(args):
+    """The :class:`textqa.metrics.ROUGE` of the options, checked first as ROUGE-1.5.5.pl checks them
+    (its messages)."""
+    from textqa.metrics import ROUGE  # deferred: loads scipy, numba, numpy
     if args.be:
         raise InputError("-3 (Basic Element scoring) is not supported")
     if args.l and args.b:
@@ -91,24 +93,30 @@ def options_from(args):
             ok = False
         if not ok:
             raise InputError("ROUGE-W weight factor must greater than 0.")
+    skip = None
     if args.skip is not None:
         try:
-            int(args.skip)
+            skip = int(args.skip)
         except ValueError:
             raise InputError(f"-2 {args.skip}: the maximum gap must be an integer") from None
     if not 0 <= args.p <= 1:
         raise InputError("Relative importance of ROUGE recall and precision has to be between 0 and 1 inclusively.")
     if args.r < 1:
         raise InputError("-r: at least one bootstrap sample")
-    return Options(max_n=args.n, compute_l=not args.x, weight=args.w, skip=args.skip, unigrams=args.u,
-                   both_skip=args.U and not args.u, stem=args.m, remove_stopwords=args.s, words=args.l,
-                   nbytes=args.b, formula=args.f, alpha=args.p, average=args.t if args.t in (1, 2) else 0,
-                   confidence=args.c, resamples=args.r, per_eval=args.d)
+    if args.n is not None and args.n < 0:
+        raise InputError(f"-n {args.n}: give a positive maximum n-gram size")
+    return ROUGE(n=args.n or 0, lcs=not args.x, w=args.w, skip=skip, unigrams=args.u, stem=args.m,
+                 remove_stopwords=args.s, length_words=args.l, length_bytes=args.b, formula=args.f, alpha=args.p,
+                 confidence=args.c, resamples=args.r, average={1: "token", 2: "counts"}.get(args.t, "evaluation"),
+                 both=args.U, data_dir=args.e)
 
 
 def run(args) -> int:
-    from textqa.evaluation.rouge import as_json, evaluate, format_result  # deferred: loads scipy, numba, numpy
-    options = options_from(args)
+    from dataclasses import replace
+
+    from textqa.evaluation.rouge import as_json, format_result  # deferred: loads scipy, numba, numpy
+    metric = metric_from(args)
+    options = replace(metric.options, per_eval=args.d)          # -d: how the lines are printed
     if len(args.system_id) > 1 and not args.paired:
         raise InputError("several system ids: give one (or -a), or compare them with --paired bs|ar")
     system_id = args.system_id[0] if args.system_id else None
@@ -128,13 +136,11 @@ def run(args) -> int:
     if args.jackknife:
         evals = jackknife(evals)
     if args.paired:
-        return run_paired(args, options, evals, peers)
-    resources = Resources.load(args.e)
+        return run_paired(args, metric, evals, peers)
     from tqdm import tqdm  # deferred: loads tqdm
     total = len(peers) * len(options.measures()) * len(evals)
     bar = tqdm(total=total, desc="rouge", unit="eval", disable=None, leave=False, file=sys.stderr)
-    results = evaluate(evals, peers, options, resources, warn=lambda m: print(m, file=sys.stderr),
-                       progress=bar.update)
+    results = metric.evaluate(evals, peers, warn=lambda m: print(m, file=sys.stderr), progress=bar.update)
     if args.json:
         print_json([as_json(r, options) for r in results])
     else:
@@ -144,11 +150,10 @@ def run(args) -> int:
     return 0
 
 
-def run_paired(args, options, evals, peers) -> int:
+def run_paired(args, metric, evals, peers) -> int:
     """``--paired``: each peer's mean F per measure over the evaluations every compared peer has, and
     its paired test against the first peer's (:mod:`textqa.metrics.significance`)."""
     from textqa.evaluation.rouge_input import read_sentences
-    from textqa.metrics import ROUGE
     if args.t or args.U or args.d:
         raise InputError("--paired compares per-evaluation F: not with -t, -U or -d")
     if len(peers) < 2:
@@ -160,11 +165,6 @@ def run_paired(args, options, evals, peers) -> int:
     if skipped:
         print(f"--paired: {skipped} of {len(evals)} evaluations lack one of the peers and are left out",
               file=sys.stderr)
-    metric = ROUGE(n=options.max_n or 0, lcs=options.compute_l, w=options.weight,
-                   skip=None if options.skip is None else int(options.skip), unigrams=options.unigrams,
-                   stem=options.stem, remove_stopwords=options.remove_stopwords, length_words=options.words,
-                   length_bytes=options.nbytes, formula=options.formula, alpha=options.alpha,
-                   confidence=float(options.confidence), resamples=options.resamples, data_dir=args.e)
     references = [[read_sentences(m, e.fmt) for m in e.model_paths()] for e in shared]
     systems = {p: [read_sentences(e.peer_path(p), e.fmt) for e in shared] for p in peers}
     result = paired_result(metric, systems, references, args.paired, args.paired_n)

@@ -44,10 +44,10 @@ def format_table(result: dict) -> str:
     return "\n".join(rows)
 
 
-def score(segments, words, alignments: bool = False) -> dict:
+def score(segments, words, alignments: bool = False) -> tuple[dict, list]:
     """WER overall and per file, by :class:`textqa.metrics.WER` (sclite's alignment) over the segments
-    sclite scores: ``{"overall": {...}, "files": {file: {...}}}``, and with ``alignments`` each
-    segment's alignment (``"alignments"``: [{``file``, ``line``, ``alignment``}])."""
+    sclite scores: ``{"overall": {...}, "files": {file: {...}}}``; and with ``alignments`` each
+    segment's alignment ([{``file``, ``line``, ``alignment``}], else [])."""
     metric = WER()
     overall, files, shown = WERScore.zero(), {}, []
     for seg in scored_segments(segments, words):
@@ -56,16 +56,13 @@ def score(segments, words, alignments: bool = False) -> dict:
         files[seg.file] = files.get(seg.file, WERScore.zero()) + s
         if alignments:
             shown.append({"file": seg.file, "line": seg.line, "alignment": metric.align_units(seg.hyp, seg.words)})
-    out = {"overall": _row(overall), "files": {f: _row(c) for f, c in sorted(files.items())}}
-    if alignments:
-        out["alignments"] = shown
-    return out
+    return {"overall": _row(overall), "files": {f: _row(c) for f, c in sorted(files.items())}}, shown
 
 
 def _row(s: WERScore) -> dict:
-    return {"wer": s.rate, "reference_words": s.reference_words, "correct": s.correct,
-            "substitutions": s.substitutions, "deletions": s.deletions, "insertions": s.insertions,
-            "errors": s.errors, "segments": s.segments}
+    """A score as the command's JSON gives it: the rate as ``wer``, then its parts."""
+    d = s.as_dict()
+    return {"wer": d.pop("score"), **d}
 
 
 def run(args) -> int:
@@ -73,8 +70,7 @@ def run(args) -> int:
         return run_paired(args)
     if len(args.hypothesis) > 1:
         raise InputError("several hypotheses: give --paired bs or --paired ar to compare them")
-    result = score(read_reference(args.reference), read_ctm(args.hypothesis[0]), args.alignment)
-    shown = result.pop("alignments", [])
+    result, shown = score(read_reference(args.reference), read_ctm(args.hypothesis[0]), args.alignment)
     if args.json:
         if args.alignment:
             result["alignments"] = [{"file": a["file"], "line": a["line"], "rows": a["alignment"].as_dict()}
