@@ -274,6 +274,13 @@ class Scorer:
             s = self._files[key] = self._summarise(read_sentences(path, fmt))
         return s
 
+    def forget(self, paths) -> None:
+        """Drop the summaries of these files (a peer's, once it is scored: its n-gram and skip-bigram
+        tables would otherwise stay for the whole run, about 10 MB a DUC peer)."""
+        for path in paths:
+            for fmt in ("SEE", "SPL", "ISI"):
+                self._files.pop((str(path), fmt), None)
+
     def score(self, kind: str, params: dict, models: list[Summary], peer: Summary):
         """``computeNGramScore`` / ``computeLCSScore`` / ``computeWLCSScore`` /
         ``computeSkipBigramScore``: (model count, hit, peer count, R, P, F)."""
@@ -427,6 +434,7 @@ def evaluate(evals: list[Evaluation], peer_ids: list[str], options: Options,
     measures ROUGE-N, L, W, S/SU).  ``warn`` receives the script's missing-peer warnings; ``scorer``:
     one already made with ``options`` (its files read once)."""
     scorer = scorer or Scorer(options, resources)
+    model_files = {mp for e in evals for mp in e.model_paths()}    # read again by later peers: kept
     known_missing: set = set()
     for pid in peer_ids:
         for tag, kind, params in options.measures():
@@ -447,6 +455,7 @@ def evaluate(evals: list[Evaluation], peer_ids: list[str], options: Options,
                     progress()
             rows = [per_eval[k] for k in sorted(per_eval)]
             yield MeasureResult(pid, tag, per_eval, averages(rows, options))
+        scorer.forget({e.peer_path(pid) for e in evals if pid in e.peers} - model_files)
 
 
 def format_result(res: MeasureResult, options: Options) -> list[str]:
