@@ -9,7 +9,10 @@ inserted word with a fixed seed (the edits are synthetic, about 10% of the words
 
 * ``textqa.metrics.WER()``: sclite's costs and alignment (what ``textqa eval wer`` reports);
 * ``textqa.metrics.WER(costs="levenshtein", case_sensitive=True)``: jiwer's definition;
-* the peer, jiwer 4 ``process_words`` (RapidFuzz's C++ Levenshtein).
+* the peer, jiwer 4 ``process_words`` (RapidFuzz's C++ Levenshtein);
+* the command, ``textqa eval wer REF.stm HYP.ctm --json``, on the same words written as an STM
+  reference (one segment per utterance) and a CTM hypothesis (a word a line, timed inside its
+  segment): the whole process, reading the files included.
 """
 from __future__ import annotations
 
@@ -76,9 +79,39 @@ def corpus(path: Path) -> tuple[list[str], list[str]]:
     return refs, hyps
 
 
+def files(refs: list[str], hyps: list[str], folder: Path) -> tuple[Path, Path]:
+    """The utterances as an STM reference (segment u from 10u to 10u + 10 seconds) and a CTM hypothesis
+    (each word timed inside its utterance's segment)."""
+    stm, ctm = folder / "ref.stm", folder / "hyp.ctm"
+    with open(stm, "w", encoding="utf-8") as f:
+        for u, ref in enumerate(refs):
+            f.write(f"bench A spk {10 * u}.00 {10 * u + 10}.00 {ref}\n")
+    with open(ctm, "w", encoding="utf-8") as f:
+        for u, hyp in enumerate(hyps):
+            words = hyp.split()
+            for k, w in enumerate(words):
+                f.write(f"bench A {10 * u + 9 * k / max(len(words), 1):.3f} 0.010 {w}\n")
+    return stm, ctm
+
+
+COMMAND = r"""
+import json, resource, subprocess, sys, time
+t = time.perf_counter()
+out = json.loads(subprocess.run(sys.argv[1:], check=True, capture_output=True, text=True).stdout)["overall"]
+print(json.dumps({"seconds": time.perf_counter() - t, "rate": out["wer"],
+                  "parts": (out["correct"], out["substitutions"], out["deletions"], out["insertions"]),
+                  "rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
+"""
+
+
 def run(which: str, data: Path) -> dict:
-    code = RUN.format(root=str(ROOT), data=str(data), which=which)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    if which == "command":
+        stm, ctm = data.parent / "ref.stm", data.parent / "hyp.ctm"
+        cmd = [sys.executable, "-c", COMMAND, sys.executable, "-m", "textqa.cli", "eval", "wer", str(stm), str(ctm),
+               "--json"]
+    else:
+        cmd = [sys.executable, "-c", RUN.format(root=str(ROOT), data=str(data), which=which)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -90,10 +123,12 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     names = {"sclite": "`textqa.metrics.WER()` (sclite's costs and alignment)",
              "levenshtein": "`WER(costs=\"levenshtein\", case_sensitive=True)` (jiwer's definition)",
-             "jiwer": "peer: jiwer 4 `process_words`"}
+             "jiwer": "peer: jiwer 4 `process_words`",
+             "command": "`textqa eval wer REF.stm HYP.ctm --json` (the whole command, reading the files)"}
     with tempfile.TemporaryDirectory(prefix="bench-metrics-") as tmp:
         data = Path(tmp) / "wer.json"
-        refs, _ = corpus(data)
+        refs, hyps = corpus(data)
+        files(refs, hyps, Path(tmp))
         best: dict = {}
         for r in range(args.rounds):
             for which in names:
@@ -121,9 +156,12 @@ def main(argv=None) -> int:
         f"- With unit costs, textqa's counts {'equal' if same else 'DIFFER FROM'} jiwer's, C / S / D / I alike. "
         f"sclite's costs (substitution 4, insertion and deletion 3) find {errors['sclite']:,} errors against "
         f"{errors['levenshtein']:,} at unit cost, and split them differently.",
+        f"- The command's counts {'equal' if best['command']['parts'] == best['sclite']['parts'] else 'DIFFER FROM'} "
+        "`WER()`'s: the same words, read from the STM and CTM files, scored by the same object.",
     ]
     # the scorers ran in subprocesses: name what they measured
-    write_section(args.out, "metrics", lines, extra=("textqa.metrics", "textqa.evaluation.wer", "textqa.runtime"))
+    write_section(args.out, "metrics", lines, extra=("textqa.metrics", "textqa.evaluation.wer", "textqa.runtime",
+                                                      "textqa.cli.eval.wer"))
     print("\n".join(lines))
     return 0
 

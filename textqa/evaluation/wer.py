@@ -21,6 +21,7 @@ for the MATERIAL ASR regression test (IARPA MATERIAL evaluation plan, section 8.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,7 +65,7 @@ class Segment:
         return len(self.words) == 1 and fold(self.words[0]) == IGNORE
 
 
-@dataclass
+@dataclass(slots=True)
 class HypWord:
     file: str
     channel: str
@@ -95,21 +96,36 @@ def _number(value: str, what: str, where: str) -> float:
 def read_ctm(path: Path) -> list[HypWord]:
     """A CTM file (plan section 8.2.1); errors name the file and line."""
     out = []
+    finite = math.isfinite
     for no, line in _lines(path):
         f = line.split()
-        where = f"{path}:{no}"
-        if len(f) not in (5, 6):
-            raise InputError(f"{where}: a CTM record is '<F> <C> <BT> <DUR> word [<CONF>]' "
-                                 f"(5 or 6 fields), found {len(f)}")
-        begin = _number(f[2], "begin time", where)
-        dur = _number(f[3], "duration", where)
-        if dur < 0:
-            raise InputError(f"{where}: negative duration {f[3]}")
-        conf = _number(f[5], "confidence", where) if len(f) == 6 else None
-        if "/" in f[0]:
-            raise InputError(f"{where}: the waveform id {f[0]!r} must be a base name, without a path")
-        out.append(HypWord(f[0], f[1], begin, dur, clean(f[4]), conf))
+        if len(f) not in (5, 6) or "/" in f[0]:
+            _refuse_ctm(f, f"{path}:{no}")
+        try:                        # the common case at speed; a bad number is named by _refuse_ctm
+            begin, dur = float(f[2]), float(f[3])
+            conf = float(f[5]) if len(f) == 6 else None
+            ok = finite(begin) and finite(dur) and dur >= 0 and (conf is None or finite(conf))
+        except ValueError:
+            ok = False
+        if not ok:
+            _refuse_ctm(f, f"{path}:{no}")
+        out.append(HypWord(f[0], f[1], begin, dur, f[4].split(";", 1)[0], conf))
     return out
+
+
+def _refuse_ctm(f: list[str], where: str) -> None:
+    """The error of a CTM record that :func:`read_ctm` cannot read."""
+    if len(f) not in (5, 6):
+        raise InputError(f"{where}: a CTM record is '<F> <C> <BT> <DUR> word [<CONF>]' "
+                         f"(5 or 6 fields), found {len(f)}")
+    if "/" in f[0]:
+        raise InputError(f"{where}: the waveform id {f[0]!r} must be a base name, without a path")
+    _number(f[2], "begin time", where)
+    if _number(f[3], "duration", where) < 0:
+        raise InputError(f"{where}: negative duration {f[3]}")
+    if len(f) == 6:
+        _number(f[5], "confidence", where)
+    raise AssertionError(f"{where}: a CTM record refused for no reason")       # unreachable
 
 
 def _check_words(words: list[str], where: str) -> None:
@@ -244,8 +260,11 @@ def assign(segments: list[Segment], words: list[HypWord]) -> None:
         by_key.setdefault((fold(seg.file), fold(seg.channel)), []).append(seg)
     trn = segments and all(s.channel == "*" for s in segments)
     walk: dict = {}
+    keys: dict = {}                 # (file, channel) as written -> as compared
     for w in words:
-        key = (fold(w.file), "*" if trn else fold(w.channel))
+        key = keys.get((w.file, w.channel))
+        if key is None:
+            key = keys[(w.file, w.channel)] = (fold(w.file), "*" if trn else fold(w.channel))
         segs = by_key.get(key)
         if segs is None:
             raise InputError(f"hypothesis words for file {w.file!r} channel {w.channel!r} have no "
