@@ -42,7 +42,8 @@ def official(duc: Path) -> dict:
 
 
 def run_textqa(duc: Path, evals, peers) -> tuple[dict, float]:
-    from textqa.evaluation.rouge import Options, evaluate, format_result
+    from textqa.evaluation.rouge import Options
+    from textqa.evaluation.rouge_run import evaluate, format_result
     o = Options(max_n=4, weight="1.2", skip="4", unigrams=True, stem=True, per_eval=True)
     t = time.perf_counter()
     lines: dict = {}

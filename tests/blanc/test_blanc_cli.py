@@ -71,14 +71,14 @@ def test_blanc_score_non_utf8_and_missing_model(blanc_artifact, tmp_path, capsys
 
 def _rouge_l_through_files(rows, tmp):
     """ROUGE-L F of each row through ROUGE-1.5.5's file path (a -z SPL file list), not the sentence API."""
-    from textqa.evaluation import rouge, rouge_input
+    from textqa.evaluation import rouge, rouge_input, rouge_run
     lines = []
     for i, (h, r) in enumerate(rows):
         (tmp / f"h{i}").write_text(h + "\n", encoding="utf-8")
         (tmp / f"r{i}").write_text(r + "\n", encoding="utf-8")
         lines.append(f"{tmp / f'h{i}'} {tmp / f'r{i}'}")
     (tmp / "list").write_text("\n".join(lines) + "\n")
-    res = next(rouge.evaluate(rouge_input.read_file_list(tmp / "list", "SPL"), ["X"], rouge.Options(per_eval=True)))
+    res = next(rouge_run.evaluate(rouge_input.read_file_list(tmp / "list", "SPL"), ["X"], rouge.Options(per_eval=True)))
     return [float(res.per_eval[f"{i + 1}.X"][2]) if h.strip() else 0.0 for i, (h, _) in enumerate(rows)]
 
 

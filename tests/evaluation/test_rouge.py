@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from textqa.cli import main
-from textqa.evaluation import rouge, rouge_input
+from textqa.evaluation import rouge, rouge_input, rouge_run
 from textqa.runtime.paths import DATA_DIR
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "rouge"
@@ -105,7 +105,7 @@ def test_lin_2004_worked_examples(workdir):
     does the same (the golden case ``lin2004`` is the Perl script's own output)."""
     o = rouge.Options(max_n=1, weight="2", per_eval=True)
     evals = rouge_input.read_file_list(Path("lin2004.lst"), "SPL", "X")
-    res = {r.tag: r.per_eval for r in rouge.evaluate(evals, ["X"], o)}
+    res = {r.tag: r.per_eval for r in rouge_run.evaluate(evals, ["X"], o)}
     assert res["ROUGE-L"]["3.X"][0] == "0.80000"
     assert res["ROUGE-L"]["1.X"][0] == res["ROUGE-L"]["2.X"][0] == "0.57143"
     assert res["ROUGE-W-2"]["1.X"][0] == res["ROUGE-W-2"]["2.X"][0] == f"{(16 / 49 ** 2) ** 0.5:7.5f}"

@@ -44,7 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from textqa.evaluation.rouge import Options, Scorer, averages, evaluate
+from textqa.evaluation.rouge import Options, Scorer, averages
+from textqa.evaluation.rouge_run import evaluate
 from textqa.evaluation.rouge_input import Resources
 from textqa.runtime.metric_input import MetricInputError, references_per_segment, signature, texts
 
@@ -142,7 +143,7 @@ class ROUGE:
         """The script's run over a configuration's ``evaluations`` (``textqa.evaluation.rouge_input``:
         ``read_config``, ``read_file_list``) for each of ``peers``: one result per peer and measure, in
         the script's order, with every evaluation's scores and the averages the script prints
-        (``textqa.evaluation.rouge.format_result`` writes its lines).  ``warn`` receives the script's
+        (``textqa.evaluation.rouge_run.format_result`` writes its lines).  ``warn`` receives the script's
         warnings, ``progress`` is called after each evaluation scored."""
         return evaluate(evaluations, peers, self.options, scorer=self._scorer_ready(), warn=warn, progress=progress)
 

@@ -114,7 +114,7 @@ def metric_from(args):
 def run(args) -> int:
     from dataclasses import replace
 
-    from textqa.evaluation.rouge import as_json, format_result  # deferred: loads scipy, numba, numpy
+    from textqa.evaluation.rouge_run import as_json, format_result  # deferred: loads scipy, numba, numpy
     metric = metric_from(args)
     options = replace(metric.options, per_eval=args.d)          # -d: how the lines are printed
     if len(args.system_id) > 1 and not args.paired:
