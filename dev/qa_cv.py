@@ -75,7 +75,7 @@ def main(argv=None) -> int:
         from textqa.models.qa.answer_type import read_uiuc
         labelled = read_uiuc(T.UIUC)
         typer = T.unseen_answer_types(labelled, parse([q.question for q in labelled]), questions)
-    uiuc, fine = zip(*T._typed(typer, docs))
+    uiuc, fine = zip(*T.typed_questions(typer, docs))
     fold = np.random.default_rng(args.seed).permutation(len(questions)) % args.folds
     rr = {name: np.zeros(len(questions)) for name, _ in variants}
     for f in range(args.folds):

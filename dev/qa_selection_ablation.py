@@ -100,17 +100,17 @@ def main(argv=None) -> int:
     args = q.parse_args([])
     uiuc = read_uiuc(args.uiuc)
     train, dev, clean = read_trecqa(args.train), read_trecqa(args.dev), read_qids(args.clean_qids)
-    held = [] if a.no_train_all else train_all_pairs({T._question_key(x.question.text) for x in train},
-                                                     T._question_key)
+    held = [] if a.no_train_all else train_all_pairs({T.question_key(x.question.text) for x in train},
+                                                     T.question_key)
     uiuc_docs = parse([x.question for x in uiuc])
     types = AnswerTypeClassifier().fit(uiuc_docs, [x.label for x in uiuc])
     # TRAIN (and the TRAIN-ALL questions) typed as 'textqa train qa' types TRAIN: by a classifier that
     # never saw them
     unseen = T.unseen_answer_types(uiuc, uiuc_docs, T.read_questions(args.questions) +
                                    [{"question": x.question.text} for x in train + held])
-    qt_train = T._typed(unseen, parse([x.question.text for x in train]))
-    qt_held = T._typed(unseen, parse([x.question.text for x in held]))
-    qt_dev = T._typed(types, parse([x.question.text for x in dev]))
+    qt_train = T.typed_questions(unseen, parse([x.question.text for x in train]))
+    qt_held = T.typed_questions(unseen, parse([x.question.text for x in held]))
+    qt_dev = T.typed_questions(types, parse([x.question.text for x in dev]))
     pool = [c for x in train + dev for _, c in x.candidates]
     full = S.pair_features
     head = f"| ranker (C = {a.C}) | clean-dev MAP | MRR |"

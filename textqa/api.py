@@ -22,7 +22,7 @@ def outdated_format(name: str, folder: Path) -> int | None:
     return version if isinstance(version, int) and version < minimum else None
 
 
-def resolve(model: str | os.PathLike, artifacts: str | os.PathLike | None = None) -> tuple[str, Path]:
+def artifact_folder(model: str | os.PathLike, artifacts: str | os.PathLike | None = None) -> tuple[str, Path]:
     """(model name, folder) of a model name under the artifacts root, or of an artifact folder."""
     if isinstance(model, str) and model in BY_NAME:
         return model, artifacts_dir(artifacts) / model
@@ -37,5 +37,5 @@ def resolve(model: str | os.PathLike, artifacts: str | os.PathLike | None = None
 
 
 def load(model: str | os.PathLike, artifacts: str | os.PathLike | None = None, **options):
-    name, folder = resolve(model, artifacts)
+    name, folder = artifact_folder(model, artifacts)
     return BY_NAME[name].load(folder, **options)

@@ -298,10 +298,10 @@ def test_sentence_ranker_parameters_are_saved_and_old_artifacts_load_without(qa_
 def test_held_out_questions_meet_trecqa_questions_by_their_words():
     """TrecQA's tokenised question and TREC's raw text of it give the same key (the held-out filter
     of the sentence ranker's training pairs)."""
-    from textqa.training.qa import _question_key
-    assert _question_key("Who is the author of the book , `` The Iron Lady : A Biography '' ?") == \
-        _question_key('Who is the author of the book, "The Iron Lady: A Biography"?')
-    assert _question_key("When did Beethoven die?") != _question_key("When did Mozart die?")
+    from textqa.training.qa import question_key
+    assert question_key("Who is the author of the book , `` The Iron Lady : A Biography '' ?") == \
+        question_key('Who is the author of the book, "The Iron Lady: A Biography"?')
+    assert question_key("When did Beethoven die?") != question_key("When did Mozart die?")
 
 
 def test_candidates_that_restate_the_question_are_dropped(qa_artifact):

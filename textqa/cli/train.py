@@ -27,9 +27,9 @@ def _trainer(name: str):
 @lru_cache(maxsize=None)
 def module_doc(module: str) -> str:
     """A training module's docstring, read from its source without importing it (importing one
-    loads scikit-learn and the model: over a second that ``textqa --help`` has no use for).  Only
-    the string tokens that open the module are read, not the whole module parsed: parsing the four
-    trainers took 50 ms of every command's start."""
+    loads scikit-learn and the model, which ``textqa --help`` has no use for).  Only the string tokens
+    that open the module are read, not the whole module parsed: every command builds its parser, and
+    parsing the trainers would add to each one's start-up."""
     spec = importlib.util.find_spec(module)
     if spec is None or not (spec.origin or "").endswith(".py"):     # no source to read (a frozen install)
         return importlib.import_module(module).__doc__ or ""

@@ -15,9 +15,9 @@ from flask import Flask, g, request
 from textqa.registry import MODELS, resolve
 from textqa.runtime.paths import artifacts_dir as default_artifacts
 
-from .errors import register_error_handlers
+from .http_errors import register_error_handlers
 from .playground import bp as playground_bp
-from .registry import load_models
+from .slots import load_models
 
 DEFAULT_CONFIG = {
     "MAX_CONTENT_LENGTH": 2 * 1024 * 1024,      # bytes per request body (413 above)

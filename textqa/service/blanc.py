@@ -4,8 +4,8 @@ from __future__ import annotations
 from flask import Blueprint
 
 from .contract import POST_ERRORS, endpoint
-from .errors import invalid
-from .registry import get_model
+from .http_errors import invalid
+from .slots import get_model
 from .schemas import BlancResponse
 from .validation import check_request_budget
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from flask import current_app, jsonify
 from pydantic import BaseModel, ValidationError
 
-from .errors import invalid
+from .http_errors import invalid
 from .schemas import Limits, first_error, request_models
 from .validation import json_body
 

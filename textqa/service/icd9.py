@@ -6,8 +6,8 @@ from flask import Blueprint
 from textqa.models.icd9.records import Record
 
 from .contract import POST_ERRORS, endpoint
-from .errors import invalid
-from .registry import get_model
+from .http_errors import invalid
+from .slots import get_model
 from .schemas import Icd9Response
 from .validation import check_request_budget
 

@@ -7,9 +7,9 @@ from textqa.runtime import training_state
 from textqa.runtime.training_state import WIKIPEDIA_JOB
 
 from .contract import endpoint
-from .errors import public_state
+from .http_errors import public_state
 from .openapi import openapi_document
-from .registry import refresh
+from .slots import refresh
 from .schemas import Health, ModelsResponse, Readiness
 
 bp = Blueprint("ops", __name__)
@@ -40,7 +40,7 @@ def models():
     out = {}
     for name, s in current_app.extensions["textqa_models"].items():
         state = refresh(s)
-        about = {"verb": s.spec.verb, "title": s.spec.title}
+        about = {"verb": s.entry.verb, "title": s.entry.title}
         out[name] = {**about, "loaded": True, "manifest": s.manifest} if s.loaded else \
             {**about, "loaded": False, "error": s.error or "not loaded"}
         if state is not None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from flask import Blueprint, send_from_directory
 
-from .errors import APIError
+from .http_errors import APIError
 
 STATIC = Path(__file__).resolve().parent / "static"
 ASSETS = {"playground.js", "playground.css"}

@@ -8,8 +8,8 @@ from textqa.models.artifact import ArtifactError
 from textqa.models.qa.store import DEFAULT_COLLECTION, UnknownCollection
 
 from .contract import POST_ERRORS, endpoint
-from .errors import APIError
-from .registry import get_model
+from .http_errors import APIError
+from .slots import get_model
 from .schemas import QaCollectionsResponse, QaResponse
 
 bp = Blueprint("qa", __name__)

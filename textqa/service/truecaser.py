@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Blueprint
 
 from .contract import POST_ERRORS, endpoint
-from .registry import get_model
+from .slots import get_model
 from .schemas import TruecaseResponse
 from .validation import check_request_budget
 

@@ -6,7 +6,7 @@ from flask import current_app, g, request
 
 from textqa.runtime.json_input import MAX_DEPTH, JSONInputError, parse_json
 
-from .errors import APIError, invalid
+from .http_errors import APIError, invalid
 
 
 def json_body() -> dict:

@@ -151,7 +151,7 @@ def answer_type_cv(docs, labels, folds: int, seed: int) -> dict:
             "fine_accuracy": fine_ok / len(docs), "questions": len(docs)}
 
 
-def _typed(classifier, docs) -> list[tuple[dict, str]]:
+def typed_questions(classifier, docs) -> list[tuple[dict, str]]:
     """(UIUC coarse distribution, fine class) of each question: what the sentence ranker reads."""
     return list(zip(classifier.distribution(docs), classifier.predict(docs)))
 
@@ -210,16 +210,16 @@ def _run(args: argparse.Namespace) -> int:
     # the models' training questions are typed as new questions are: by a classifier that never saw them
     typer = unseen_answer_types(uiuc, docs, questions + [{"question": p.question.text} for p in train], say)
     say("answer sentence selection: choosing C on TRAIN")
-    qt_train = _typed(typer, parse([p.question.text for p in train]))
-    qt_dev = _typed(answer_types, parse([p.question.text for p in dev]))
+    qt_train = typed_questions(typer, parse([p.question.text for p in train]))
+    qt_dev = typed_questions(answer_types, parse([p.question.text for p in dev]))
     pool = [c for p in train + dev for _, c in p.candidates]
     sel_train, qt_sel = train, qt_train
     held_out = read_questions(args.eval_questions) if args.eval_questions else []
     if held_out:
         # the held-out questions' own TrecQA TRAIN pairs (TRAIN spans TREC 8-12) stay out of the ranker,
         # whose scores the extraction model reads: the held-out score must not rest on them
-        held = {_question_key(q["question"]) for q in held_out}
-        keep = [i for i, p in enumerate(train) if _question_key(p.question.text) not in held]
+        held = {question_key(q["question"]) for q in held_out}
+        keep = [i for i, p in enumerate(train) if question_key(p.question.text) not in held]
         say(f"answer sentence selection: {len(train) - len(keep)} TRAIN questions are held-out questions, left out")
         sel_train, qt_sel = [train[i] for i in keep], [qt_train[i] for i in keep]
     selector = SentenceSelector().with_pool(pool)
@@ -288,7 +288,7 @@ def build_wikipedia(dest: Path, rebuild: bool, say) -> None:
         f"{info['seconds']:.0f} s")
 
 
-def _question_key(text: str) -> str:
+def question_key(text: str) -> str:
     """A question's words, lowercased, without punctuation: TrecQA's tokenised text and TREC's raw
     text of the same question meet here."""
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
@@ -379,8 +379,8 @@ def unseen_answer_types(uiuc, docs, questions, say=None):
     perfectly, and an extraction model trained on such labels trusts the UIUC features more than a
     new question's (about 82% right for the fine class) deserve. The training questions are typed
     by this one instead, as a new question is by the full one."""
-    seen = {_question_key(q["question"]) for q in questions}
-    keep = [i for i, q in enumerate(uiuc) if _question_key(q.question) not in seen]
+    seen = {question_key(q["question"]) for q in questions}
+    keep = [i for i, q in enumerate(uiuc) if question_key(q.question) not in seen]
     if say:
         say(f"answer types for the training questions: a classifier without the {len(uiuc) - len(keep)} "
             f"UIUC questions that are training questions")
@@ -392,11 +392,11 @@ def train_instance(args, train, dev, metrics, say, answer_types, selector, typer
     scored on the dev questions and on ``held_out`` (the ``--eval-questions``; typed by ``answer_types``)."""
     without = read_questions(args.pool_without) if args.pool_without else []
     without_qids = {q["qid"] for q in without}
-    without_keys = {_question_key(q["question"]) for q in without}
+    without_keys = {question_key(q["question"]) for q in without}
     pool = trec_all_sentences(TRAIN_ALL, without_qids)
     if args.collection_limit:
         pool = pool[:args.collection_limit]
-    pool += [c.text for p in train + dev for _, c in p.candidates if _question_key(p.question.text) not in without_keys]
+    pool += [c.text for p in train + dev for _, c in p.candidates if question_key(p.question.text) not in without_keys]
     pool = list(dict.fromkeys(pool))
     if without:
         say(f"collection: the news pool without the sentences selected for {len(without_qids)} questions of "
@@ -426,7 +426,7 @@ def train_instance(args, train, dev, metrics, say, answer_types, selector, typer
         docs = parse(texts)
         from tqdm import tqdm  # deferred: loads tqdm
         out = []
-        for d, (u, fine) in tqdm(list(zip(docs, _typed(answer_types, docs))), desc="answering", unit="q",
+        for d, (u, fine) in tqdm(list(zip(docs, typed_questions(answer_types, docs))), desc="answering", unit="q",
                                  file=sys.stderr, disable=None):
             res = instance.answer(d, QuestionSource(collections, index) if collections else index, 5, u, fine)
             out.append({**res, "uiuc_coarse": max(u, key=u.get)})

@@ -25,14 +25,14 @@ from textqa.registry import MODELS, ModelEntry
 from textqa.runtime import training_state
 from textqa.runtime.gc_pause import freeze_loaded
 
-from .errors import APIError
+from .http_errors import APIError
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class ModelSlot:
-    spec: ModelEntry
+    entry: ModelEntry
     path: Path
     model: Any = None
     manifest: dict = field(default_factory=dict)
@@ -49,19 +49,19 @@ _load_lock = threading.Lock()
 
 def _load(slot: ModelSlot) -> None:
     """Load ``slot``'s model (warmed up) or record why it could not be loaded."""
-    spec = slot.spec
+    entry = slot.entry
     try:
-        model = spec.load(slot.path)
-        spec.warm_up(model)
+        model = entry.load(slot.path)
+        entry.warm_up(model)
         freeze_loaded()                 # its tables are never garbage: no collection walks them again
         slot.model, slot.manifest, slot.error = model, getattr(model, "manifest", {}), None
-        log.info("loaded %s from %s", spec.name, slot.path)
+        log.info("loaded %s from %s", entry.name, slot.path)
     except ArtifactError as e:
         slot.error = str(e)
-        log.warning("model %s not loaded: %s", spec.name, e)
+        log.warning("model %s not loaded: %s", entry.name, e)
     except Exception as e:  # a broken artifact must not take the whole service down
         slot.error = f"{slot.path}: could not be loaded ({type(e).__name__}: {e})"
-        log.exception("model %s failed to load", spec.name)
+        log.exception("model %s failed to load", entry.name)
 
 
 def _manifest_mtime(slot: ModelSlot) -> float | None:
@@ -73,11 +73,11 @@ def _manifest_mtime(slot: ModelSlot) -> float | None:
 
 def load_models(artifacts_dir: Path, only: list[str] | None = None) -> dict[str, ModelSlot]:
     slots = {}
-    for spec in MODELS:
-        if only is not None and spec.name not in only:
+    for entry in MODELS:
+        if only is not None and entry.name not in only:
             continue
-        slot = slots[spec.name] = ModelSlot(spec, artifacts_dir / spec.name)
-        if training_state.read().get(spec.name, {}).get("state") in training_state.ACTIVE:
+        slot = slots[entry.name] = ModelSlot(entry, artifacts_dir / entry.name)
+        if training_state.read().get(entry.name, {}).get("state") in training_state.ACTIVE:
             slot.error = "training in the background"
             continue
         _load(slot)
@@ -91,7 +91,7 @@ def refresh(slot: ModelSlot) -> dict | None:
     training state while it is queued or training (then nothing is loaded), else None."""
     if slot.loaded:
         return None
-    state = training_state.read().get(slot.spec.name)
+    state = training_state.read().get(slot.entry.name)
     if state and state.get("state") in training_state.ACTIVE:
         return state
     mtime = _manifest_mtime(slot)
@@ -102,7 +102,7 @@ def refresh(slot: ModelSlot) -> dict | None:
                 slot.tried = None if slot.loaded else mtime
                 if slot.loaded:
                     from .metrics import record_models  # deferred: loads prometheus_client
-                    record_models({slot.spec.name: slot})
+                    record_models({slot.entry.name: slot})
     if not slot.loaded and state:
         slot.error = state.get("error") or slot.error
     return state if not slot.loaded else None
