@@ -340,7 +340,7 @@ MUTANTS = [
     # one declaration per endpoint
     ("integral-float-not-an-integer", "textqa/service/schemas.py::_integral", "        return int(value)\n",
      "        return value\n", ["tests/service/test_schemas.py::test_schema_and_validation_agree"]),
-    ("unknown-fields-ignored", "textqa/service/schemas.py::_Strict",
+    ("unknown-fields-ignored", "textqa/service/schemas.py::StrictRequest",
      '    model_config = ConfigDict(extra="forbid", strict=True, regex_engine="python-re")',
      '    model_config = ConfigDict(extra="ignore", strict=True, regex_engine="python-re")',
      ["tests/service/test_schemas.py::test_errors_name_the_field_in_plain_words"]),

@@ -11,9 +11,16 @@ import pytest
 from pydantic import ValidationError
 
 from textqa.service import DEFAULT_CONFIG, create_app
-from textqa.service.schemas import Limits, first_error, request_models
+from textqa.service import blanc, icd9, qa, truecaser
+from textqa.service.schemas import Limits, first_error
 
 LIMITS = dataclasses.replace(Limits.from_config(DEFAULT_CONFIG), max_items=3)
+
+
+def request_models(limits):
+    """Each endpoint's request class under ``limits``, by the keys of the cases below."""
+    return {"truecase": truecaser.request_model(limits), "blanc": blanc.request_model(limits),
+            "icd9": icd9.request_model(limits), "qa": qa.request_model(limits)}
 
 CASES = {
     "truecase": [

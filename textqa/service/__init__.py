@@ -12,7 +12,7 @@ from pathlib import Path
 
 from flask import Flask, g, request
 
-from textqa.registry import MODELS, resolve
+from textqa import registry
 from textqa.runtime.paths import artifacts_dir as default_artifacts
 
 from .http_errors import register_error_handlers
@@ -94,7 +94,7 @@ def create_app(artifacts_dir: str | Path | None = None, config: dict | None = No
 
     from .ops import bp as ops_bp  # deferred: loads pydantic
 
-    for bp in (ops_bp, *(resolve(m.blueprint) for m in MODELS), playground_bp):
+    for bp in (ops_bp, *(registry.resolve(m.blueprint) for m in registry.MODELS), playground_bp):
         app.register_blueprint(bp)
     # Swagger UI from the files the flask-swagger-ui wheel ships (no CDN): /docs
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={"app_name": "textqa API"}))

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from typing import Callable
 
 from flask import current_app, jsonify
 from pydantic import BaseModel, ValidationError
 
 from .http_errors import invalid
-from .schemas import Limits, first_error, request_models
+from .schemas import Limits, first_error
 from .validation import json_body
 
 #: HTTP errors an endpoint may answer, with what they mean (the document lists them per endpoint)
@@ -30,7 +31,7 @@ class Endpoint:
     summary: str
     description: str
     response: type[BaseModel] | None          # None: not JSON (e.g. /metrics)
-    request: str | None = None                # key of ``request_models``
+    request: Callable[[Limits], type[BaseModel]] | None = None    # the blueprint's request_model
     errors: tuple = ()
     examples: dict = field(default_factory=dict)
     content_type: str = "application/json"
@@ -41,20 +42,21 @@ class Endpoint:
 ENDPOINTS: list[Endpoint] = []
 
 
-def current_request_model(key: str) -> type[BaseModel]:
-    """The request class ``key`` under this app's limits (looked up once per app, not per request)."""
-    models = current_app.extensions.get("textqa_requests")
-    if models is None:
-        models = current_app.extensions["textqa_requests"] = request_models(Limits.from_config(current_app.config))
-    return models[key]
+def current_request_model(build: Callable[[Limits], type[BaseModel]]) -> type[BaseModel]:
+    """The request class ``build`` makes under this app's limits (made once per app, not per request)."""
+    models = current_app.extensions.setdefault("textqa_requests", {})
+    if build not in models:
+        models[build] = build(Limits.from_config(current_app.config))
+    return models[build]
 
 
 def endpoint(target, method: str, path: str, *, summary: str, response: type[BaseModel] | None,
-             request: str | None = None, errors: tuple = (), examples: dict | None = None,
+             request: Callable[[Limits], type[BaseModel]] | None = None, errors: tuple = (), examples: dict | None = None,
              content_type: str = "application/json", tag: str = "service", status: dict | None = None):
     """Register ``fn`` on ``target`` (app or blueprint) as ``method path``.
 
-    With ``request``, the view parses the JSON body, validates it with that request class (422
+    With ``request`` (the blueprint's ``request_model``: limits -> its request class), the view parses
+    the JSON body, validates it with that request class (422
     naming the field otherwise) and calls ``fn(req)``; without it ``fn()``.  ``fn`` returns the response
     body as a dict (or ``(dict, status)``, or a Flask response for a body that is not JSON).  With the
     config ``TEXTQA_CHECK_RESPONSES`` (default: on under ``TESTING``) every body is validated against

@@ -7,7 +7,7 @@ from pydantic.json_schema import models_json_schema
 from textqa.version import __version__
 
 from .contract import ENDPOINTS, ERRORS
-from .schemas import ErrorResponse, Limits, SchemaGenerator, request_models
+from .schemas import ErrorResponse, Limits, SchemaGenerator
 
 REF = "#/components/schemas/{model}"
 REQUEST_ID = {"X-Request-ID": {"description": "the client's X-Request-ID when it is a sane token "
@@ -17,7 +17,7 @@ REQUEST_ID = {"X-Request-ID": {"description": "the client's X-Request-ID when it
 
 def openapi_document(app) -> dict:
     limits = Limits.from_config(app.config)
-    requests = request_models(limits)
+    requests = {e.request: e.request(limits) for e in ENDPOINTS if e.request}
     used = [(requests[e.request], "validation") for e in ENDPOINTS if e.request]
     used += [(e.response, "serialization") for e in ENDPOINTS if e.response is not None]
     used.append((ErrorResponse, "serialization"))

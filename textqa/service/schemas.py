@@ -1,10 +1,10 @@
-"""Every request and response body of the HTTP API, declared once as pydantic v2 models.
+"""The request and response bodies of the HTTP API, declared once as pydantic v2 models.
 
 The same classes validate the requests (``parse``) and produce ``/openapi.json`` (``openapi.py``
 reads their JSON Schema), so the contract and the checks cannot drift apart.  The limits that are
 configurable per app (items per request, tokens per item) are part of the declaration: the request
-classes are built per ``Limits`` (``request_models``), so the document states the limits the server
-enforces.  What JSON Schema cannot say (a limit in whitespace tokens, a work budget over the whole
+classes are built per ``Limits`` (each blueprint's ``request_model``, beside its endpoint), so the
+document states the limits the server enforces.  This module holds what they share.  What JSON Schema cannot say (a limit in whitespace tokens, a work budget over the whole
 request) is checked by validators of the same classes and stated in their descriptions.
 
 Validation is strict, as JSON Schema is: ``"5"`` is not an integer and ``1`` is not a boolean; an
@@ -18,11 +18,8 @@ import functools
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic.json_schema import GenerateJsonSchema
-
-from textqa.models.icd9.records import MAX_CHARS as ICD9_MAX_CHARS
-from textqa.models.qa.store import MAX_QUESTION_WORDS
 
 #: "contains a character that is not white space", spelled as an explicit class: ``\\s`` means
 #: different sets in ECMA-262 (JSON Schema's regex dialect), Python's ``re`` (what the models strip,
@@ -41,11 +38,11 @@ def _integral(value):
 Int = Annotated[int, BeforeValidator(_integral)]
 
 
-class _Strict(BaseModel):
+class StrictRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, regex_engine="python-re")
 
 
-class _Out(BaseModel):
+class Response(BaseModel):
     """Response bodies: the handlers return plain dicts, checked against these under TESTING
     (``contract.endpoint``); lax, as a JSON reader of the answer would be."""
     model_config = ConfigDict(extra="forbid")
@@ -59,17 +56,17 @@ class FieldProblem(ValueError):
         self.sub = sub
 
 
-def _tokens_at_most(value: str, limit: int, what: str = "item") -> str:
+def tokens_at_most(value: str, limit: int, what: str = "item") -> str:
     n = len(value.split())
     if n > limit:
         raise ValueError(f"has {n:,} tokens; the limit is {limit:,} per {what}")
     return value
 
 
-def _text(limit: int, what: str = "item", **field):
+def text_field(limit: int, what: str = "item", **field):
     """A string of at most ``limit`` whitespace tokens (a limit JSON Schema cannot state; the
     description states it) with the JSON Schema constraints ``field``."""
-    return Annotated[str, Field(**field), AfterValidator(functools.partial(_tokens_at_most, limit=limit, what=what))]
+    return Annotated[str, Field(**field), AfterValidator(functools.partial(tokens_at_most, limit=limit, what=what))]
 
 
 #: the app config key of each limit (the defaults are ``DEFAULT_CONFIG`` in ``textqa.service``)
@@ -94,218 +91,17 @@ class Limits:
         return cls(**{field: config[key] for field, key in CONFIG_KEYS.items()})
 
 
-@functools.cache
-def request_models(limits: Limits):
-    """The request classes under ``limits`` (cached: one set per distinct configuration)."""
-    n, tok, btok = limits.max_items, limits.max_tokens, limits.blanc_max_tokens
-
-    class TruecaseRequest(_Strict):
-        """Exactly one of ``text`` or ``sentences``."""
-        model_config = ConfigDict(json_schema_extra={"oneOf": [{"required": ["text"]},
-                                                               {"required": ["sentences"]}]})
-        text: _text(tok) = Field(None, description=f"raw text (with 'tokenized': lines of whitespace-separated "
-                                                   f"tokens); at most {tok:,} tokens")
-        sentences: list[_text(tok)] = Field(None, max_length=n, description=f"a batch of texts or tokenized "
-                                                                            f"sentences, at most {tok:,} tokens each")
-        tokenized: bool = Field(False, description="input is whitespace-tokenized (PTB style); tokens are kept")
-        baseline: bool = Field(False, description="use the unigram most-frequent-casing baseline")
-
-        @model_validator(mode="after")
-        def _exactly_one(self):
-            if ("text" in self.model_fields_set) == ("sentences" in self.model_fields_set):
-                raise FieldProblem("text", "give exactly one of 'text' (a string) or 'sentences' (a list of strings)")
-            return self
-
-    BlancText = _text(btok, pattern=NON_EMPTY, description=f"at most {btok:,} tokens")
-
-    class BlancPair(_Strict):
-        hypothesis: BlancText
-        references: list[BlancText] = Field(min_length=1)
-
-    class BlancRequest(_Strict):
-        model_config = ConfigDict(json_schema_extra={"not": {"required": ["explain", "corpus"], "properties": {
-            "explain": {"const": True}, "corpus": {"const": True}}}})
-        pairs: list[BlancPair] = Field(min_length=1, max_length=n, description=(
-            f"(hypothesis, references) pairs; the ACS grid cells of a request (hypothesis x reference tokens, "
-            f"summed over pairs and references) are at most {limits.blanc_budget:,} (413 above)"))
-        corpus: bool = Field(False, description="one system-level score over all pairs instead of one per pair")
-        explain: bool = Field(False, description="add each pair's alignment, skip-n-gram masses and matched "
-                                                 "skip-bigrams (not with 'corpus')")
-
-        @model_validator(mode="after")
-        def _explain_pairs(self):
-            if self.explain and self.corpus:
-                raise FieldProblem("explain", "explains pair scores; it cannot be used with 'corpus'")
-            return self
-
-    Text = Annotated[str, Field(pattern=NON_EMPTY, max_length=ICD9_MAX_CHARS)]
-
-    class Icd9Document(_Strict):
-        """A report as ``text`` or as named ``sections`` (exactly one); ``codes`` (gold) is ignored."""
-        model_config = ConfigDict(json_schema_extra={"oneOf": [{"required": ["text"]},
-                                                               {"required": ["sections"]}]})
-        id: Annotated[str, Field(min_length=1)] | int
-        text: Text = Field(None, description=f"at most {tok:,} tokens")
-        sections: dict[str, Text] = Field(None, min_length=1, description="section name -> text")
-        codes: list[Annotated[str, Field(pattern=NON_EMPTY)]] = Field(None, description="gold codes (ignored)")
-
-        @model_validator(mode="after")
-        def _one_body(self):
-            given = {"text", "sections"} & self.model_fields_set
-            if len(given) != 1:
-                raise FieldProblem("text", "give exactly one of 'text' or 'sections'")
-            body = self.text if self.text is not None else "\n".join(self.sections.values())
-            try:
-                _tokens_at_most(body, tok, "document")
-            except ValueError as e:
-                raise FieldProblem("text" if self.text is not None else "sections", str(e)) from None
-            return self
-
-    class Icd9Request(_Strict):
-        documents: list[Icd9Document] = Field(min_length=1, max_length=n, description=(
-            f"at most {limits.icd9_budget:,} tokens over all documents (413 above)"))
-        classifier: Literal["svm", "brr"] = Field("svm", description="per-code linear SVM or Bayesian ridge")
-        all_scores: bool = Field(False, description="add every code's margin over its threshold")
-        explain: bool = Field(False, description="add the negation/uncertainty spans the features see")
-
-    class QaRequest(_Strict):
-        question: _text(MAX_QUESTION_WORDS, "question", pattern=NON_EMPTY,
-                        description=f"at most {MAX_QUESTION_WORDS} tokens")
-        top_k: Int = Field(5, ge=1, le=100)
-        collection: str = Field("default", min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
-                                description="the collection to answer from: 'default' (Wikipedia and the news "
-                                            "pool), 'pool', or a name built with 'textqa qa index' "
-                                            "(GET /v1/qa/collections lists them)")
-
-    return {"truecase": TruecaseRequest, "blanc": BlancRequest, "icd9": Icd9Request, "qa": QaRequest}
-
-
 # ---- responses --------------------------------------------------------------------------------
 
 
-class ModelInfo(_Out):
+class ModelInfo(Response):
     name: str
     created_at: str | None
     id: str | None = Field(None, description="artifact id (truecaser)")
     decoder: Literal["viterbi", "unigram"] | None = Field(None, description="truecaser decoder used")
 
 
-class TruecaseResponse(_Out):
-    model_config = ConfigDict(json_schema_extra={"oneOf": [{"required": ["text"]}, {"required": ["sentences"]}]})
-    text: str = Field(None, description="the text with only the case of its letters changed")
-    sentences: list[str] = Field(None, description="one result per input sentence, in order")
-    model: ModelInfo
-
-
-class BlancAlignment(_Out):
-    hypothesis: int = Field(description="hypothesis token index")
-    reference: int = Field(description="reference token index")
-    weight: float = Field(description="node weight: 1 for an exact match, less for a partial one")
-
-
-class BlancSize(_Out):
-    k: int
-    common: float = Field(description="common skip-k-gram mass")
-    hypothesis: float = Field(description="the hypothesis's own skip-k-gram mass (precision's denominator)")
-    reference: float = Field(description="the reference's own skip-k-gram mass (recall's denominator)")
-
-
-class BlancExplanation(_Out):
-    reference: int = Field(description="index of the best-matching reference")
-    hypothesis_tokens: list[str]
-    reference_tokens: list[str]
-    alignment: list[BlancAlignment]
-    sizes: list[BlancSize]
-    skip_bigrams: list[str] = Field(description="common skip-bigrams ('..' marks a gap), at most 50")
-
-
-class BlancScore(_Out):
-    score: float
-    precision: float
-    recall: float
-    explanation: BlancExplanation = Field(None, description="with 'explain': what the score is made of")
-
-
-class BlancResponse(_Out):
-    model_config = ConfigDict(json_schema_extra={"oneOf": [{"required": ["scores"]}, {"required": ["corpus"]}]})
-    scores: list[BlancScore] = Field(None, description="one score per pair, in order")
-    corpus: BlancScore = Field(None, description="the corpus score (with 'corpus': true)")
-    signature: str
-    model: ModelInfo
-
-
-class Icd9Code(_Out):
-    code: str
-    score: float
-    description: str | None
-    std: float = Field(None, ge=0, description="BRR: predictive standard deviation of the score")
-    probability: float = Field(None, ge=0, le=1, description="BRR: calibrated probability of the code (Platt)")
-
-
-class Icd9Span(_Out):
-    section: str = Field(description="the section the offsets refer to ('text' for a plain text)")
-    start: int = Field(ge=0, description="character offset of the span's start")
-    end: int = Field(ge=0, description="character offset just after the span")
-    kind: Literal["trigger", "negated", "uncertain"]
-    trigger: str = Field(None, description="a trigger's kind: NEG, UNC, PSEUDO, POST_NEG or POST_UNC")
-
-
-class Icd9Result(_Out):
-    id: str
-    codes: list[Icd9Code] = Field(description="codes above threshold, best first")
-    scores: dict[str, float] = Field(None, description="every code's margin over its threshold (all_scores)")
-    review: bool = Field(None, description="BRR: true when any code's score is within one standard deviation "
-                                           "of its threshold (the document should go to a human coder)")
-    spans: list[Icd9Span] = Field(None, description="with 'explain': negation/uncertainty triggers and scopes")
-
-
-class Icd9Response(_Out):
-    documents: list[Icd9Result]
-    classifier: Literal["svm", "brr"]
-    model: ModelInfo
-
-
-class QaDocument(_Out):
-    id: str = Field(description="the document's id in its collection (a Wikipedia page's curid)")
-    title: str
-    url: str | None = Field(None, description="the document's URL, when it has one")
-    collection: str = Field(None, description="the collection the document belongs to")
-
-
-class QaAnswer(_Out):
-    answer: str
-    score: float
-    sentence: str = Field(description="the supporting sentence, as written")
-    start: int = Field(ge=0, description="the answer's first character in the sentence")
-    end: int = Field(ge=0, description="one past the answer's last character in the sentence")
-    document: QaDocument | None = Field(description="where the sentence comes from")
-    clusters: list[str] = Field(description="question clusters whose extractor proposed the answer")
-
-
-class QaResponse(_Out):
-    question: str
-    answers: list[QaAnswer]
-    answer_type: dict[str, float] = Field(description="answer-type distribution of the matched clusters")
-    uiuc_type: str = Field(description="the UIUC question class")
-    clusters: list[str] = Field(description="the clusters used")
-    collection: str = Field(description="the collection answered from")
-    model: ModelInfo
-
-
-class QaCollection(_Out):
-    name: str
-    documents: int = Field(ge=0)
-    paragraphs: int = Field(ge=0, description="paragraphs indexed (for the news pool: sentences)")
-    description: str
-    created_at: str | None
-
-
-class QaCollectionsResponse(_Out):
-    collections: list[QaCollection]
-    default: str = Field(description="the collection a request without 'collection' answers from")
-
-
-class TrainingState(_Out):
+class TrainingState(Response):
     state: Literal["queued", "training", "failed", "no_data"]
     step: str = Field(None, description="what the training is doing now")
     percent: float = Field(None, ge=0, le=100, description="estimated: elapsed time against the expected duration")
@@ -314,29 +110,29 @@ class TrainingState(_Out):
     estimated: bool = Field(True, description="percent and ETA are estimates from the expected duration")
 
 
-class ErrorDetail(_Out):
+class ErrorDetail(Response):
     code: str
     message: str
     field: str = Field(None, description="the offending field (pairs[0].references[1], ...)")
     state: TrainingState = Field(None, description="model_queued / model_training: the model's training state")
 
 
-class ErrorResponse(_Out):
+class ErrorResponse(Response):
     error: ErrorDetail
 
 
-class Health(_Out):
+class Health(Response):
     status: Literal["ok"]
 
 
-class Readiness(_Out):
+class Readiness(Response):
     ready: bool
     models: dict[str, bool]
     errors: dict[str, str] = Field(None, description="why a model is not loaded")
     training: dict[str, TrainingState] = Field(None, description="models 'textqa serve --train-missing' is training")
 
 
-class ModelStatus(_Out):
+class ModelStatus(Response):
     verb: str = Field(description="the model's command word: its playground tab, 'textqa VERB', 'textqa batch VERB'")
     title: str = Field(description="the model and its paper")
     loaded: bool
@@ -348,7 +144,7 @@ class ModelStatus(_Out):
                                               "the news pool once its collection is built)")
 
 
-class ModelsResponse(_Out):
+class ModelsResponse(Response):
     models: dict[str, ModelStatus]
 
 

@@ -21,7 +21,8 @@ from typing import Any
 from flask import current_app
 
 from textqa.models.artifact import ArtifactError
-from textqa.registry import MODELS, ModelEntry
+from textqa import registry
+from textqa.registry import ModelEntry
 from textqa.runtime import training_state
 from textqa.runtime.gc_pause import freeze_loaded
 
@@ -73,7 +74,7 @@ def _manifest_mtime(slot: ModelSlot) -> float | None:
 
 def load_models(artifacts_dir: Path, only: list[str] | None = None) -> dict[str, ModelSlot]:
     slots = {}
-    for entry in MODELS:
+    for entry in registry.MODELS:       # read when the app is made: a model registered since is served
         if only is not None and entry.name not in only:
             continue
         slot = slots[entry.name] = ModelSlot(entry, artifacts_dir / entry.name)
