@@ -69,7 +69,7 @@ def test_truecase_text_keeps_spacing(client):
     out = r.get_json()
     assert out["text"].lower() == "the president  visited   new york.  he said \"hello\"."
     assert out["text"].startswith("The ") and "New York" in out["text"] and "He said" in out["text"]
-    assert out["model"]["name"] == "truecaser" and out["model"]["decoder"] == "viterbi"
+    assert out["model"]["name"] == "truecaser" and out["model"]["method"] == "viterbi"
 
 
 def test_truecase_batch_tokenized_and_baseline(client):
@@ -77,7 +77,7 @@ def test_truecase_batch_tokenized_and_baseline(client):
                                           "tokenized": True})
     assert r.get_json()["sentences"] == ["The United States -LRB- U.S. -RRB- .", ""]
     r = client.post("/v1/truecase", json={"sentences": ["paris is a city ."], "tokenized": True, "baseline": True})
-    assert r.get_json()["sentences"] == ["Paris is a city ."] and r.get_json()["model"]["decoder"] == "unigram"
+    assert r.get_json()["sentences"] == ["Paris is a city ."] and r.get_json()["model"]["method"] == "unigram"
 
 
 @pytest.mark.parametrize("text", ["", "   ", "... !!! ,,,", "\u00e9t\u00e9 \u4e2d\u6587 \U0001F600", "a" * 5000])
@@ -264,3 +264,34 @@ def test_a_loaded_model_is_kept_out_of_the_collectors_work(truecaser_artifact):
     assert model is not None and gc.get_freeze_count() > 100_000
     assert not any(o is model.model.casing_.forms for o in gc.get_objects())     # frozen: no generation holds it
     gc.unfreeze()
+
+
+def test_a_server_loads_its_models_with_the_options_textqa_serve_takes(truecaser_artifact, monkeypatch):
+    """``textqa serve --decoder trigram --no-context`` reaches the workers (as JSON in the environment),
+    the truecaser decodes as ``textqa.load(..., decoder="trigram", context=False)`` does, and
+    ``/v1/models`` shows the options under the command line's names."""
+    import json
+
+    import textqa
+    from textqa.cli import build_parser
+    from textqa.cli import serve as serve_command
+    args = build_parser(["serve"]).parse_args(["serve", "--artifacts", str(truecaser_artifact), "--decoder",
+                                               "trigram", "--no-context", "--models", "truecaser"])
+    seen = {}
+    monkeypatch.setattr(serve_command.os, "execve", lambda path, cmd, env: seen.update(env))
+    serve_command.run(args)
+    chosen = json.loads(seen["TEXTQA_LOAD_OPTIONS"])
+    assert chosen == {"truecaser": {"decoder": "trigram", "context": False}}
+    app = create_app(truecaser_artifact, {"TESTING": True, "TEXTQA_MODELS": ["truecaser"],
+                                          "TEXTQA_LOAD_OPTIONS": chosen})
+    c = app.test_client()
+    shown = c.get("/v1/models").get_json()["models"]["truecaser"]["options"]
+    assert shown == {"decoder": "trigram", "phrases": True, "compounds": True, "discriminative": True,
+                     "class_lm": True, "context": False}
+    text = "the president of the united states met the prime minister in new york ."
+    expected = textqa.load("truecaser", truecaser_artifact, decoder="trigram", context=False).truecase(text)
+    assert c.post("/v1/truecase", json={"text": text}).get_json()["text"] == expected
+    bad = create_app(truecaser_artifact, {"TESTING": True, "TEXTQA_MODELS": ["truecaser"],
+                                          "TEXTQA_LOAD_OPTIONS": {"truecaser": {"beam": 3}}}).test_client()
+    status = bad.get("/v1/models").get_json()["models"]["truecaser"]
+    assert not status["loaded"] and "unknown option(s) beam" in status["error"]

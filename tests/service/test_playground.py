@@ -66,11 +66,11 @@ def test_every_panel_in_a_real_browser(chromium, service_artifacts, live_server,
         view = browser.panel(dom, "truecase")
         assert view.state == "done" and view.error is None, view
         assert '<mark class="changed">T</mark>he' in view.result          # the first word, highlighted
-        assert "decoder viterbi" in view.result
+        assert "method viterbi" in view.result
         assert re.search(r"Models: truecaser \S+ \(textqa ", dom), "the page names the model versions"
 
-        dom = browser.dump_dom(browser.example_url(base, "truecase", decoder="unigram"))
-        assert "decoder unigram" in browser.panel(dom, "truecase").result
+        dom = browser.dump_dom(browser.example_url(base, "truecase", method="unigram"))
+        assert "method unigram" in browser.panel(dom, "truecase").result
 
         view = browser.panel(browser.dump_dom(browser.example_url(base, "blanc")), "blanc")
         assert view.state == "done" and view.error is None, view

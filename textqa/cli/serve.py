@@ -1,6 +1,7 @@
 """``textqa serve``: the Flask service under gunicorn."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -42,6 +43,12 @@ def add_arguments(p) -> None:
                         "then (what 'make run' does)")
     p.add_argument("--models", default=None, metavar="NAMES",
                    help="comma-separated models to load (default: all of " + ", ".join(NAMES) + ")")
+    for m in MODELS:                        # each model's load-time options, as 'textqa VERB' takes them
+        load = [o for o in m.options if o.stage == "load"]
+        if load:
+            group = p.add_argument_group(f"{m.label} options (as 'textqa {m.verb}' takes them; /v1/models shows them)")
+            for option in load:
+                option.add_to(group)
 
 
 def run(args) -> int:
@@ -55,6 +62,11 @@ def run(args) -> int:
                   f"{', '.join(NAMES)}", file=sys.stderr)
             return 2
         env["TEXTQA_MODELS"] = ",".join(names)
+    chosen = {m.name: {k: v for k, v in m.option_values(args, "load").items()
+                       if v != next(o.default for o in m.options if o.name == k)} for m in MODELS}
+    chosen = {name: opts for name, opts in chosen.items() if opts}
+    if chosen:
+        env["TEXTQA_LOAD_OPTIONS"] = json.dumps(chosen)
     # Prometheus multiprocess mode: a fresh, empty folder per server start (removed on exit); a folder
     # the operator chose is emptied of the previous run's files instead
     metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR")

@@ -28,6 +28,7 @@ DEFAULT_CONFIG = {
     "TEXTQA_ICD9_MAX_TOKENS_PER_REQUEST": 500000,   # ICD-9: tokens over all documents of a request (413)
     "TEXTQA_BLANC_MAX_CELLS_PER_REQUEST": 2000000,  # BLANC: sum of |hyp| x |ref| ACS grid cells (413)
     "TEXTQA_MODELS": None,                      # names to load (None: all known models)
+    "TEXTQA_LOAD_OPTIONS": {},                  # {model: {load-time option: value}} (textqa serve's model options)
     "TEXTQA_ACCESS_LOG": True,                  # one JSON object per request on stderr (logger textqa.access)
 }
 
@@ -80,11 +81,13 @@ def create_app(artifacts_dir: str | Path | None = None, config: dict | None = No
     app.config.update(DEFAULT_CONFIG)
     if os.environ.get("TEXTQA_MODELS"):           # textqa serve --models
         app.config["TEXTQA_MODELS"] = [n for n in os.environ["TEXTQA_MODELS"].split(",") if n]
+    if os.environ.get("TEXTQA_LOAD_OPTIONS"):     # textqa serve's model options, as JSON
+        app.config["TEXTQA_LOAD_OPTIONS"] = json.loads(os.environ["TEXTQA_LOAD_OPTIONS"])
     app.config.update(config or {})
     app.json.sort_keys = False
     root = Path(artifacts_dir) if artifacts_dir else default_artifacts()
     app.config["TEXTQA_ARTIFACTS"] = str(root)
-    app.extensions["textqa_models"] = load_models(root, app.config["TEXTQA_MODELS"])
+    app.extensions["textqa_models"] = load_models(root, app.config["TEXTQA_MODELS"], app.config["TEXTQA_LOAD_OPTIONS"])
     from .metrics import record_models  # deferred: loads prometheus_client
     record_models(app.extensions["textqa_models"])
     register_error_handlers(app)

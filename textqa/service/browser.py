@@ -82,7 +82,7 @@ def panel(dom: str, model: str) -> PanelView:
 #: screenshots (``dev/screenshots.py``), with the window height its answer needs
 EXAMPLES = {
     "truecase": ({"text": "the president of the united states met the prime minister of canada in ottawa on "
-                          "monday , and they visited the national gallery .", "decoder": "viterbi"}, 760),
+                          "monday , and they visited the national gallery .", "method": "viterbi"}, 760),
     "blanc": ({"hypothesis": "The cat sat on the mat near the door.",
                "references": "The cat is sitting on the mat by the door.\nA cat sat on the mat next to the door."},
               1150),

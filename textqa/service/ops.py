@@ -43,6 +43,9 @@ def models():
         about = {"verb": s.entry.verb, "title": s.entry.title}
         out[name] = {**about, "loaded": True, "manifest": s.manifest} if s.loaded else \
             {**about, "loaded": False, "error": s.error or "not loaded"}
+        load_options = s.entry.option_values(s.options, "load")
+        if load_options:
+            out[name]["options"] = load_options
         if state is not None:
             out[name]["training"] = public_state(state)
         if s.loaded and hasattr(getattr(s.model, "model", None), "search_status"):

@@ -98,7 +98,9 @@ class ModelInfo(Response):
     name: str
     created_at: str | None
     id: str | None = Field(None, description="artifact id (truecaser)")
-    decoder: Literal["viterbi", "unigram"] | None = Field(None, description="truecaser decoder used")
+    method: Literal["viterbi", "unigram"] | None = Field(None, description=(
+        "truecaser: how the case was restored: viterbi (the trained model's search) or unigram (the "
+        "most-frequent-casing baseline, with 'baseline': true)"))
 
 
 class TrainingState(Response):
@@ -139,6 +141,8 @@ class ModelStatus(Response):
     manifest: dict[str, Any] = Field(None)
     error: str = Field(None)
     training: TrainingState = Field(None, description="while 'textqa serve --train-missing' trains it")
+    options: dict[str, Any] = Field(None, description="the model's load-time options and their values, as the "
+                                                       "command line names them ('textqa serve --decoder trigram')")
     search: str = Field(None, description="truecaser: the search that decodes: native (C++) or python, and why")
     collection: str = Field(None, description="qa: what the default collection answers from now (Wikipedia joins "
                                               "the news pool once its collection is built)")

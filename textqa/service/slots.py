@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 class ModelSlot:
     entry: ModelEntry
     path: Path
+    options: dict = field(default_factory=dict)     # its load-time options (the registry's), as given
     model: Any = None
     manifest: dict = field(default_factory=dict)
     error: str | None = None
@@ -52,7 +53,7 @@ def _load(slot: ModelSlot) -> None:
     """Load ``slot``'s model (warmed up) or record why it could not be loaded."""
     entry = slot.entry
     try:
-        model = entry.load(slot.path)
+        model = entry.load(slot.path, **slot.options)
         entry.warm_up(model)
         freeze_loaded()                 # its tables are never garbage: no collection walks them again
         slot.model, slot.manifest, slot.error = model, getattr(model, "manifest", {}), None
@@ -72,12 +73,15 @@ def _manifest_mtime(slot: ModelSlot) -> float | None:
         return None
 
 
-def load_models(artifacts_dir: Path, only: list[str] | None = None) -> dict[str, ModelSlot]:
+def load_models(artifacts_dir: Path, only: list[str] | None = None, options: dict | None = None) -> dict[str, ModelSlot]:
+    """A slot per model of the registry (of ``only``), loaded with its load-time ``options`` ({model:
+    {option: value}}, as ``textqa serve`` passes them)."""
+    options = options or {}
     slots = {}
     for entry in registry.MODELS:       # read when the app is made: a model registered since is served
         if only is not None and entry.name not in only:
             continue
-        slot = slots[entry.name] = ModelSlot(entry, artifacts_dir / entry.name)
+        slot = slots[entry.name] = ModelSlot(entry, artifacts_dir / entry.name, dict(options.get(entry.name, {})))
         if training_state.read().get(entry.name, {}).get("state") in training_state.ACTIVE:
             slot.error = "training in the background"
             continue

@@ -59,7 +59,7 @@ def truecase(req):
                          "send long text in several requests" if req.sentences is None
                          else "send fewer sentences per request")
     service = get_model("truecaser")
-    info = {**service.version, "decoder": "unigram" if req.baseline else "viterbi"}
+    info = {**service.version, "method": "unigram" if req.baseline else "viterbi"}
     if req.sentences is None:
         text = "\n".join(service.truecase_tokenized(req.text.split("\n"), req.baseline)) if req.tokenized \
             else service.truecase_text(req.text, req.baseline)

@@ -5,7 +5,7 @@
 const MAX_QUERY = 3000;      // characters of state kept in the query string (gunicorn reads 4094-byte request lines)
 
 const FIELDS = {
-  truecase: ["text", "decoder", "tokenized"],
+  truecase: ["text", "method", "tokenized"],
   blanc: ["hypothesis", "references"],
   icd9: ["text", "classifier"],
   qa: ["question", "top_k", "collection"],
@@ -53,7 +53,7 @@ function setFormValues(model, params) {
 function requestFor(model, v) {
   switch (model) {
     case "truecase":
-      return ["/v1/truecase", { text: v.text, baseline: v.decoder === "unigram", tokenized: v.tokenized === "1" }];
+      return ["/v1/truecase", { text: v.text, baseline: v.method === "unigram", tokenized: v.tokenized === "1" }];
     case "blanc":
       return ["/v1/blanc/score", {
         pairs: [{ hypothesis: v.hypothesis, references: v.references.split("\n").filter((r) => r.trim() !== "") }],
@@ -75,7 +75,7 @@ function modelLine(info) {
   if (!info) return null;
   const bits = [info.name];
   if (info.id) bits.push(`id ${info.id}`);
-  if (info.decoder) bits.push(`decoder ${info.decoder}`);
+  if (info.method) bits.push(`method ${info.method}`);
   if (info.created_at) bits.push(`trained ${info.created_at}`);
   return h("p", { class: "muted model-line" }, "Answered by ", bits.join(" · "));
 }
