@@ -291,6 +291,19 @@ def add_arguments(qa) -> None:
     add_common(an)
     add_options(an, ENTRY)
     an.set_defaults(func=run_answer)
+    _add_index(qs)
+    co = qs.add_parser("collections", help="list the collections QA can answer from",
+                       description="The collections of the QA model (its default and the news pool) and those "
+                                   "'textqa qa index' built, with their sizes.")
+    add_common(co)
+    co.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    co.set_defaults(func=run_collections)
+    _add_resources(qs)
+    _add_expansion(qs)
+
+
+def _add_index(qs) -> None:
+    """``textqa qa index NAME [PATH ...]``."""
     ix = qs.add_parser("index", help="build a named collection of your documents to answer from",
                        description="Index documents into the collection NAME under <artifacts>/collections/NAME "
                                    "(written beside it and renamed into place; a failure leaves the old one). "
@@ -307,12 +320,10 @@ def add_arguments(qa) -> None:
                     help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
     ix.add_argument("--quiet", action="store_true", help="no progress on stderr")
     ix.set_defaults(func=run_index)
-    co = qs.add_parser("collections", help="list the collections QA can answer from",
-                       description="The collections of the QA model (its default and the news pool) and those "
-                                   "'textqa qa index' built, with their sizes.")
-    add_common(co)
-    co.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    co.set_defaults(func=run_collections)
+
+
+def _add_resources(qs) -> None:
+    """``textqa qa resources``: the resource analysis of Lita, Hunt & Nyberg 2004."""
     rs = qs.add_parser("resources", help="how many TREC questions WordNet and gazetteers answer (Lita et al. 2004)",
                        description="Resource analysis for QA (Lita, Hunt & Nyberg 2004): for every TREC question "
                                    "with NIST answer patterns, the WordNet text of its terms and phrases (glosses, "
@@ -330,6 +341,10 @@ def add_arguments(qa) -> None:
     rs.add_argument("--details", action="store_true", help="with --json: every question's findings too")
     rs.add_argument("--quiet", action="store_true", help="no progress bar or summary on stderr")
     rs.set_defaults(func=run_resources)
+
+
+def _add_expansion(qs) -> None:
+    """``textqa qa expansion``: the query-expansion comparison of Lita & Carbonell."""
     ex = qs.add_parser("expansion", help="compare simple, synonym, inflectional and cluster-based query expansion",
                        description="Cluster-based query expansion (Lita & Carbonell): learn each training "
                                    "cluster's query-content model on the training sets, then for every test "

@@ -20,7 +20,7 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -105,116 +105,32 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from joblib import Parallel, delayed  # deferred: loads joblib, psutil
-
     from textqa.training.corpus import file_fingerprint  # deferred: loads tqdm
 
     t0 = time.perf_counter()
     say = lambda msg: print(f"[blanc {time.perf_counter() - t0:6.1f}s] {msg}", file=sys.stderr, flush=True)
-    for f in list(args.train) + list(args.test):
-        if not Path(f).is_file():
-            raise SystemExit(f"error: {f}: no such file")
-    partial_allowed = not args.no_partial
-    if args.segments_per_pair is not None and args.segments_per_pair < 1:
-        raise SystemExit("error: --segments-per-pair must be at least 1")
-    if args.char_orders < 0 or args.word_ngram_orders < 0 or args.max_k < 1:
-        raise SystemExit("error: --max-k must be >= 1, --char-orders and --word-ngram-orders >= 0")
-    base = BLANCParams(size_weights=[1.0] * args.max_k, matching=args.matching, gap_side=args.gap_side,
-                       partial_weight=0.5 if partial_allowed else 0.0, lowercase=args.lowercase,
-                       tokenize=args.tokenize, char_weights=[1.0] * args.char_orders,
-                       char_max_gap=args.char_max_gap, char_alpha=args.char_alpha,
-                       word_ngram_weights=[1.0] * args.word_ngram_orders)
+    base = _base_params(args)
     out = args.out or artifacts_dir(args.artifacts) / "blanc"
     try:
         say("reading and aligning " + ", ".join(p.name for p in args.train))
         train = JudgedPairs(args.train, base, args.segments_per_pair)
-        say(f"{len(train.rows)} training pairs in {len(train.groups)} groups; "
-            f"{args.restarts} restarts on " + (f"the Dask cluster {args.scheduler}" if args.scheduler
-                                               else f"{args.jobs} process(es)"))
-        spec = (args.max_k, args.gap_side, args.level, args.objective, args.max_steps, partial_allowed,
-                args.char_orders, args.word_ngram_orders)
-        results = []
-        paths = {}
-        from tqdm import tqdm  # deferred: loads tqdm
-        for i, state, value, secs, path in tqdm(Parallel(n_jobs=args.jobs, return_as="generator")(
-                delayed(_restart)(train, i, args.seed, spec) for i in range(args.restarts)),
-                total=args.restarts, desc="hill-climbing restarts", unit="restart", file=sys.stderr, disable=None):
-            results.append((value, i, state))
-            paths[i] = path
-            q = params_of(state, base)
-            say(f"restart {i + 1}/{args.restarts}: train {args.level} {args.objective} {value:.4f} (alpha {q.alpha}, "
-                f"beta {q.beta}, partial {q.partial_weight}, beta_F {q.beta_f}, ACS {sum(q.size_weights):.2f}, "
-                f"characters {sum(q.char_weights):.2f}, word n-grams {sum(q.word_ngram_weights):.2f}, {secs:.0f}s)")
+        results, paths = _climb(args, train, base, say)
         test = JudgedPairs(args.test, base) if args.test else None
-        select = None
-        select_pairs = args.select_pairs
-        if select_pairs is None and [Path(t) for t in args.test] == DEFAULT_TEST:
-            select_pairs = DEFAULT_SELECT
-        if select_pairs:
-            if test is None:
-                raise SystemExit("error: --select-pairs needs --test data")
-            wanted = set(select_pairs)
-            select = {g: idx for g, idx in test.groups.items() if g.split(":", 1)[1] in wanted}
-            if not select:
-                raise SystemExit(f"error: none of {', '.join(sorted(wanted))} is a language pair of the test data "
-                                 f"({', '.join(sorted(test.groups))})")
-
-        test_stats: dict = {}
-
-        def held_out(params):
-            """Every test group's correlation with these parameters."""
-            key = (params.alpha, params.beta, params.partial_weight)
-            if key not in test_stats:
-                st = test.stats(*key, args.max_k, args.gap_side)
-                test_stats[key] = test.system_totals(st) if args.level == "system" else st
-            return correlations(test, test_stats[key], params.weights, params.beta_f, args.level, args.objective,
-                                aggregated=True)
-
-        if select:
-            # candidates: each restart's end point, or (--select-from path) every point of every climb,
-            # which stops a climb early where the selection pairs stop gaining (the starts chrF and
-            # chrF++ among them)
-            if args.select_from == "path":
-                say(f"selecting among the {sum(len(p) for p in paths.values())} points of the climbs on "
-                    + ", ".join(sorted(select)))
-                cands = [(v, i, j, st) for i in sorted(paths) for j, (st, v) in enumerate(paths[i])]
-            else:
-                cands = [(v, i, len(paths[i]) - 1, st) for v, i, st in results]
-            ranked = [(held_out(params_of(st, base)), v, i, j, st) for v, i, j, st in cands]
-            corr, value, best_i, best_j, state = max(
-                ranked, key=lambda r: (averaged(r[0], select)["average"], r[1], -r[2], r[3]))
-            ends = {r[2]: r for r in ranked if r[3] == len(paths[r[2]]) - 1}
-        else:
-            value, best_i, state = max(results, key=lambda r: (r[0], -r[1]))
-        params = params_of(state, base)
-        stats = train.stats(params.alpha, params.beta, params.partial_weight, args.max_k, args.gap_side)
-        metrics = {"train": correlations(train, stats, params.weights, params.beta_f, args.level, args.objective),
-                   "level": args.level, "objective": args.objective, "best_restart": best_i,
-                   "restart_values": [round(r[0], 4) for r in sorted(results, key=lambda r: r[1])],
-                   "recall_weight": round(params.beta_f ** 2 / (1 + params.beta_f ** 2), 6)}
-        if test is not None:
-            say("scoring the held-out data " + ", ".join(p.name for p in args.test))
-            if not select:
-                corr = held_out(params)
-            report = [g for g in test.groups if not select or g not in select]
-            metrics["test"] = {"blanc": averaged(corr, report)}
-            if select:
-                metrics["selection"] = {"pairs": sorted(select), "blanc": averaged(corr, list(select)),
-                                        "from": args.select_from, "step": best_j,
-                                        "restarts": [round(averaged(ends[i][0], select)["average"], 4)
-                                                     for i in sorted(ends)]}
-            if not args.no_baselines:
-                metrics.update(_held_out_baselines(args, test, report, params, test_stats, metrics["test"], say))
+        select = _selection_pairs(args, test)
+        held_out = _HeldOut(test, args)
+        chosen = _choose(args, results, paths, base, select, held_out, say)
+        params = params_of(chosen.state, base)
+        metrics = _metrics(args, train, test, params, results, chosen, select, held_out, say)
         metrics["training_seconds"] = round(time.perf_counter() - t0, 1)
         work = Path(tempfile.mkdtemp(prefix="blanc-plots-"))
         try:
             along = None
             if select and args.select_from == "path":      # the selection pairs' value at every point
                 along = {}
-                for corr_r, _, i, j, _ in sorted(ranked, key=lambda r: (r[2], r[3])):
+                for corr_r, _, i, j, _ in sorted(chosen.ranked, key=lambda r: (r[2], r[3])):
                     along.setdefault(i, []).append(averaged(corr_r, select)["average"])
-            files = _plots(work, paths, best_i, best_j if select else len(paths[best_i]) - 1, along,
-                           test if test is not None else train, params, args)
+            files = _plots(work, paths, chosen.restart, chosen.step if select else len(paths[chosen.restart]) - 1,
+                           along, test if test is not None else train, params, args)
             save_blanc(params, out, metrics=metrics, data_fingerprint=file_fingerprint(args.train),
                        extra={"training_data": [str(p) for p in args.train], "test_data": [str(p) for p in args.test]},
                        files=files)
@@ -223,6 +139,140 @@ def _run(args: argparse.Namespace) -> int:
     except InputError as e:
         raise SystemExit(f"error: {e}") from e
     say(f"wrote {out} (params.json, plots: hill_climbing.png, human_vs_blanc.png)")
+    _print_summary(args, train, params, metrics)
+    return 0
+
+
+def _base_params(args) -> BLANCParams:
+    """The options checked, and the parameters every restart starts from."""
+    for f in list(args.train) + list(args.test):
+        if not Path(f).is_file():
+            raise SystemExit(f"error: {f}: no such file")
+    if args.segments_per_pair is not None and args.segments_per_pair < 1:
+        raise SystemExit("error: --segments-per-pair must be at least 1")
+    if args.char_orders < 0 or args.word_ngram_orders < 0 or args.max_k < 1:
+        raise SystemExit("error: --max-k must be >= 1, --char-orders and --word-ngram-orders >= 0")
+    return BLANCParams(size_weights=[1.0] * args.max_k, matching=args.matching, gap_side=args.gap_side,
+                       partial_weight=0.0 if args.no_partial else 0.5, lowercase=args.lowercase,
+                       tokenize=args.tokenize, char_weights=[1.0] * args.char_orders,
+                       char_max_gap=args.char_max_gap, char_alpha=args.char_alpha,
+                       word_ngram_weights=[1.0] * args.word_ngram_orders)
+
+
+def _climb(args, train: JudgedPairs, base: BLANCParams, say) -> tuple[list, dict]:
+    """The hill-climbing restarts, in parallel: ([(value, restart, end state)], {restart: its path})."""
+    from joblib import Parallel, delayed  # deferred: loads joblib, psutil
+    from tqdm import tqdm  # deferred: loads tqdm
+    say(f"{len(train.rows)} training pairs in {len(train.groups)} groups; "
+        f"{args.restarts} restarts on " + (f"the Dask cluster {args.scheduler}" if args.scheduler
+                                           else f"{args.jobs} process(es)"))
+    spec = (args.max_k, args.gap_side, args.level, args.objective, args.max_steps, not args.no_partial,
+            args.char_orders, args.word_ngram_orders)
+    results, paths = [], {}
+    for i, state, value, secs, path in tqdm(Parallel(n_jobs=args.jobs, return_as="generator")(
+            delayed(_restart)(train, i, args.seed, spec) for i in range(args.restarts)),
+            total=args.restarts, desc="hill-climbing restarts", unit="restart", file=sys.stderr, disable=None):
+        results.append((value, i, state))
+        paths[i] = path
+        q = params_of(state, base)
+        say(f"restart {i + 1}/{args.restarts}: train {args.level} {args.objective} {value:.4f} (alpha {q.alpha}, "
+            f"beta {q.beta}, partial {q.partial_weight}, beta_F {q.beta_f}, ACS {sum(q.size_weights):.2f}, "
+            f"characters {sum(q.char_weights):.2f}, word n-grams {sum(q.word_ngram_weights):.2f}, {secs:.0f}s)")
+    return results, paths
+
+
+def _selection_pairs(args, test: JudgedPairs | None) -> dict | None:
+    """{group: rows} of the held-out language pairs that select the parameters (--select-pairs; by
+    default with the default test data), or None."""
+    select_pairs = args.select_pairs
+    if select_pairs is None and [Path(t) for t in args.test] == DEFAULT_TEST:
+        select_pairs = DEFAULT_SELECT
+    if not select_pairs:
+        return None
+    if test is None:
+        raise SystemExit("error: --select-pairs needs --test data")
+    wanted = set(select_pairs)
+    select = {g: idx for g, idx in test.groups.items() if g.split(":", 1)[1] in wanted}
+    if not select:
+        raise SystemExit(f"error: none of {', '.join(sorted(wanted))} is a language pair of the test data "
+                         f"({', '.join(sorted(test.groups))})")
+    return select
+
+
+class _HeldOut:
+    """Every test group's correlation with given parameters, the statistics computed once per
+    (alpha, beta, partial weight)."""
+
+    def __init__(self, test: JudgedPairs | None, args):
+        self.test, self.args, self.stats = test, args, {}
+
+    def __call__(self, params: BLANCParams) -> dict:
+        a, test = self.args, self.test
+        key = (params.alpha, params.beta, params.partial_weight)
+        if key not in self.stats:
+            st = test.stats(*key, a.max_k, a.gap_side)
+            self.stats[key] = test.system_totals(st) if a.level == "system" else st
+        return correlations(test, self.stats[key], params.weights, params.beta_f, a.level, a.objective,
+                            aggregated=True)
+
+
+@dataclass
+class _Choice:
+    state: object
+    value: float
+    restart: int
+    step: int | None = None
+    corr: dict | None = None            # the held-out correlations of the chosen point (with a selection)
+    ranked: list = field(default_factory=list)
+    ends: dict = field(default_factory=dict)
+
+
+def _choose(args, results: list, paths: dict, base: BLANCParams, select, held_out: _HeldOut, say) -> _Choice:
+    """The kept parameters: the best restart on the training objective, or with a selection the
+    candidate whose selection pairs correlate best."""
+    if not select:
+        value, best_i, state = max(results, key=lambda r: (r[0], -r[1]))
+        return _Choice(state, value, best_i)
+    # candidates: each restart's end point, or (--select-from path) every point of every climb,
+    # which stops a climb early where the selection pairs stop gaining (the starts chrF and
+    # chrF++ among them)
+    if args.select_from == "path":
+        say(f"selecting among the {sum(len(p) for p in paths.values())} points of the climbs on "
+            + ", ".join(sorted(select)))
+        cands = [(v, i, j, st) for i in sorted(paths) for j, (st, v) in enumerate(paths[i])]
+    else:
+        cands = [(v, i, len(paths[i]) - 1, st) for v, i, st in results]
+    ranked = [(held_out(params_of(st, base)), v, i, j, st) for v, i, j, st in cands]
+    corr, value, best_i, best_j, state = max(ranked, key=lambda r: (averaged(r[0], select)["average"], r[1], -r[2], r[3]))
+    ends = {r[2]: r for r in ranked if r[3] == len(paths[r[2]]) - 1}
+    return _Choice(state, value, best_i, best_j, corr, ranked, ends)
+
+
+def _metrics(args, train: JudgedPairs, test, params: BLANCParams, results: list, chosen: _Choice, select,
+             held_out: _HeldOut, say) -> dict:
+    """What the manifest records: the training and held-out correlations, the selection, the baselines."""
+    stats = train.stats(params.alpha, params.beta, params.partial_weight, args.max_k, args.gap_side)
+    metrics = {"train": correlations(train, stats, params.weights, params.beta_f, args.level, args.objective),
+               "level": args.level, "objective": args.objective, "best_restart": chosen.restart,
+               "restart_values": [round(r[0], 4) for r in sorted(results, key=lambda r: r[1])],
+               "recall_weight": round(params.beta_f ** 2 / (1 + params.beta_f ** 2), 6)}
+    if test is None:
+        return metrics
+    say("scoring the held-out data " + ", ".join(p.name for p in args.test))
+    corr = chosen.corr if select else held_out(params)
+    report = [g for g in test.groups if not select or g not in select]
+    metrics["test"] = {"blanc": averaged(corr, report)}
+    if select:
+        metrics["selection"] = {"pairs": sorted(select), "blanc": averaged(corr, list(select)),
+                                "from": args.select_from, "step": chosen.step,
+                                "restarts": [round(averaged(chosen.ends[i][0], select)["average"], 4)
+                                             for i in sorted(chosen.ends)]}
+    if not args.no_baselines:
+        metrics.update(_held_out_baselines(args, test, report, params, held_out.stats, metrics["test"], say))
+    return metrics
+
+
+def _print_summary(args, train: JudgedPairs, params: BLANCParams, metrics: dict) -> None:
     print(f"parameters: {BLANC(params).signature}")
     print(f"train {args.level} {args.objective} (average over {len(train.groups)} groups): "
           f"{metrics['train']['average']:.4f}")
@@ -235,7 +285,6 @@ def _run(args: argparse.Namespace) -> int:
     if "test_system" in metrics:
         print("test  system level (DA rows): " + "  ".join(f"{n} {c['average']:.4f}"
                                                         for n, c in metrics["test_system"].items()))
-    return 0
 
 
 def _plots(work: Path, paths: dict, best_i: int, best_j: int, selection, data: JudgedPairs, params: BLANCParams,

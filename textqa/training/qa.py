@@ -209,28 +209,8 @@ def _run(args: argparse.Namespace) -> int:
         questions = questions[:args.max_questions]
     # the models' training questions are typed as new questions are: by a classifier that never saw them
     typer = unseen_answer_types(uiuc, docs, questions + [{"question": p.question.text} for p in train], say)
-    say("answer sentence selection: choosing C on TRAIN")
-    qt_train = typed_questions(typer, parse([p.question.text for p in train]))
-    qt_dev = typed_questions(answer_types, parse([p.question.text for p in dev]))
-    pool = [c for p in train + dev for _, c in p.candidates]
-    sel_train, qt_sel = train, qt_train
     held_out = read_questions(args.eval_questions) if args.eval_questions else []
-    if held_out:
-        # the held-out questions' own TrecQA TRAIN pairs (TRAIN spans TREC 8-12) stay out of the ranker,
-        # whose scores the extraction model reads: the held-out score must not rest on them
-        held = {question_key(q["question"]) for q in held_out}
-        keep = [i for i, p in enumerate(train) if question_key(p.question.text) not in held]
-        say(f"answer sentence selection: {len(train) - len(keep)} TRAIN questions are held-out questions, left out")
-        sel_train, qt_sel = [train[i] for i in keep], [qt_train[i] for i in keep]
-    selector = SentenceSelector().with_pool(pool)
-    X, y = selector.pair_rows(sel_train, [q for q, _ in qt_sel], [f for _, f in qt_sel])
-    C, by_c = choose_c(sel_train, X, y, 5, args.seed)
-    selector.C = C
-    selector.fit_features(np.vstack(X), np.concatenate(y))
-    dev_scores = [selector.scores(p.question, [c for _, c in p.candidates], *qt) for p, qt in zip(dev, qt_dev)]
-    metrics["selection"] = {"C": C, "train_cv_map_by_C": {str(k): v for k, v in by_c.items()},
-                            "dev_clean": ranking_scores(dev, dev_scores, clean),
-                            "dev_all": ranking_scores(dev, dev_scores)}
+    selector = train_selector(args, train, dev, clean, typer, answer_types, held_out, metrics, say)
     instance = index = None
     plots = Path(tempfile.mkdtemp(prefix="qa-plots-"))
     try:
@@ -248,12 +228,44 @@ def _run(args: argparse.Namespace) -> int:
     say(f"wrote {out}" + (f" (plots: {', '.join(files)})" if files else ""))
     if not args.no_instance and args.wikipedia != "skip":
         build_wikipedia(out.resolve().parent / "collections" / "wikipedia", args.wikipedia == "rebuild", say)
+    _print_summary(metrics)
+    return 0
+
+
+def train_selector(args, train, dev, clean, typer, answer_types, held_out: list, metrics: dict, say):
+    """The answer sentence selection ranker: C chosen by cross-validation on TRAIN (less the held-out
+    questions' own pairs), fitted, and scored on dev (into ``metrics["selection"]``)."""
+    say("answer sentence selection: choosing C on TRAIN")
+    qt_train = typed_questions(typer, parse([p.question.text for p in train]))
+    qt_dev = typed_questions(answer_types, parse([p.question.text for p in dev]))
+    pool = [c for p in train + dev for _, c in p.candidates]
+    sel_train, qt_sel = train, qt_train
+    if held_out:
+        # the held-out questions' own TrecQA TRAIN pairs (TRAIN spans TREC 8-12) stay out of the ranker,
+        # whose scores the extraction model reads: the held-out score must not rest on them
+        held = {question_key(q["question"]) for q in held_out}
+        keep = [i for i, p in enumerate(train) if question_key(p.question.text) not in held]
+        say(f"answer sentence selection: {len(train) - len(keep)} TRAIN questions are held-out questions, left out")
+        sel_train, qt_sel = [train[i] for i in keep], [qt_train[i] for i in keep]
+    selector = SentenceSelector().with_pool(pool)
+    X, y = selector.pair_rows(sel_train, [q for q, _ in qt_sel], [f for _, f in qt_sel])
+    C, by_c = choose_c(sel_train, X, y, 5, args.seed)
+    selector.C = C
+    selector.fit_features(np.vstack(X), np.concatenate(y))
+    dev_scores = [selector.scores(p.question, [c for _, c in p.candidates], *qt) for p, qt in zip(dev, qt_dev)]
+    metrics["selection"] = {"C": C, "train_cv_map_by_C": {str(k): v for k, v in by_c.items()},
+                            "dev_clean": ranking_scores(dev, dev_scores, clean),
+                            "dev_all": ranking_scores(dev, dev_scores)}
+    return selector
+
+
+def _print_summary(metrics: dict) -> None:
     if "answer_type_cv" in metrics:
         a = metrics["answer_type_cv"]
         print(f"answer types ({a['folds']}-fold CV on {a['questions']} UIUC questions): coarse accuracy "
               f"{a['coarse_accuracy']:.4f}, fine {a['fine_accuracy']:.4f}")
     d = metrics["selection"]["dev_clean"]
-    print(f"answer sentence selection (C={C}), TrecQA clean dev ({d['questions']} questions): MAP {d['map']:.4f} "
+    print(f"answer sentence selection (C={metrics['selection']['C']}), TrecQA clean dev ({d['questions']} questions): MAP {d['map']:.4f} "
           f"[{d['map_ci95'][0]:.3f}, {d['map_ci95'][1]:.3f}]  MRR {d['mrr']:.4f} "
           f"[{d['mrr_ci95'][0]:.3f}, {d['mrr_ci95'][1]:.3f}]")
     if "exact_answers" in metrics:
@@ -266,7 +278,6 @@ def _run(args: argparse.Namespace) -> int:
         print(f"exact answers, held-out questions ({h['questions']}): MRR@5 {h['mrr5']:.4f} "
               f"[{h['mrr5_ci95'][0]:.3f}, {h['mrr5_ci95'][1]:.3f}]  accuracy@1 {h['acc1']:.4f} "
               f"[{h['acc1_ci95'][0]:.3f}, {h['acc1_ci95'][1]:.3f}]")
-    return 0
 
 
 def build_wikipedia(dest: Path, rebuild: bool, say) -> None:

@@ -76,14 +76,27 @@ def blanc_scores(metric, hyps: list[str], refs: list[str]) -> np.ndarray:
 
 
 def run(args) -> int:
-    from textqa.models.artifact import ArtifactError  # deferred: loads orjson
-    from textqa.models.blanc.store import load_blanc  # deferred: loads scipy, numba, orjson
-
     level = "both" if args.system_level else args.level
     if args.resamples < 1:
         raise InputError("--resamples must be at least 1")
     # a system-outputs file has NA for systems without a human score: allowed at system level only
     rows = read_mt_tsv(args.tsv, allow_empty=args.allow_empty, need_scores=level != "system")
+    metric, pair_models = _blanc_models(args, rows, level)
+    scores, sys_stats = _score(args, rows, level, metric, pair_models)
+    result, system = _correlations(args, rows, scores, sys_stats)
+    if args.plot and metric is not None and "blanc" in scores:
+        _plot(rows, scores["blanc"], args.plot)
+    if args.json:
+        print_json(result)
+        return 0
+    _report(args, rows, result, scores, system, metric, pair_models)
+    return 0
+
+
+def _blanc_models(args, rows, level: str):
+    """(the BLANC model, {language pair: its own model}) that score the rows (``--pair-model``)."""
+    from textqa.models.artifact import ArtifactError  # deferred: loads orjson
+    from textqa.models.blanc.store import load_blanc  # deferred: loads scipy, numba, orjson
     metric, pair_models = None, {}
     for spec in args.pair_model or []:
         lp, sep, folder = spec.partition("=")
@@ -103,6 +116,11 @@ def run(args) -> int:
             metric = load_blanc(args.model or artifacts_dir(args.artifacts) / "blanc")
         except ArtifactError as e:
             raise InputError(f"{e} (or leave BLANC out: --metrics sentbleu chrf rougeL)") from e
+    return metric, pair_models
+
+
+def _score(args, rows, level: str, metric, pair_models: dict) -> tuple[dict, dict]:
+    """({metric: segment scores}, {metric: (segment statistics, their system score)}) of every metric."""
     fold = (lambda t: t.lower()) if args.lowercase else (lambda t: t)
     hyps = [fold(r.hypothesis) for r in rows]
     refs = [fold(r.reference) for r in rows]
@@ -132,6 +150,11 @@ def run(args) -> int:
             stats = segment_statistics(name, hyps, refs)
         if level != "segment":
             sys_stats[name] = (stats, score_from_statistics(name))
+    return scores, sys_stats
+
+
+def _correlations(args, rows, scores: dict, sys_stats: dict):
+    """({"segment", "system", "system_kendall": {language pair: {metric: correlation}}}, the system level)."""
     result = {}
     if scores:
         table = {m: per_pair_correlation(rows, s) for m, s in scores.items()}
@@ -144,17 +167,22 @@ def run(args) -> int:
             raise InputError(f"{args.tsv}: no language pair has 3 or more systems with human scores")
         t = system.table()
         result["system"], result["system_kendall"] = t.pearson, t.kendall
-    if args.plot and metric is not None and "blanc" in scores:
-        from textqa.evaluation.plots import metric_vs_human  # deferred: loads matplotlib
-        groups = {}
-        for i, r in enumerate(rows):
-            groups.setdefault(r.lang_pair, ([], []))
-            groups[r.lang_pair][0].append(scores["blanc"][i])
-            groups[r.lang_pair][1].append(r.human_score)
-        metric_vs_human(groups, args.plot)
-    if args.json:
-        print_json(result)
-        return 0
+    return result, system
+
+
+def _plot(rows, blanc_scores_: list, path) -> None:
+    """BLANC against the human score, per language pair."""
+    from textqa.evaluation.plots import metric_vs_human  # deferred: loads matplotlib
+    groups = {}
+    for i, r in enumerate(rows):
+        groups.setdefault(r.lang_pair, ([], []))
+        groups[r.lang_pair][0].append(blanc_scores_[i])
+        groups[r.lang_pair][1].append(r.human_score)
+    metric_vs_human(groups, path)
+
+
+def _report(args, rows, result: dict, scores: dict, system, metric, pair_models: dict) -> None:
+    """The tables, with ``--ci`` each average's interval."""
     if metric is not None:
         print(f"BLANC: {metric.signature}")
     for lp, m in sorted(pair_models.items()):
@@ -178,7 +206,6 @@ def run(args) -> int:
             _print_cis(names, result[key]["average"], lambda ms: boot[:, [col[m] for m in ms]])
     if args.plot and metric is not None and "blanc" in scores:
         print(f"plot written to {args.plot}")
-    return 0
 
 
 def _print_cis(names, average: dict, boot_of) -> None:
