@@ -113,3 +113,11 @@ def test_scaling_and_cli_pages_quote_the_batch_section():
                            r"processes side by side: ([\d.]+)x") == (tc2, tcb), page
         assert found(text, r"ICD-9 coding with 2 workers at \*\*([\d.]+)x\*\* \(bound ([\d.]+)x\)") == (ic2, icb), page
         assert found(text, r"fixed cost of ([\d.]+) s") == fixed, page
+
+
+def test_evaluation_page_quotes_the_scoring_benches():
+    page = doc("docs/evaluation.md")
+    wer = row(section("metrics"), "`textqa.metrics.WER()`")[2]
+    assert found(page, r"`WER\(\)` runs at \*\*([\d.]+x)\*\* jiwer's speed") == (wer,)
+    rouge = row(section("rouge"), "summarizer 1 over the first")[3]
+    assert found(page, r"it runs at \*\*([\d.]+x)\*\* the\s+script's speed") == (rouge,)
