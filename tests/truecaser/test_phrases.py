@@ -256,3 +256,22 @@ def test_short_texts_find_what_the_batch_search_finds(small_truecaser, dev_sente
     monkeypatch.setattr(type(table), "SMALL", 0)                 # the vectorised search for every length
     assert small == [table.covered(low) for low in lows] and sum(map(len, small)) > 200
     assert pairs == [table.covered(a + b, [0, len(a), len(a) + len(b)]) for a, b in zip(lows[::2], lows[1::2])]
+
+
+def test_a_long_batch_is_covered_as_its_sentences_are_one_by_one():
+    """Past ``SMALL`` tokens the search is vectorised over the whole batch: each sentence's cover is
+    the one it gets alone (the longest phrase wins, no phrase crosses into the next sentence)."""
+    table = PhraseTable.build(SYNTHETIC, min_count=1)
+    sentences = ["we saw the lord of the rings at the washington post .".split(), "she saw the washington".split(),
+                 "post today .".split(), "the lord of the rings and the lord .".split()] * 6
+    low = [t for s in sentences for t in s]
+    offsets = [0]
+    for s in sentences:
+        offsets.append(offsets[-1] + len(s))
+    assert len(low) > PhraseTable.SMALL
+    expected = {}
+    for s, start in zip(sentences, offsets):
+        expected.update({start + i: c for i, c in table.covered(s).items()})
+    got = table.covered(low, offsets)
+    assert got == expected
+    assert any(c[0] == "the lord of the rings" for c in got.values())          # the 5-token phrase, not "the lord"
