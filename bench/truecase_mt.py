@@ -32,17 +32,6 @@ WSJ = ROOT / "data" / "news" / "conll2000.zip"
 VARIANTS = ("own casing", "lowercased", "unigram baseline", "trigram decoder", "truecased (default)")
 
 
-def with_trigram_decoder(svc, recase, texts):
-    """``recase(texts)`` with the paper's trigram decoder (``TRIGRAM_DECODER``), then the default back."""
-    from textqa.models.truecaser.model import TRIGRAM_DECODER
-    before = {k: v for k, v in svc.model.get_params().items() if k in TRIGRAM_DECODER}
-    svc.model.set_params(**TRIGRAM_DECODER)
-    try:
-        return recase(texts)
-    finally:
-        svc.model.set_params(**before)
-
-
 def read_outputs(path: Path) -> dict:
     """{(lang pair, system): ([hypotheses], [references])} in segment order."""
     csv.field_size_limit(1 << 24)
@@ -71,8 +60,9 @@ def placeholders_kept(own: list[str], recased: list[str]) -> Counter:
     return out
 
 
-def mt_table(svc, outputs: dict, progress=None) -> list[dict]:
-    """Cased BLEU of each variant, and case-insensitive BLEU, per (language pair, system); and the
+def mt_table(svc, trigram, outputs: dict, progress=None) -> list[dict]:
+    """Cased BLEU of each variant (``trigram``: the truecaser loaded with ``decoder="trigram"``), and
+    case-insensitive BLEU, per (language pair, system); and the
     anonymisation placeholders each variant writes as the system did (``placeholders_kept``)."""
     from sacrebleu.metrics import BLEU
     cased, nocase = BLEU(), BLEU(lowercase=True)
@@ -81,7 +71,7 @@ def mt_table(svc, outputs: dict, progress=None) -> list[dict]:
         lower = [h.lower() for h in hyps]
         variants = {"own casing": hyps, "lowercased": lower,
                     "unigram baseline": svc.truecase_texts(lower, baseline=True),
-                    "trigram decoder": with_trigram_decoder(svc, svc.truecase_texts, lower),
+                    "trigram decoder": trigram.truecase_texts(lower),
                     "truecased (default)": svc.truecase_texts(lower)}
         row = {"pair": pair, "system": system, "segments": len(hyps),
                "case-insensitive": nocase.corpus_score(hyps, [refs]).score}
@@ -109,12 +99,13 @@ def prf(found: set, gold: set) -> tuple[float, float, float]:
     return 100 * p, 100 * r, (200 * p * r / (p + r) if p + r else 0.0)
 
 
-def ner_table(svc, sentences: list[str]) -> list[dict]:
-    """spaCy entities of each casing of ``sentences`` against the original's."""
+def ner_table(svc, trigram, sentences: list[str]) -> list[dict]:
+    """spaCy entities of each casing of ``sentences`` against the original's (``trigram``: the
+    truecaser loaded with ``decoder="trigram"``)."""
     from textqa.models.qa.nlp import parse
     lower = [s.lower() for s in sentences]
     texts = {"lowercased": lower, "unigram baseline": svc.truecase_tokenized(lower, baseline=True),
-             "trigram decoder": with_trigram_decoder(svc, svc.truecase_tokenized, lower),
+             "trigram decoder": trigram.truecase_tokenized(lower),
              "truecased (default)": svc.truecase_tokenized(lower)}
     gold_docs = parse(sentences)
     rows = []
@@ -132,7 +123,7 @@ def ner_table(svc, sentences: list[str]) -> list[dict]:
 def main(argv=None) -> int:
     from tqdm import tqdm
 
-    from textqa.models.truecaser.service_api import TruecaserService
+    import textqa
     from textqa.runtime.paths import artifacts_dir
     from textqa.training.corpus import conll_sentences
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -144,12 +135,13 @@ def main(argv=None) -> int:
     if not (model_dir / "manifest.json").exists():
         raise SystemExit(f"error: no truecaser artifact at {model_dir}; run 'make train' first")
     t0 = time.perf_counter()
-    svc = TruecaserService.load(model_dir)
+    svc = textqa.load(model_dir)
+    trigram = textqa.load(model_dir, decoder="trigram")       # the paper's decoder (--decoder trigram)
     outputs = read_outputs(args.wmt)
     with tqdm(total=len(outputs), desc="WMT systems", unit="system", file=sys.stderr) as bar:
-        rows = mt_table(svc, outputs, bar.update)
+        rows = mt_table(svc, trigram, outputs, bar.update)
     wsj = conll_sentences(WSJ, "conll2000/test.txt")
-    ner = ner_table(svc, wsj)
+    ner = ner_table(svc, trigram, wsj)
     mean = lambda xs: sum(xs) / len(xs)
     cols = ("case-insensitive",) + VARIANTS
     lines = ["## Truecasing for MT and NER (`python -m bench.truecase_mt`)", "",

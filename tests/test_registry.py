@@ -70,6 +70,27 @@ def test_an_unknown_load_option_names_the_known_ones(truecaser_artifact):
         textqa.load("icd9", truecaser_artifact, classifier="brr")     # a call option, not a load option
 
 
+def test_each_load_option_stands_for_the_model_parameters_the_registry_declares(truecaser_artifact):
+    """A truecaser load option is declared once, in the registry, as the estimator parameters it sets:
+    the loader gets those parameters (``--decoder trigram`` is every part switched off, the paper's
+    decoder), the loaded model has them, and a value the option does not declare is refused."""
+    entry = registry.BY_NAME["truecaser"]
+    parts = {"phrases": "phrase_weight", "compounds": "compound_casing", "discriminative": "discriminative",
+             "class_lm": "class_lm_weight", "context": "context_weight"}
+    assert entry.loader_arguments({"decoder": "default", "phrases": True}) == {}
+    assert entry.loader_arguments({"decoder": "trigram"}) == registry.TRIGRAM_DECODER
+    assert set(registry.TRIGRAM_DECODER) == set(parts.values())
+    for option, param in parts.items():
+        assert list(entry.loader_arguments({option: False})) == [param]
+    assert entry.loader_arguments({"decoder": "trigram", "context": True}) == registry.TRIGRAM_DECODER
+    with pytest.raises(ValueError, match="decoder must be one of 'default', 'trigram', not 'beam'"):
+        entry.loader_arguments({"decoder": "beam"})
+    model = textqa.load("truecaser", truecaser_artifact, decoder="trigram").model
+    assert {k: model.get_params()[k] for k in registry.TRIGRAM_DECODER} == registry.TRIGRAM_DECODER
+    plain = textqa.load("truecaser", truecaser_artifact, phrases=False).model.get_params()
+    assert plain["phrase_weight"] == 0.0 and plain["context_weight"] > 0 and plain["compound_casing"] is True
+
+
 def test_the_service_offers_exactly_the_registry_models(tmp_path):
     from textqa.service import create_app
     app = create_app(tmp_path, {"TEXTQA_ACCESS_LOG": False})

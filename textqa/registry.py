@@ -19,6 +19,8 @@ and each front end imports only the model it uses.
   from it until this machine has trained the model once;
 * ``warm_up``: one small call right after loading, so that the first request does not pay for
   lazy initialisation (numba, spaCy's first parse, ...);
+* ``read_on_use``: payloads its loader reads only when first used (the loading hashes them, and
+  does not parse them ahead);
 * ``options``: its run-time options, each reaching ``textqa.load`` (keyword arguments, for options
   that configure the loaded model), the command line (flags) and ``textqa batch`` under one name.
 
@@ -42,13 +44,19 @@ class Option:
     for options of each call (``top_k``, ``classifier``), which the commands pass with the input.
     A boolean whose default is True appears on the command line as ``--no-NAME``, one whose default
     is False as ``--NAME``; others as ``--NAME VALUE``.  Underscores become hyphens on the command
-    line."""
+    line.
+
+    ``settings`` maps a load option's values to the model parameters each stands for: the loader
+    then gets those parameters (``set_params`` names), not the option, so that what an option
+    means is written here once for the command line, ``textqa.load``, ``textqa serve`` and the
+    service's ``/v1/models``."""
     name: str
     default: Any
     help: str
     stage: str = "call"
     choices: tuple | None = None
     type: Callable | None = None
+    settings: dict | None = None
 
     @property
     def flag(self) -> str:
@@ -80,6 +88,7 @@ class ModelEntry:
     warm_up: Callable[[Any], Any]
     options: tuple[Option, ...] = field(default_factory=tuple)
     train_minutes: float = 5.0
+    read_on_use: tuple[str, ...] = ()
 
     def option_values(self, source, stage: str | None = None) -> dict:
         """This model's options (of ``stage``, or all) read from ``source``: an ``argparse.Namespace``
@@ -97,9 +106,27 @@ class ModelEntry:
                             f"known: {', '.join(sorted(known)) or 'none'}")
         from .models.artifact import read_ahead  # deferred: loads numpy, orjson
 
-        with read_ahead(folder):        # the payloads are hashed and read while the model's code imports
+        arguments = self.loader_arguments(options)
+        # the payloads are hashed and read while the model's code imports (those read on use: hashed only)
+        with read_ahead(folder, hash_only=self.read_on_use):
             loader = resolve(self.loader)
-            return loader(folder, **options) if options else loader(folder)
+            return loader(folder, **arguments) if arguments else loader(folder)
+
+    def loader_arguments(self, options: dict) -> dict:
+        """The loader's keyword arguments for the load-time ``options``: the parameters that an
+        option with ``settings`` stands for at its value (merged in the table's order), the others as
+        they are.  A value an option's settings do not list is a ``ValueError`` naming the choices."""
+        out: dict = {}
+        by_name = {o.name: o for o in self.options}
+        for name, value in options.items():
+            settings = by_name[name].settings
+            if settings is None:
+                out[name] = value
+            elif value in settings:
+                out.update(settings[value])
+            else:
+                raise ValueError(f"{self.name}: {name} must be one of {', '.join(map(repr, settings))}, not {value!r}")
+        return out
 
 
 def resolve(dotted: str):
@@ -111,22 +138,37 @@ def resolve(dotted: str):
     return obj
 
 
+#: The truecaser's decoding parts a load option switches off, each as the estimator parameters that
+#: do it (``Truecaser.set_params``); the paper's trigram decoder (``decoder="trigram"``) is all of them off.
+_TRUECASER_PARTS = {
+    "phrases": {"phrase_weight": 0.0},
+    "compounds": {"compound_casing": False},
+    "discriminative": {"discriminative": "none"},
+    "class_lm": {"class_lm_weight": 0.0},
+    "context": {"context_weight": 0.0},
+}
+TRIGRAM_DECODER = {k: v for part in _TRUECASER_PARTS.values() for k, v in part.items()}
+
+
+def _part(name: str, help: str) -> Option:
+    """The load option that switches the truecaser's decoding part ``name`` off (``--no-NAME``)."""
+    return Option(name, True, help, stage="load", settings={True: {}, False: _TRUECASER_PARTS[name]})
+
+
 _TRUECASER_OPTIONS = (
     Option("baseline", False, "use the unigram most-frequent-casing baseline"),
     Option("decoder", "default", "'trigram': the paper's decoder, the trigram LM (and the OOV model) alone, "
            "without the cased-phrase scores, the part-by-part casing of unseen compounds, a discriminative pass, "
            "a class LM and the sentence-context model (--no-phrases --no-compounds --no-discriminative --no-class-lm "
            "--no-context); default: what the model was trained with",
-           stage="load", choices=("default", "trigram")),
-    Option("phrases", True, "without the cased-phrase scores", stage="load"),
-    Option("compounds", True, "unseen compounds the search capitalises keep the paper's first-letter capital "
-           "('Saint-laurent-des-combes', not 'Saint-Laurent-des-Combes')", stage="load"),
-    Option("discriminative", True, "without the discriminative pass of a model trained with one "
-           "(train --discriminative)", stage="load"),
-    Option("class_lm", True, "without the class LM of a model trained with one (the default model has one)",
-           stage="load"),
-    Option("context", True, "without the sentence-context model (a casing classifier per ambiguous word over the "
-           "other words of its sentence) of a model trained with one (the default model has one)", stage="load"),
+           stage="load", choices=("default", "trigram"), settings={"default": {}, "trigram": TRIGRAM_DECODER}),
+    _part("phrases", "without the cased-phrase scores"),
+    _part("compounds", "unseen compounds the search capitalises keep the paper's first-letter capital "
+          "('Saint-laurent-des-combes', not 'Saint-Laurent-des-Combes')"),
+    _part("discriminative", "without the discriminative pass of a model trained with one (train --discriminative)"),
+    _part("class_lm", "without the class LM of a model trained with one (the default model has one)"),
+    _part("context", "without the sentence-context model (a casing classifier per ambiguous word over the "
+          "other words of its sentence) of a model trained with one (the default model has one)"),
 )
 
 MODELS: tuple[ModelEntry, ...] = (
@@ -136,7 +178,7 @@ MODELS: tuple[ModelEntry, ...] = (
         store="textqa.models.truecaser.store", trainer="textqa.training.truecaser",
         command="textqa.cli.truecase", batch="textqa.cli.truecase:run_partition",
         blueprint="textqa.service.truecaser:bp", warm_up=lambda m: m.truecase("warm up ."),
-        options=_TRUECASER_OPTIONS, train_minutes=15),
+        options=_TRUECASER_OPTIONS, train_minutes=15, read_on_use=("baseline.json.gz",)),
     ModelEntry(
         name="blanc", verb="blanc", title="BLANC MT metric (Lita, Rogati & Lavie 2005)", label="BLANC",
         loader="textqa.models.blanc.store:load_blanc", store="textqa.models.blanc.store",

@@ -81,7 +81,7 @@ def brute_force(model, tokens, oov):
     for combo in itertools.product(*cands):
         lm_tokens = [lmw for _, lmw, _ in combo]
         s = model.lm_.score(" ".join(lm_tokens), bos=True, eos=True)
-        for clm, table, mu in model.class_lms():
+        for clm, table, mu in model.scores().class_lms():
             classes = [table.lookup(t) for t in lm_tokens]
             s += mu * (clm.score(" ".join(c for c, _ in classes), bos=True, eos=True) + sum(e for _, e in classes))
         s += sum(model.oov_weight * oov[t.lower()][cls] for t, (_, _, cls) in zip(tokens, combo) if cls)
@@ -105,8 +105,8 @@ def test_the_search_over_pairs_of_states_is_exact(class_model, dev_sentences, we
     try:
         for sentence in sentences:
             tokens = sentence.split()
-            oov = model.oov_scores([tokens])
-            assert model.viterbi(tokens, oov, None) == brute_force(model, tokens, oov), sentence
+            oov = model.scores().oov_scores([tokens])
+            assert model.python_search().viterbi(tokens, oov, None) == brute_force(model, tokens, oov), sentence
     finally:
         model.set_params(class_lm_weight=0.5)
 
@@ -124,7 +124,7 @@ def test_the_search_over_several_class_lms_is_exact(class_model, dev_sentences):
     states is exact, and the Python search decodes it."""
     model, _ = class_model
     model.extra_class_lms = [(model.lm_, _Identity(), 0.3)]
-    assert model.class_lms() == [(model.class_lm_, model.classes_, 0.5), (model.lm_, model.extra_class_lms[0][1], 0.3)]
+    assert model.scores().class_lms() == [(model.class_lm_, model.classes_, 0.5), (model.lm_, model.extra_class_lms[0][1], 0.3)]
     assert model.search_in_use() == "python"
     sentences = ["in 1991 the district of mastung was separated from kalat ."]
     sentences += [" ".join(s.lower().split()) for s in dev_sentences
@@ -132,10 +132,10 @@ def test_the_search_over_several_class_lms_is_exact(class_model, dev_sentences):
     assert len(sentences) == 16
     for sentence in sentences:
         tokens = sentence.split()
-        oov = model.oov_scores([tokens])
-        assert model.viterbi(tokens, oov, None) == brute_force(model, tokens, oov), sentence
+        oov = model.scores().oov_scores([tokens])
+        assert model.python_search().viterbi(tokens, oov, None) == brute_force(model, tokens, oov), sentence
     model.extra_class_lms = []
-    assert model.class_lms() == [(model.class_lm_, model.classes_, 0.5)]
+    assert model.scores().class_lms() == [(model.class_lm_, model.classes_, 0.5)]
 
 
 def test_weight_zero_is_the_model_without_it_and_the_weight_changes_decisions(class_model, dev_sentences, monkeypatch):
@@ -143,7 +143,7 @@ def test_weight_zero_is_the_model_without_it_and_the_weight_changes_decisions(cl
     lowered = [s.lower() for s in dev_sentences[:400]]
     on = model.predict(lowered)
     model.set_params(class_lm_weight=0.0)
-    assert model.class_lm_active() is False and model.native_decoder() is not None   # the C++ search, as without it
+    assert model.scores().class_lm_active() is False and model.native_decoder() is not None   # the C++ search, as without it
     off = model.predict(lowered)
     monkeypatch.setattr(model, "search", "python")
     assert model.predict(lowered) == off                 # and the Python search agrees
@@ -201,44 +201,39 @@ def test_the_class_lm_order_and_words_are_the_ones_asked_for_and_survive_saving(
     assert loaded.class_lm_order == 2 and loaded.class_lm_.order == 2
 
 
-def test_a_loaded_models_entries_made_together_are_those_made_one_at_a_time(class_model, dev_sentences):
-    """A loaded model's casing table is arrays: the C++ search's entries of a batch's new words are
-    then made together, with numpy (the candidates, their word- and class-LM ids, the class
-    emissions, the context codes), and are the entries made one word at a time."""
+def test_the_known_words_rows_made_at_once_are_those_of_each_word_alone(class_model, dev_sentences):
+    """The C++ search holds every known word's row from the start, made for all of them at once with
+    numpy from the casing table's arrays (the candidates, their word- and class-LM ids, the class
+    emissions, the context codes): each is the row made from the word alone (its candidates,
+    ``index``, ``classes_.lookup``, ``context_.code``), whatever the candidate parameters."""
     from textqa.models.truecaser.baseline import StoredForms
-    from textqa.models.truecaser.native_search import CandidateRows
     _, path = class_model
     model = load_truecaser(path)
-    words = list(dict.fromkeys(t for s in dev_sentences[:400] for t in s.lower().split()))
-    words += ["zorblaxian", "quixotl-mart", "...", "new"]                 # unseen, no letters, a repeat
-    dec, cdec = model.native_decoder(), model.native_class_decoder()
-    assert cdec is not None and isinstance(model.casing_.forms, StoredForms)
+    words = list(dict.fromkeys(t for s in dev_sentences[:400] for t in s.lower().split() if t in model.casing_.forms))
+    assert isinstance(model.casing_.forms, StoredForms) and len(words) > 1000
 
-    def made(together: bool) -> dict:
-        model._cand_cache.clear()
-        cache = {}
-        rows = CandidateRows(cache)
-        if together:
-            model._native_entries(words, dec, cdec, cache, rows)
-        else:
-            for w in words:
-                model._native_entry(w, dec, cdec, cache, rows)
-        def row(r):
-            at = slice(int(rows.start[r]), int(rows.start[r] + rows.count[r]))
-            return rows.ids[at].tolist(), rows.cids[at].tolist(), rows.cem[at].tolist(), int(rows.code[r])
-        return {k: (e[0], e[1], e[2], e[4], row(e[3])) for k, e in cache.items()}
+    def alone(search, w: str) -> tuple:
+        cands = model.candidates(w)
+        lm = [lmw for _, lmw, _ in cands]
+        looked = [model.classes_.lookup(x) for x in lm]
+        code = model.context_.code(w) if model.context_ is not None else -1
+        return ([search.decoder.index(x) for x in lm], [search.class_decoder.index(c) for c, _ in looked],
+                [e for _, e in looked], code, [f for f, _, _ in cands])
 
     # a share that one word's second casing has exactly (kept: "at least the share")
-    tie = next((c / t, w) for w in words if w in model.casing_.forms
+    tie = next((c / t, w) for w in words
                for forms in [model.casing_.forms[w]] for t in [sum(n for _, n in forms)]
                for c in [forms[1][1] if len(forms) > 1 else 0] if c and c / t * t == c)
     default = {"n_casings": model.n_casings, "min_casing_share": model.min_casing_share}
     for params in ({}, {"n_casings": 1}, {"min_casing_share": 0.3}, {"min_casing_share": tie[0]}):
         model.set_params(**{**default, **params})
-        together = made(True)
-        assert together == made(False) and set(together) == set(words)
+        search = model.native_search()
+        assert search.class_decoder is not None
+        rows = {w: search.known_entry(w) for w in words}
+        assert rows == {w: alone(search, w) for w in words}
+        assert search.known_entry("zorblaxian") is None
         if params.get("min_casing_share") == tie[0]:
-            assert len(together[tie[1]][0]) > 1
+            assert len(rows[tie[1]][0]) > 1
         if not params:
-            assert sum(len(e[0]) > 1 for e in together.values()) > 100
-            assert len({e[4][1][0] for e in together.values()}) > 20       # many classes
+            assert sum(len(e[0]) > 1 for e in rows.values()) > 100
+            assert len({e[1][0] for e in rows.values()}) > 20       # many classes

@@ -103,8 +103,8 @@ def test_the_capital_evidence_is_the_union_of_uc_and_mc(truecaser_copy):
     from textqa.models.truecaser.oov import CAPITALISED
     oov = truecaser_copy.oov_
     words = ["alpes-maritimes", "saint-julien-de-mailloc", "drug-sales", "o'brien", "ohio-based"]
-    P = oov.clf_.predict_proba(oov.vectorizer().transform(words))
-    idx = list(oov.clf_.classes_)
+    P = oov.predict_proba(words)
+    idx = list(oov.classes_)
     for w, row, ratios in zip(words, P, oov.log10_ratio(words)):
         pr = oov.prior_
         expect = np.log10(row[idx.index("UC")] + row[idx.index("MC")]) - np.log10(pr["UC"] + pr["MC"])

@@ -5,6 +5,7 @@ import kenlm
 import numpy as np
 import pytest
 
+from textqa.models.truecaser import kneser_ney as kn
 from textqa.models.truecaser import lm as lmmod
 
 # A small synthetic corpus (labelled as such: made up for this unit test).
@@ -18,7 +19,7 @@ def build(smoothing, tmp_path):
     A = lmmod.pack_sentences(seqs, 0, 1)
     full = lmmod.NGramCounts.from_packed(A, len(words), 0, 1)
     if smoothing == "kneser_ney":
-        model = lmmod.estimate_kneser_ney(full, 0, 1, 2)
+        model = kn.estimate_kneser_ney(full, 0, 1, 2)
     else:
         held = lmmod.pack_sentences(seqs[::2], 0, 1)
         train = lmmod.NGramCounts.from_packed(lmmod.pack_sentences(seqs[1::2], 0, 1), len(words), 0, 1)
@@ -63,7 +64,7 @@ def arpa_of_order(sentences, order, path, prune=None):
     idx = {w: i for i, w in enumerate(words)}
     seqs = [np.array([idx.setdefault(w, len(idx)) for w in s.split()]) for s in sentences]
     counts = lmmod.OrderCounts.from_packed(lmmod.pack_sentences(seqs, 0, 1), len(idx), 0, 1, order)
-    lmmod.write_arpa(lmmod.estimate_kneser_ney(counts, 0, 1, 2, prune=prune), list(idx), path)
+    lmmod.write_arpa(kn.estimate_kneser_ney(counts, 0, 1, 2, prune=prune), list(idx), path)
     return kenlm.Model(str(path)), counts
 
 
@@ -159,8 +160,8 @@ def test_pruned_kneser_ney_is_normalised_and_keeps_every_history(order, prune, t
                                          ([0, 0, 1, 1], "4 pruning thresholds"), ([0, -1], "non-decreasing")])
 def test_bad_pruning_thresholds_are_refused(prune, error):
     with pytest.raises(ValueError, match=error):
-        lmmod.prune_thresholds(prune, 3)
-    assert lmmod.prune_thresholds([0, 1], 4) == [0, 1, 1, 1] and lmmod.prune_thresholds(None, 3) == [0, 0, 0]
+        kn.prune_thresholds(prune, 3)
+    assert kn.prune_thresholds([0, 1], 4) == [0, 1, 1, 1] and kn.prune_thresholds(None, 3) == [0, 0, 0]
 
 
 def test_discounts_out_of_range_fall_back_as_lmplz_does(tmp_path):
@@ -171,7 +172,7 @@ def test_discounts_out_of_range_fall_back_as_lmplz_does(tmp_path):
     repeats = [1] * 10 + [2] + [3] * 10 + [4]
     sentences = [f"s{i}a s{i}b s{i}c" for i, r in enumerate(repeats) for _ in range(r)]
     m, counts = arpa_of_order(sentences, 3, tmp_path / "lm.arpa")
-    model = lmmod.estimate_kneser_ney(counts, 0, 1, 2)
+    model = kn.estimate_kneser_ney(counts, 0, 1, 2)
     assert model.info["discounts"]["trigram"] == [0.5, 1.0, 1.5]
     assert all((lp <= 0).all() for lp in model.logp)
     assert_normalised(m, sorted({w for s in sentences for w in s.split()}) + [lmmod.EOS, lmmod.UNK],

@@ -1,4 +1,5 @@
 """The truecaser on a small slice of real Wikipedia text: exact Viterbi, baseline, estimator contract."""
+import inspect
 import itertools
 import pickle
 
@@ -43,8 +44,8 @@ def test_viterbi_is_exact(truecaser_copy, sentence):
     model = truecaser_copy
     model.first_word, model.split_sentences = "lm", False
     tokens = sentence.split()
-    oov = model.oov_scores([tokens])
-    forms = model.viterbi(tokens, oov)
+    oov = model.scores().oov_scores([tokens])
+    forms = model.python_search().viterbi(tokens, oov)
     brute_forms, brute_score = brute_force_best(model, tokens, oov)
     assert path_score(model, tokens, forms, oov) == pytest.approx(brute_score, abs=1e-4)
 
@@ -169,3 +170,34 @@ def test_a_folded_model_decodes_either_spelling_and_keeps_the_letters(wiki_sente
     out, out_folded = tc.predict(accented), tc.predict([fold_accents(s) for s in accented])
     assert [fold_accents(o) for o in out] == out_folded         # decoded as its fold, sentence for sentence
     assert all(o.lower() == s for o, s in zip(out, accented))   # its own letters
+
+
+def test_loading_and_decoding_import_no_training_stack(truecaser_artifact):
+    """A trained truecaser loads and decodes tokenized text without scikit-learn, SciPy or joblib (the
+    OOV model's probabilities are worked out from its stored weights with mmh3 and numpy): a fresh
+    process loads the small model, truecases tokenized lines with an unseen word, and has imported
+    none of them.  (Raw text needs NLTK's tokenizers, and importing NLTK imports both.)"""
+    import subprocess
+    import sys
+    code = ("import sys, textqa; svc = textqa.load('truecaser', sys.argv[1]); "
+            "print(svc.truecase_tokenized(['zorblaxian traders met in paris on monday .'])[0]); "
+            "print(svc.model.predict(['the new york times said so .'])[0]); "
+            "print(sorted(m for m in ('sklearn', 'scipy', 'joblib') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code, str(truecaser_artifact)], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert out[-1] == "[]", out
+    assert out[0].startswith("Zorblaxian") and "Paris" in out[0] and out[1].startswith("The New York")
+
+
+def test_parameters_are_scikit_learns_contract_without_it():
+    """``get_params``/``set_params`` as scikit-learn documents them: every constructor argument, a
+    changed one read back, an unknown one refused by name, and ``sklearn.base.clone`` takes the
+    estimator."""
+    tc = Truecaser(phrase_weight=0.25)
+    assert set(tc.get_params()) == set(inspect.signature(Truecaser).parameters)
+    assert tc.set_params(order=4).get_params()["order"] == 4 and "order=4" in repr(tc)
+    with pytest.raises(ValueError, match="Invalid parameter 'beam' for estimator Truecaser"):
+        tc.set_params(beam=3)
+    copy = clone(tc)
+    assert copy is not tc and copy.get_params() == tc.get_params()
+

@@ -88,7 +88,7 @@ def test_candidate_rows_grow_and_gather():
     from textqa.models.truecaser.native_search import CandidateRows
     from textqa.models.truecaser.context_samples import ranges
     assert ranges(np.array([5, 0, 9]), np.array([2, 0, 3])).tolist() == [5, 6, 9, 10, 11]
-    rows = CandidateRows({})
+    rows = CandidateRows()
     made = [rows.add([i, i + 1, i + 2][: 1 + i % 3], [i] * (1 + i % 3), [-0.5 * i] * (1 + i % 3)) for i in range(3000)]
     assert made == list(range(3000)) and rows.size == sum(1 + i % 3 for i in range(3000))
     r = np.array([2999, 7, 1024])

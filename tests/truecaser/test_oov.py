@@ -20,15 +20,32 @@ def test_fitting_on_the_used_columns_is_the_fit_on_all_of_them(wiki_sentences):
     model = CharCasingClassifier(n_features=2 ** 15).fit(words, classes, sample_weight=weights)
     X = model.vectorizer().transform(words)
     full = LogisticRegression(C=model.C, max_iter=model.max_iter).fit(X, classes, sample_weight=weights)
-    assert model.clf_.coef_.shape == full.coef_.shape == (len(full.classes_), 2 ** 15)
-    assert model.clf_.n_features_in_ == 2 ** 15 and list(model.clf_.classes_) == list(full.classes_)
+    assert model.coef_.shape == full.coef_.shape == (len(full.classes_), 2 ** 15)
+    assert model.n_features_in_ == 2 ** 15 and list(model.classes_) == list(full.classes_)
     unused = np.setdiff1d(np.arange(2 ** 15), X.indices)
-    assert len(unused) > 2 ** 13 and not model.clf_.coef_[:, unused].any()
-    np.testing.assert_allclose(model.clf_.coef_, full.coef_, atol=1e-6)
-    np.testing.assert_allclose(model.clf_.intercept_, full.intercept_, atol=1e-6)
+    assert len(unused) > 2 ** 13 and not model.coef_[:, unused].any()
+    np.testing.assert_allclose(model.coef_, full.coef_, atol=1e-6)
+    np.testing.assert_allclose(model.intercept_, full.intercept_, atol=1e-6)
     unseen = ["zorblaxian", "quixotl", "mcgillicuddy-smythe", "ibm-compatible", "x86"]
-    P = model.clf_.predict_proba(model.vectorizer().transform(unseen))
+    P = model.predict_proba(unseen)
     np.testing.assert_allclose(P, full.predict_proba(model.vectorizer().transform(unseen)), atol=1e-6)
+
+
+def test_the_stored_weights_give_scikit_learns_numbers_without_it(truecaser_copy, dev_sentences):
+    """Decoding works out the OOV model's probabilities with ``mmh3`` and numpy: on every word of
+    the dev set the model has not seen (and a lone surrogate), the hashed rows are
+    ``HashingVectorizer``'s, entry for entry, and the probabilities ``LogisticRegression.predict_proba``'s
+    on the same weights, bit for bit."""
+    from textqa.models.sklearn_data import linear_from_arrays
+    from textqa.models.truecaser.oov import hashed_features, oov_to_data
+    oov, forms = truecaser_copy.oov_, truecaser_copy.casing_.forms
+    words = sorted({t.lower() for s in dev_sentences for t in s.split()} - set(forms)) + ["\ud800x", "é-ü"]
+    assert len(words) > 3000
+    X = oov.vectorizer().transform(words)
+    indptr, indices, data = hashed_features(words, oov.n_features)
+    assert np.array_equal(X.indptr, indptr) and np.array_equal(X.indices, indices) and np.array_equal(X.data, data)
+    clf = linear_from_arrays(LogisticRegression(C=oov.C), oov_to_data(oov)[1], "")
+    assert np.array_equal(oov.predict_proba(words), clf.predict_proba(X))
 
 
 def test_the_model_fitted_in_a_worker_process_is_the_one_fitted_here(wiki_sentences, monkeypatch):
@@ -68,8 +85,8 @@ def test_the_oov_ratios_of_a_word_are_its_own_whatever_the_batch(small_truecaser
     model = small_truecaser
     words = ["zorbulate", "Quixlo", "mcfrobnitz", "xt-9000", "ballyhooing"]
     alone = {w: model.oov_.log10_ratio([w])[0] for w in words}
-    assert model.oov_log10_ratios(words[:3]) == {w: alone[w] for w in words[:3]}
+    assert model.scores().oov_log10_ratios(words[:3]) == {w: alone[w] for w in words[:3]}
     calls = []
     real = type(model.oov_).log10_ratio
     monkeypatch.setattr(type(model.oov_), "log10_ratio", lambda self, ws: calls.append(list(ws)) or real(self, ws))
-    assert model.oov_log10_ratios(words) == alone and calls == [sorted(words[3:])]      # only the new ones
+    assert model.scores().oov_log10_ratios(words) == alone and calls == [sorted(words[3:])]      # only the new ones

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from textqa.models.truecaser import phrases as ph
+from textqa.models.truecaser import phrase_counts as ph
 from textqa.models.truecaser.phrases import PhraseTable
 
 # A small synthetic corpus (made up for these tests, not real data).
@@ -84,7 +84,7 @@ def test_the_counts_are_exact_when_the_row_hashes_collide(wiki_sentences, monkey
     sentences = wiki_sentences[:3000]
     runs = reference_run_counts(sentences)
     keys = ph.phrase_keys(runs, 2)
-    monkeypatch.setattr(ph, "_P", 0)
+    monkeypatch.setattr(ph, "HASH_P", 0)
     assert ph.run_counts(sentences) == runs
     assert ph.variant_counts(sentences, keys) == reference_variant_counts(sentences, keys)
 

@@ -286,7 +286,7 @@ def test_the_default_model_has_a_class_lm_which_the_discriminative_pass_turns_of
             run(p.parse_args(base + bad + ["--out", str(tmp_path / "bad")]))
         assert not (tmp_path / "bad").exists()
     model = load_truecaser(default)
-    assert model.class_lm_.order == 3 and model.class_lm_active()
+    assert model.class_lm_.order == 3 and model.scores().class_lm_active()
     assert run(p.parse_args(base + ["--discriminative", "local", "--out", str(tmp_path / "disc")])) == 0
     assert "training without the class LM, which --discriminative cannot be combined with" in capsys.readouterr().err
     assert json.loads((tmp_path / "disc" / "manifest.json").read_text())["hyper_parameters"]["class_lm"] == 0

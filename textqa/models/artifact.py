@@ -311,7 +311,7 @@ def _take_read_ahead(path, what: str):
 
 
 @contextmanager
-def read_ahead(folder: str | os.PathLike):
+def read_ahead(folder: str | os.PathLike, hash_only: tuple = ()):
     """While the block runs (typically: importing the model's code, then its loader), a background
     thread hashes the payloads of the artifact in ``folder``; an ``.npz`` or ``.json.gz`` payload whose
     bytes match the manifest's checksum it then parses (the arrays, read with ``allow_pickle=False``)
@@ -320,7 +320,8 @@ def read_ahead(folder: str | os.PathLike):
     :func:`read_json` take the results, each once, if the file is still the one read (same device,
     inode, size and modification time), and otherwise read it themselves; what the block did not take
     is dropped at its end.  So nothing is parsed before its checksum has matched, and the loader
-    still checks every checksum (:func:`load_manifest`) before it uses any payload."""
+    still checks every checksum (:func:`load_manifest`) before it uses any payload.  The payloads
+    named in ``hash_only`` (read by the model when first used, if ever) are hashed, not parsed."""
     folder = Path(folder)
     try:
         files = {rel: meta["sha256"] for rel, meta in read_manifest(folder)["files"].items()}
@@ -328,7 +329,7 @@ def read_ahead(folder: str | os.PathLike):
         yield
         return
     parse = {rel: ("arrays", _read_arrays) if rel.endswith(".npz") else ("json", _json_bytes)
-             for rel in files if rel.endswith((".npz", ".json.gz"))}
+             for rel in files if rel.endswith((".npz", ".json.gz")) and rel not in hash_only}
     futures = {rel: {what: Future() for what in ("sha256", *parse.get(rel, ())[:1])} for rel in files}
     keys = {(os.path.abspath(folder / rel), what): fut for rel, mine in futures.items() for what, fut in mine.items()}
     with _AHEAD_LOCK:

@@ -50,6 +50,12 @@ log = logging.getLogger("textqa.train.truecaser")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    _add_data(p.add_argument_group("the training and dev text, and where the artifact goes"))
+    _add_lm(p.add_argument_group("the word LM and the search (Lita et al. 2003)"))
+    _add_beyond_the_paper(p.add_argument_group("the search's parts beyond the paper"))
+
+
+def _add_data(p) -> None:
     p.add_argument("--data", nargs="+", type=Path, default=DEFAULT_DATA, metavar="FILE",
                    help="training text: WikiExtractor dump or plain text, one paragraph a line (.gz/.xz ok), or "
                         "Reuters-21578 .sgm files (default: the bundled Wikipedia text, Reuters-21578 outside its test "
@@ -64,16 +70,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="tokenizer processes")
     p.add_argument("--max-sentences", type=int, default=0, help="train on the first N sentences only (0: all)")
+    p.add_argument("--no-cache", action="store_true", help="do not reuse/store the tokenized corpus in .cache/")
+    p.add_argument("--arpa", type=Path, default=None, metavar="FILE",
+                   help="also write the LM as an ARPA file here (the artifact keeps KenLM's binary)")
+    dask_cluster.add_arguments(p, None, "tokenize and count n-grams and the class LM's counts (map-reduces; the "
+                                   "artifact is the same)")
+    p.add_argument("--partition-size", type=int, default=20000,
+                   help="paragraphs per Dask task with --scheduler (default 20,000)")
+
+
+def _add_lm(p) -> None:
     p.add_argument("--min-count", type=int, default=2, help="rarer cased forms become UNKNOWN_* tokens")
     p.add_argument("--n-casings", type=int, default=4, help="candidate casings per word")
     p.add_argument("--smoothing", choices=["kneser_ney", "deleted_interpolation"], default="kneser_ney",
                    help="LM smoothing (paper eq. 1 is deleted interpolation; Kneser-Ney is better on dev)")
-    p.add_argument("--discriminative", choices=("none", *FEATURE_SETS), default="none",
-                   help="a discriminative pass over the lattice (beyond the paper): a perceptron over "
-                        "'local' features (case class, rank and share of the casing, position), 'lexical' "
-                        "(+ word, suffix) or 'context' (+ words up to three to each side), learned on one "
-                        "block of training text in 40, held out of the LM; default none (it lowered dev "
-                        "F1: docs/experiments/truecaser.md)")
     p.add_argument("--order", type=int, choices=ORDERS, default=3,
                    help="LM order (default 3, the paper's trigram; 2, 4 and 5 need --smoothing kneser_ney; with the "
                         "default pruning, 5 gains 0.06 dev F1 for a 1.5x larger LM, over twice the training time "
@@ -84,21 +94,31 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "its order's threshold times is dropped and its mass goes to the back-off. Kneser-Ney "
                         "only. Default '0 0 1' (n-grams of order 3 and up seen once: half the LM's size, same "
                         "dev F1, better on news: docs/experiments/truecaser.md); '--prune 0' keeps every n-gram")
+    p.add_argument("--lm-binary", choices=list(BINARY_FORMATS), default="trie-q8",
+                   help="KenLM binary layout: trie-q8 (default: trie, 8-bit quantised probabilities and "
+                        "back-offs, a quarter of probing's size at the same F1), trie, or probing (hash)")
     p.add_argument("--first-word", choices=["lm", "lm+upper", "mask", "mask+upper"], default="lm+upper",
                    help="sentence-initial casing strategy (paper section 2.5)")
+    p.add_argument("--no-split", action="store_true", help="decode dev lines whole, not sentence by sentence")
+
+
+def _add_beyond_the_paper(p) -> None:
     p.add_argument("--oov-model", choices=["char", "none"], default="char",
                    help="character-level casing model for unseen words")
     p.add_argument("--oov-weight", type=float, default=DEFAULT_OOV_WEIGHT,
                    help="weight of the OOV model in the search (default %(default)g: the middle of dev F1's "
                         "plateau from 1.25 to 2.5, docs/experiments/truecaser.md)")
-    p.add_argument("--lm-binary", choices=list(BINARY_FORMATS), default="trie-q8",
-                   help="KenLM binary layout: trie-q8 (default: trie, 8-bit quantised probabilities and "
-                        "back-offs, a quarter of probing's size at the same F1), trie, or probing (hash)")
     p.add_argument("--phrase-weight", type=float, default=0.5,
                    help="weight of the cased-phrase score in the search (default 0.5, best on dev; 0: the paper's "
                         "trigram decoder alone, no phrase table)")
     p.add_argument("--phrase-min-count", type=int, default=2,
                    help="cased phrases seen fewer times are left out of the phrase table (default 2)")
+    p.add_argument("--discriminative", choices=("none", *FEATURE_SETS), default="none",
+                   help="a discriminative pass over the lattice (beyond the paper): a perceptron over "
+                        "'local' features (case class, rank and share of the casing, position), 'lexical' "
+                        "(+ word, suffix) or 'context' (+ words up to three to each side), learned on one "
+                        "block of training text in 40, held out of the LM; default none (it lowered dev "
+                        "F1: docs/experiments/truecaser.md)")
     p.add_argument("--class-lm", type=int, default=None, metavar="K",
                    help=f"a class-based LM over K word classes beside the word LM (k-means over neighbour counts; "
                         f"Brown et al. 1992; beyond the paper): default {DEFAULT_CLASSES} (it gained 0.34 dev F1 "
@@ -131,14 +151,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-fold-accents", action="store_true",
                    help="keep the training text's diacritics (default: learn from it folded, 'Sao' for 'São', "
                         "as the benchmark's text is, and decode each word by its folded form)")
-    p.add_argument("--no-split", action="store_true", help="decode dev lines whole, not sentence by sentence")
-    p.add_argument("--no-cache", action="store_true", help="do not reuse/store the tokenized corpus in .cache/")
-    p.add_argument("--arpa", type=Path, default=None, metavar="FILE",
-                   help="also write the LM as an ARPA file here (the artifact keeps KenLM's binary)")
-    dask_cluster.add_arguments(p, None, "tokenize and count n-grams and the class LM's counts (map-reduces; the "
-                                   "artifact is the same)")
-    p.add_argument("--partition-size", type=int, default=20000,
-                   help="paragraphs per Dask task with --scheduler (default 20,000)")
 
 
 def peak_rss_mb() -> int:
@@ -231,14 +243,8 @@ def _log_to_stderr() -> None:
     logger.setLevel(logging.INFO)
 
 
-def run(args: argparse.Namespace) -> int:
-    _log_to_stderr()
-    data = list(args.data)
-    check_inputs(data + ([args.dev] if args.dev else []))
-    out = args.out or artifacts_dir(args.artifacts) / "truecaser"
-    t_start = time.perf_counter()
-    say = lambda msg: print(f"[truecaser {time.perf_counter() - t_start:6.1f}s] {msg}", file=sys.stderr, flush=True)
-
+def _check_args(args: argparse.Namespace, say) -> None:
+    """Refuse combinations that cannot train; pick the class LM's default."""
     if args.scheduler and args.max_sentences:
         raise SystemExit("error: --max-sentences needs the corpus in one process; with --scheduler, cut the "
                          "input files instead")
@@ -255,8 +261,10 @@ def run(args: argparse.Namespace) -> int:
             say("note: training without the class LM, which --discriminative cannot be combined with")
     if args.partition_size < 1:
         raise SystemExit("error: --partition-size must be at least 1")
-    names = ", ".join(map(str, data[:3])) + (f" and {len(data) - 3} more" if len(data) > 3 else "")
-    dev = [l.strip() for l in read_lines(args.dev) if l.strip()] if args.dev else []
+
+
+def _estimator(args: argparse.Namespace) -> Truecaser:
+    """The estimator the flags describe (its parameters checked)."""
     model = Truecaser(min_count=args.min_count, n_casings=args.n_casings, smoothing=args.smoothing,
                       first_word=args.first_word, split_sentences=not args.no_split, oov_model=args.oov_model,
                       oov_weight=args.oov_weight, lm_binary=args.lm_binary, phrase_weight=args.phrase_weight,
@@ -272,52 +280,80 @@ def run(args: argparse.Namespace) -> int:
         model.check_params()
     except ValueError as e:
         raise SystemExit(f"error: {e}") from None
+    return model
+
+
+def _fit_on_cluster(model: Truecaser, args, data: list, dev: list, names: str, say) -> tuple[int, int]:
+    """Fit ``model`` with the counting on the Dask cluster ``args.scheduler``: (training sentences,
+    those dropped for repeating dev text)."""
+    say(f"reading {names} into the Dask cluster {args.scheduler}")
+    with dask_cluster.cluster(args.scheduler, args.workers, "textqa train truecaser",
+                              preload=("textqa.training.truecaser_dask",)) as client:
+        vocab, count_ngrams, count_phrases, n_sentences, dropped, class_text, collect = count_on_cluster(
+            client, data, PUNKT_DIR, dev, args.pretokenized, args.partition_size, args.min_count, say,
+            order=args.order, class_lm=model.class_lm > 0, fold=model.fold_accents,
+            context=model.context_cap > 0)
+        say(f"dropped {dropped:,} training sentences in paragraphs that repeat dev text")
+        phrases = count_phrases(model.phrase_min_count, say) if model.phrase_weight > 0 else None
+        model.fit_counts(vocab, count_ngrams, n_sentences, progress=say, arpa_copy=args.arpa,
+                         phrases=phrases, class_text=class_text, wait=collect is None)
+        del class_text
+        if collect is not None:     # the samples collected while a large OOV model is fitted
+            model.fit_context(None, progress=say, collect=collect)
+            model.finish_oov(say)
+    return n_sentences, dropped
+
+
+def _fit_here(model: Truecaser, args, data: list, dev: list, names: str, say) -> tuple[int, int]:
+    """Fit ``model`` in this process: (training sentences, those dropped for repeating dev text)."""
+    say(f"reading {names}")
+    paras = tokenized_paragraphs(data, PUNKT_DIR, None if args.no_cache else cache_dir(), n_jobs=args.jobs,
+                                 pretokenized=args.pretokenized)
+    if dev:
+        say("dropping the training paragraphs that repeat dev text")
+        sentences, dropped = drop_heldout_paragraphs(paras, dev)
+        say(f"dropped {dropped:,} training sentences in paragraphs that repeat dev text")
+    else:
+        sentences, dropped = [s for para in paras for s in para], 0
+    del paras
+    if args.max_sentences:
+        sentences = sentences[:args.max_sentences]
+    if not sentences:
+        raise SystemExit("error: no training sentences in " + ", ".join(map(str, data)))
+    try:
+        model.fit(sentences, progress=say, arpa_copy=args.arpa)
+    except ValueError as e:                     # e.g. too little text for --discriminative
+        raise SystemExit(f"error: {e} ({names})") from None
+    return model.n_train_sentences_, dropped        # without those held out for --discriminative
+
+
+def _print_dev(metrics: dict) -> None:
+    v, b = metrics["viterbi"], metrics["unigram_baseline"]
+    print(f"dev: Viterbi LM  accuracy {v['accuracy']:.2f}  P {v['precision']:.2f}  R {v['recall']:.2f}  "
+          f"F1 {v['f1']:.2f}\n     unigram     accuracy {b['accuracy']:.2f}  P {b['precision']:.2f}  "
+          f"R {b['recall']:.2f}  F1 {b['f1']:.2f}\n     perplexity {metrics['dev_perplexity']}")
+
+
+def run(args: argparse.Namespace) -> int:
+    _log_to_stderr()
+    data = list(args.data)
+    check_inputs(data + ([args.dev] if args.dev else []))
+    out = args.out or artifacts_dir(args.artifacts) / "truecaser"
+    t_start = time.perf_counter()
+    say = lambda msg: print(f"[truecaser {time.perf_counter() - t_start:6.1f}s] {msg}", file=sys.stderr, flush=True)
+    _check_args(args, say)
+    names = ", ".join(map(str, data[:3])) + (f" and {len(data) - 3} more" if len(data) > 3 else "")
+    dev = [l.strip() for l in read_lines(args.dev) if l.strip()] if args.dev else []
+    model = _estimator(args)
     work = Path(tempfile.mkdtemp(prefix="truecaser-work-", dir=out.parent if out.parent.exists() else None))
     try:
         model.work_dir = str(work)
-        if args.scheduler:
-
-            say(f"reading {names} into the Dask cluster {args.scheduler}")
-            with dask_cluster.cluster(args.scheduler, args.workers, "textqa train truecaser",
-                                 preload=("textqa.training.truecaser_dask",)) as client:
-                vocab, count_ngrams, count_phrases, n_sentences, dropped, class_text, collect = count_on_cluster(
-                    client, data, PUNKT_DIR, dev, args.pretokenized, args.partition_size, args.min_count, say,
-                    order=args.order, class_lm=model.class_lm > 0, fold=model.fold_accents,
-                    context=model.context_cap > 0)
-                say(f"dropped {dropped:,} training sentences in paragraphs that repeat dev text")
-                phrases = count_phrases(model.phrase_min_count, say) if model.phrase_weight > 0 else None
-                model.fit_counts(vocab, count_ngrams, n_sentences, progress=say, arpa_copy=args.arpa,
-                                 phrases=phrases, class_text=class_text, wait=collect is None)
-                del class_text
-                if collect is not None:     # the samples collected while a large OOV model is fitted
-                    model.fit_context(None, progress=say, collect=collect)
-                    model.finish_oov(say)
-        else:
-            say(f"reading {names}")
-            paras = tokenized_paragraphs(data, PUNKT_DIR, None if args.no_cache else cache_dir(), n_jobs=args.jobs,
-                                         pretokenized=args.pretokenized)
-            if dev:
-                say("dropping the training paragraphs that repeat dev text")
-                sentences, dropped = drop_heldout_paragraphs(paras, dev)
-                say(f"dropped {dropped:,} training sentences in paragraphs that repeat dev text")
-            else:
-                sentences, dropped = [s for para in paras for s in para], 0
-            del paras
-            if args.max_sentences:
-                sentences = sentences[:args.max_sentences]
-            if not sentences:
-                raise SystemExit("error: no training sentences in " + ", ".join(map(str, data)))
-            try:
-                model.fit(sentences, progress=say, arpa_copy=args.arpa)
-            except ValueError as e:                     # e.g. too little text for --discriminative
-                raise SystemExit(f"error: {e} ({names})") from None
-            n_sentences = model.n_train_sentences_              # without those held out for --discriminative
-            del sentences
+        n_sentences, dropped = (_fit_on_cluster if args.scheduler else _fit_here)(model, args, data, dev, names, say)
         model.work_dir = None
         train_seconds = time.perf_counter() - t_start
         metrics = {"training_sentences": n_sentences, "training_sentences_dropped_dev_overlap": dropped,
                    **({"training_sentences_held_out_for_discriminative": model.reranker_.info["held_out_sentences"]}
-                      if getattr(model, "reranker_", None) is not None else {}),
+                      if model.reranker_ is not None else {}),
                    "training_seconds": round(train_seconds, 1), "training_peak_rss_mb": peak_rss_mb()}
         if dev:
             say(f"evaluating on {len(dev)} dev sentences")
@@ -329,10 +365,7 @@ def run(args: argparse.Namespace) -> int:
         shutil.rmtree(work, ignore_errors=True)
     say(f"wrote {out}" + (f" (plots: {', '.join(PLOTS)})" if dev else ""))
     if dev:
-        v, b = metrics["viterbi"], metrics["unigram_baseline"]
-        print(f"dev: Viterbi LM  accuracy {v['accuracy']:.2f}  P {v['precision']:.2f}  R {v['recall']:.2f}  "
-              f"F1 {v['f1']:.2f}\n     unigram     accuracy {b['accuracy']:.2f}  P {b['precision']:.2f}  "
-              f"R {b['recall']:.2f}  F1 {b['f1']:.2f}\n     perplexity {metrics['dev_perplexity']}")
+        _print_dev(metrics)
     return 0
 
 

@@ -29,9 +29,10 @@ import numpy as np
 
 from textqa.models.truecaser import classes, context_samples
 from textqa.models.truecaser import lm as lmmod
-from textqa.models.truecaser import phrases as phmod
+from textqa.models.truecaser import phrase_counts as phmod
 from textqa.models.truecaser.baseline import as_tokens
 from textqa.models.truecaser.casing import fold_accents
+from textqa.models.truecaser.phrases import PhraseTable
 from textqa.models.truecaser.vocabulary import BOS_ID, EOS_ID, LMVocabulary
 
 from .corpus import HeldoutOverlap, open_text, paragraphs, tokenize_paragraph
@@ -245,7 +246,7 @@ def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], preto
         del runs
         variants = _tree_reduce(client, phmod.merge_counts,
                                 [client.submit(_variant_counts, p, keys_f, pure=False) for p in parts])
-        return phmod.PhraseTable.from_variants(variants.result())
+        return PhraseTable.from_variants(variants.result())
     def collect_context(targets, cap, stop):
         # the first ``cap`` samples of each word and casing: each partition's occurrences counted first,
         # then each takes its share in corpus order (so no more than ``cap`` reach the client), merged

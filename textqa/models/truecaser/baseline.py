@@ -8,8 +8,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sklearn.base import BaseEstimator
-
+from ..params import Params
 from .casing import NONE, capitalize_first, case_class, fold_accents, group_by_lowercase, restore_accents
 
 log = logging.getLogger(__name__)
@@ -42,6 +41,16 @@ class StoredForms(Mapping):
         self._index = dict(zip(words, range(len(words))))
         self._words, self._forms, self._counts, self._off = words, forms, counts, off
         self._made: dict = {}
+
+    @classmethod
+    def of(cls, forms: dict) -> "StoredForms":
+        """The table ``forms`` ({word: [(form, count), ...]}) as arrays."""
+        words = list(forms)
+        flat = [f for w in words for f, _ in forms[w]]
+        counts = np.fromiter((c for w in words for _, c in forms[w]), dtype=np.int64, count=len(flat))
+        off = np.zeros(len(words) + 1, dtype=np.int64)
+        np.cumsum([len(forms[w]) for w in words], out=off[1:])
+        return cls(words, flat, counts, off)
 
     def __getitem__(self, key: str) -> list:
         got = self._made.get(key)
@@ -116,7 +125,7 @@ class CasingTable:
             raise ValueError("not a casing table (a word twice)")
         return cls(table)
 
-class UnigramTruecaser(BaseEstimator):
+class UnigramTruecaser(Params):
     """Baseline of paper section 2.1: each token takes its most frequent training casing.
 
     Unseen words stay as given (lowercase); the first word is capitalised (the

@@ -11,7 +11,7 @@ District", unseen, gets the evidence of every (place name, name-part noun) pair 
   length-normalised and clustered by k-means (scikit-learn, seeded) into ``n_classes`` classes.
   The specials and the ``UNKNOWN_*`` tokens are their own classes; any other rarer token's class
   is its case class (``R_LC`` ...).
-- The class LM: interpolated modified Kneser-Ney (:func:`.lm.estimate_kneser_ney`) of order
+- The class LM: interpolated modified Kneser-Ney (:func:`.kneser_ney.estimate_kneser_ney`) of order
   :data:`CLASS_ORDER` (or the model's ``class_lm_order``) over the training text's class sequence,
   unpruned (the class vocabulary is small), binarised in the model's ``class_lm_binary`` layout
   (KenLM's probing hash by default).
@@ -27,6 +27,7 @@ import numpy as np
 
 from . import lm as lmmod
 from .casing import NONE, case_class
+from .kneser_ney import estimate_kneser_ney
 
 CLASS_ORDER = 3
 #: The number of classes of the default model (``textqa train truecaser``; the estimator's default
@@ -176,7 +177,7 @@ class WordClasses:
         """The class LM (module docstring) of ``order`` over the class sequence of the training text
         (as :meth:`build` takes it)."""
         counts = as_text(text).class_counts(self.of, len(self.names), bos, eos, order)
-        return lmmod.estimate_kneser_ney(counts, bos, eos, unk, prune=None)
+        return estimate_kneser_ney(counts, bos, eos, unk, prune=None)
 
     def to_data(self) -> tuple[dict, dict]:
         return ({"names": self.names, "words": self.words},

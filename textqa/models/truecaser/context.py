@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import threading
 import warnings
-from itertools import chain
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -130,6 +130,13 @@ class SentenceContext:
     def code(self, word: str) -> int:
         """The word's code in :meth:`log10_ratios`'s ``codes`` (-1: neither modelled nor context)."""
         return self._code.get(word, -1)
+
+    def codes(self, index: dict) -> np.ndarray:
+        """The :meth:`code` of each word of ``index`` ({word: i}), at i."""
+        out = np.full(len(index), -1, dtype=np.int64)
+        out[np.fromiter(index.values(), dtype=np.int64, count=len(index))] = \
+            np.fromiter(map(self._code.get, index, repeat(-1)), dtype=np.int64, count=len(index))
+        return out
 
     #: Batches are scored this many tokens at a time at most (whole sentences), which bounds the
     #: look-ups' temporary arrays (about 80 bytes a look-up, 10 look-ups a token).

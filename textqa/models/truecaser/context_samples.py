@@ -27,7 +27,7 @@ class RowColumnIndex:
     the columns are spread.  ``find(rows, cols)`` gives each pair's entry position, or -1, in a few
     vectorised passes (one per entry of the fullest bucket a look-up meets); a binary search of the
     sorted keys makes about 22 random reads a look-up at 7 M entries.  The default model's 7.4 M
-    weights are indexed in a few tenths of a second (a hash index sorted by bucket took a second)."""
+    weights are indexed with a few passes over them."""
     _BITS = 20
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, n_cols: int):
@@ -37,9 +37,11 @@ class RowColumnIndex:
         freq = np.bincount(self.indices, minlength=n_cols)
         below = np.cumsum(freq) - freq                   # entries at smaller columns
         self.place = (below << self._BITS) // max(int(freq.sum()), 1)     # in [0, 2**BITS)
-        rows = np.repeat(np.arange(len(self.n), dtype=np.int64), self.n)
+        # each entry's bucket, _bucket(its row, its column), with the rows' values repeated (no gather)
+        bucket = np.repeat(self.indptr[:-1], self.n) + ((self.place[self.indices] * np.repeat(self.n, self.n))
+                                                        >> self._BITS)
         self.start = np.zeros(len(self.indices) + 1, np.int64)
-        np.cumsum(np.bincount(self._bucket(rows, self.indices), minlength=len(self.indices)), out=self.start[1:])
+        np.cumsum(np.bincount(bucket, minlength=len(self.indices)), out=self.start[1:])
 
     def _bucket(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         return self.indptr[rows] + ((self.place[cols] * self.n[rows]) >> self._BITS)

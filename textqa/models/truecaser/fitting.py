@@ -20,6 +20,7 @@ from .classes import PackedText, WordClasses
 from .compounds import count_parts
 from .context import DEFAULT_STOP, fit_context
 from .context_samples import target_words
+from .kneser_ney import estimate_kneser_ney
 from .oov import CharCasingClassifier
 from .phrases import PhraseTable
 from .rerank import held_out, train_weights
@@ -47,7 +48,9 @@ def oov_training_words(known_counts: dict, rare_counts: dict, min_count: int) ->
     return words, classes, weights
 
 class TruecaserFitting:
-    """``fit`` and its parts for :class:`.model.Truecaser` (a mixin over the estimator's parameters)."""
+    """``fit`` and its parts for :class:`.model.Truecaser`: a mixin that reads the estimator's
+    parameters and sets its fitted attributes (those ending in ``_``), then calls its
+    ``_forget_search`` so that the search is made again from them."""
 
     def fit(self, sentences, y=None, progress=None, arpa_copy=None):
         """Count, estimate and binarise the LM; learn the casing table and the OOV model.
@@ -105,11 +108,11 @@ class TruecaserFitting:
         self.fit_counts(vocab, count, n_sentences=len(mapped), progress=say, arpa_copy=arpa_copy,
                         sentence_ids=mapped, phrases=phrases, wait=held is not None)
         if held is not None:
-            dec = self.native_decoder()
-            if dec is None:
+            if self.native_search() is None:
                 raise RuntimeError("the discriminative pass trains with the C++ decoder, which is not built (run make)")
             say(f"training the discriminative pass ({self.discriminative} features) on the held-out sentences")
-            self.reranker_ = train_weights(self, dec, held, self.discriminative, progress=say)
+            self.reranker_ = train_weights(self, held, self.discriminative, progress=say)
+            self._forget_search()
         if self.context_cap:
             self.fit_context(indexed, progress=say)
         del indexed
@@ -131,6 +134,7 @@ class TruecaserFitting:
         samples = collect(targets, self.context_cap, stop) if collect is not None else None
         self.context_ = fit_context(sentences, targets, cap=self.context_cap, C=self.context_C, stop=stop,
                                     min_weight=self.context_min_weight, progress=say, samples=samples)
+        self._forget_search()
         return self
 
     def fit_counts(self, vocab: "LMVocabulary", count_ngrams, n_sentences: int, progress=None, arpa_copy=None,
@@ -159,10 +163,27 @@ class TruecaserFitting:
         self.reranker_ = self.context_ = None
         if phrases is not None:
             say(f"{len(phrases):,} cased phrases seen >= {self.phrase_min_count} times")
-        V, bos, eos, unk = vocab.V, BOS_ID, EOS_ID, UNK_ID
-        known_counts, rare_counts = vocab.known, vocab.rare
-        say(f"{self.n_train_tokens_:,} tokens, {len(known_counts) + len(rare_counts):,} cased types, "
-            f"LM vocabulary {V:,}")
+        say(f"{self.n_train_tokens_:,} tokens, {len(vocab.known) + len(vocab.rare):,} cased types, "
+            f"LM vocabulary {vocab.V:,}")
+        work = Path(self.work_dir or tempfile.mkdtemp(prefix="truecaser-"))
+        work.mkdir(parents=True, exist_ok=True)
+        # the estimated LM is an argument, not a local: it is freed once written
+        self.lm_path_ = _binarised(self._estimate_lm(vocab, count_ngrams, sentence_ids, say), vocab.words, work, "lm",
+                                   self.lm_binary, say, arpa_copy)
+        self.lm_ = kenlm.Model(self.lm_path_)
+        self._fit_class_lm(vocab.words, sentence_ids, class_text, work, say)
+        self._fit_tables(vocab.known, vocab.rare)
+        self.oov_ = self._oov_future = None
+        if self.oov_model == "char":
+            self.start_oov(oov_training_words(vocab.known, vocab.rare, self.min_count), say)
+        if wait:
+            self.finish_oov(say)
+        self._forget_search(tables=True)
+        return self
+
+    def _estimate_lm(self, vocab: "LMVocabulary", count_ngrams, sentence_ids, say) -> "lmmod.ArpaModel":
+        """The word LM estimated from ``count_ngrams(say)`` (``smoothing``, ``order``, ``prune``);
+        sets ``ngram_counts_`` and ``lm_info_``."""
         say("counting n-grams")
         full = count_ngrams(say)
         self.ngram_counts_ = full.sizes()
@@ -170,60 +191,37 @@ class TruecaserFitting:
             raise ValueError(f"the n-gram counts are of order {len(self.ngram_counts_)}, the model's is {self.order}")
         say(f"n-grams: {self.ngram_counts_}")
         if self.smoothing == "deleted_interpolation":
-            mapped = sentence_ids
             k = max(2, self.heldout_every)
-            train_part = lmmod.pack_sentences([s for i, s in enumerate(mapped) if i % k], bos, eos)
-            held_part = lmmod.pack_sentences([s for i, s in enumerate(mapped) if i % k == 0], bos, eos)
-            train_counts = lmmod.NGramCounts.from_packed(train_part, V, bos, eos)
-            model = lmmod.estimate_deleted_interpolation(train_counts, held_part, full, bos, eos, unk)
-            del train_counts, train_part, held_part
+            train_part = lmmod.pack_sentences([s for i, s in enumerate(sentence_ids) if i % k], BOS_ID, EOS_ID)
+            held_part = lmmod.pack_sentences([s for i, s in enumerate(sentence_ids) if i % k == 0], BOS_ID, EOS_ID)
+            train_counts = lmmod.NGramCounts.from_packed(train_part, vocab.V, BOS_ID, EOS_ID)
+            model = lmmod.estimate_deleted_interpolation(train_counts, held_part, full, BOS_ID, EOS_ID, UNK_ID)
         else:
-            model = lmmod.estimate_kneser_ney(full, bos, eos, unk, prune=self._prune())
+            model = estimate_kneser_ney(full, BOS_ID, EOS_ID, UNK_ID, prune=self.prune_thresholds())
             if "prune" in model.info:
                 say(f"n-grams kept after pruning {' '.join(map(str, model.info['prune']))}: {model.info['kept']}")
-        del full
-        lm_words = vocab.words
         self.lm_info_ = model.info
+        return model
 
-        work = Path(self.work_dir or tempfile.mkdtemp(prefix="truecaser-"))
-        work.mkdir(parents=True, exist_ok=True)
-        arpa = work / "lm.arpa"
-        say(f"writing ARPA ({len(model.keys[-1]):,} {self.order}-grams)")
-        lmmod.write_arpa(model, lm_words, arpa)
-        del model
-        if arpa_copy:
-            shutil.copyfile(arpa, arpa_copy)
-        binary = work / "lm.binary"
-        say("binarising for KenLM")
-        if lmmod.binarize(arpa, binary, fmt=self.lm_binary):
-            arpa.unlink()
-            self.lm_path_ = str(binary)
-        else:
-            log.warning("KenLM build_binary not found: keeping the ARPA file (slower to load)")
-            self.lm_path_ = str(arpa)
-        self.lm_ = kenlm.Model(self.lm_path_)
+    def _fit_class_lm(self, lm_words: list, sentence_ids, class_text, work: Path, say) -> None:
+        """The word classes and the class LM (``class_lm`` classes; none when 0)."""
         self.classes_ = self.class_lm_ = None
-        if self.class_lm:
-            say(f"clustering the LM's words into {self.class_lm} classes")
-            if class_text is None:
-                class_text = PackedText(lmmod.pack_sentences(sentence_ids, bos, eos))
-            self.classes_ = WordClasses.build(class_text, lm_words, len(LM_SPECIALS), self.class_lm, bos, eos,
-                                              targets=self.class_lm_words)
-            say(f"estimating the class LM (order {self.class_lm_order})")
-            class_model = self.classes_.estimate(class_text, bos, eos, unk, self.class_lm_order)
-            del class_text
-            class_arpa, class_binary = work / "class_lm.arpa", work / "class_lm.binary"
-            lmmod.write_arpa(class_model, self.classes_.names, class_arpa)
-            del class_model
-            if lmmod.binarize(class_arpa, class_binary, fmt=self.class_lm_binary):
-                class_arpa.unlink()
-                self.class_lm_path_ = str(class_binary)
-            else:
-                self.class_lm_path_ = str(class_arpa)
-            self.class_lm_ = kenlm.Model(self.class_lm_path_)
+        if not self.class_lm:
+            return
+        say(f"clustering the LM's words into {self.class_lm} classes")
+        if class_text is None:
+            class_text = PackedText(lmmod.pack_sentences(sentence_ids, BOS_ID, EOS_ID))
+        self.classes_ = WordClasses.build(class_text, lm_words, len(LM_SPECIALS), self.class_lm, BOS_ID, EOS_ID,
+                                          targets=self.class_lm_words)
+        say(f"estimating the class LM (order {self.class_lm_order})")
+        self.class_lm_path_ = _binarised(self.classes_.estimate(class_text, BOS_ID, EOS_ID, UNK_ID, self.class_lm_order),
+                                         self.classes_.names, work, "class_lm", self.class_lm_binary, say)
+        self.class_lm_ = kenlm.Model(self.class_lm_path_)
 
+    def _fit_tables(self, known_counts: dict, rare_counts: dict) -> None:
+        """The casing table, the rare mixed-case forms (the MC candidates of unseen words), the
+        compounds' part table and the unigram baseline, from the cased-word counts."""
         self.casing_ = CasingTable.from_counts(known_counts)
-        # rare forms per key (for MC candidates of unseen words) and the unigram baseline
         rare_mc = {}
         for w, _ in sorted(rare_counts.items(), key=lambda wc: -wc[1]):
             if case_class(w) == "MC":
@@ -232,15 +230,6 @@ class TruecaserFitting:
         every_count = {**known_counts, **rare_counts}
         self.compound_parts_ = count_parts(every_count)
         self.baseline_ = UnigramTruecaser().fit_counts(every_count)
-        del every_count
-
-        self.oov_ = self._oov_future = None
-        if self.oov_model == "char":
-            self.start_oov(oov_training_words(known_counts, rare_counts, self.min_count), say)
-        if wait:
-            self.finish_oov(say)
-        self._cand_cache, self._native_cache, self._phrase_cache, self._native = {}, {}, {}, None
-        return self
 
     def start_oov(self, words: tuple, say) -> None:
         """Fit the OOV model on ``words`` (:func:`oov_training_words`): in a worker process, while this
@@ -252,14 +241,34 @@ class TruecaserFitting:
             self._oov_future = process_pool.pool().submit(CharCasingClassifier().fit, *words)
         else:
             say("training the character-level casing model for unseen words")
+            self._oov_future = None
             self.oov_ = same_numbers_anywhere(CharCasingClassifier().fit)(*words)
 
     def finish_oov(self, say) -> None:
         """Wait for the OOV model that :meth:`fit_counts` fits in a worker process (if any): after
         ``fit_counts(..., wait=False)``, before the model is used or saved."""
-        future, self._oov_future = getattr(self, "_oov_future", None), None
+        future, self._oov_future = self._oov_future, None
         if future is not None:
             if not future.done():
                 say("waiting for the character-level casing model")
             self.oov_ = future.result()
-            self._cand_cache, self._native_cache, self._phrase_cache, self._native = {}, {}, {}, None
+            self._forget_search()
+
+
+def _binarised(model, words: list, work: Path, name: str, fmt: str, say, arpa_copy=None) -> str:
+    """Write an estimated LM (over ``words``) as ``work/NAME.arpa``, a copy at ``arpa_copy`` if asked,
+    and binarise it for KenLM (``fmt``, ``lm.BINARY_FORMATS``) as ``work/NAME.binary``: the binary's
+    path, or the ARPA file's when KenLM's ``build_binary`` is missing (slower to load)."""
+    arpa, binary = work / f"{name}.arpa", work / f"{name}.binary"
+    label = "the class LM" if name == "class_lm" else "the LM"
+    say(f"writing {label} as ARPA ({len(model.keys[-1]):,} {len(model.keys)}-grams)")
+    lmmod.write_arpa(model, words, arpa)
+    del model
+    if arpa_copy:
+        shutil.copyfile(arpa, arpa_copy)
+    say(f"binarising {label} for KenLM")
+    if lmmod.binarize(arpa, binary, fmt=fmt):
+        arpa.unlink()
+        return str(binary)
+    log.warning("KenLM build_binary not found: keeping the ARPA file %s (slower to load)", arpa)
+    return str(arpa)

@@ -10,29 +10,24 @@ from __future__ import annotations
 
 import logging
 import math
-from bisect import bisect_right
-from collections import defaultdict
-from itertools import accumulate
 
 import kenlm
-from sklearn.base import BaseEstimator
 
 from textqa.runtime.gc_pause import gc_paused
 
+from ..params import Params
 from . import lm as lmmod
 from . import native
-from .baseline import as_tokens, capitalize_first_word
-from .casing import NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class, fold_accents, restore_accents
+from .baseline import as_tokens
+from .casing import fold_accents, restore_accents
 from .classes import CLASS_ORDER, TARGETS
-from .compounds import SEPARATORS, compound_form
 from .context import DEFAULT_C, DEFAULT_MIN_WEIGHT
 from .fitting import TruecaserFitting
+from .kneser_ney import prune_thresholds
 from .native_search import NativeSearch
-from .oov import CAPITALISED
 from .python_search import PythonSearch
 from .rerank import FEATURE_SETS
-from .tokenize import split_at_sentence_final
-from .vocabulary import UNKNOWN_NONE
+from .scores import CandidateScores
 
 log = logging.getLogger(__name__)
 
@@ -41,30 +36,14 @@ SMOOTHING_OPTIONS = ("kneser_ney", "deleted_interpolation")
 ORDERS = (2, 3, 4, 5)
 SEARCHES = ("auto", "native", "python")
 #: Count pruning of a Kneser-Ney LM by default (``lmplz --prune 0 0 1``): n-grams of order 3 and up
-#: seen once are dropped.  Measured on the default model: LM 67 MB instead of 123, dev F1 92.51
-#: against 92.52, WSJ 93.62 against 93.44, Reuters test 93.89 against 93.87 (docs/experiments/truecaser.md, "Pruning").
+#: seen once are dropped, which halves the LM at the same dev F1 (docs/experiments/truecaser.md, "Pruning").
 DEFAULT_PRUNE = (0, 0, 1)
-#: The OOV model's weight in the search.  Measured on the default of 2026-11-28 (with the sentence
-#: context model): dev F1 93.11 / 93.15 / 93.16 / 93.17 / 93.16 / 93.13 at 1 / 1.25 / 1.5 / 2 / 2.5 / 3,
-#: a plateau whose middle is kept; WSJ F1 94.59 -> 94.84 and the Reuters test split's 94.42 -> 94.45
-#: at 2, neither used to choose (docs/experiments/truecaser.md, "The OOV model's weight, again").
+#: The OOV model's weight in the search: the middle of a plateau of dev F1 over 1 to 3
+#: (docs/experiments/truecaser.md, "The OOV model's weight, again").
 DEFAULT_OOV_WEIGHT = 2.0
 
 
-def add_emissions(extra: dict, pos: int, scores: list) -> None:
-    """Add ``scores`` (one per candidate) to the added emission scores of token ``pos`` in ``extra``
-    ({token index: each candidate's added score}, as :meth:`Truecaser.extra_scores` returns)."""
-    extra[pos] = [a + b for a, b in zip(extra[pos], scores)] if pos in extra else scores
-
-
-#: The settings (``set_params``) of the paper's trigram decoder: no phrase scores, unseen compounds
-#: capitalised at the first letter only, no discriminative pass, no class LM, no sentence-context model
-#: (``textqa truecase --decoder trigram``).
-TRIGRAM_DECODER = {"phrase_weight": 0.0, "compound_casing": False, "discriminative": "none", "class_lm_weight": 0.0,
-                   "context_weight": 0.0}
-
-
-class Truecaser(TruecaserFitting, NativeSearch, PythonSearch, BaseEstimator):
+class Truecaser(TruecaserFitting, Params):
     """Trigram-LM truecaser with sentence-level Viterbi decoding (Lita et al. 2003, section 2.2).
 
     Parameters
@@ -73,14 +52,12 @@ class Truecaser(TruecaserFitting, NativeSearch, PythonSearch, BaseEstimator):
     n_casings : only the n most frequent casings of a word are candidates (section 2.4).
     smoothing : "kneser_ney" (default, best on dev) or "deleted_interpolation" (paper eq. 1).
     order : the LM's order, 3 (the paper's trigram, default) or 2, 4, 5 (Kneser-Ney only; the
-        search stays exact, recombining on KenLM's state).  Order 5 gained 0.06 dev F1 with the
-        default decoder and pruning, for a 1.5x larger LM (0.11 unpruned, 4.3x; docs/experiments/truecaser.md).
+        search stays exact, recombining on KenLM's state; docs/experiments/truecaser.md, "Longer context").
     prune : count-pruning thresholds per order, unigrams first, as KenLM's ``lmplz --prune`` (the last
         repeats for higher orders): an n-gram of order k seen no more than ``prune[k-1]`` times is
-        dropped from the LM and its mass goes to the back-off (:func:`.lm.estimate_kneser_ney`).
-        Kneser-Ney only.  None (default): ``DEFAULT_PRUNE`` (n-grams of order 3 and up seen once:
-        the LM halves at the same dev F1 and gains on news, docs/experiments/truecaser.md) with Kneser-Ney, none with
-        deleted interpolation; ``(0,)`` or ``()``: no pruning.
+        dropped from the LM and its mass goes to the back-off (:func:`.kneser_ney.estimate_kneser_ney`).
+        Kneser-Ney only.  None (default): ``DEFAULT_PRUNE`` with Kneser-Ney, none with deleted
+        interpolation; ``(0,)`` or ``()``: no pruning.
     first_word : section 2.5 options: "lm" (decode from <s>), "mask" (decode from a null
         context, masking the sentence-begin effect), each optionally followed by "+upper"
         (uppercase the first letter afterwards, table 1's "truecasing+").
@@ -104,7 +81,8 @@ class Truecaser(TruecaserFitting, NativeSearch, PythonSearch, BaseEstimator):
     discriminative : "none" (default) or a feature set of :mod:`.rerank` ("local", "lexical",
         "context"): a discriminative pass over the lattice, its weights learned by a perceptron on
         training text held out from the LM (one block in 40); the LM is then trained without that
-        text.  Off by default: it lowered dev F1 (docs/experiments/truecaser.md).  "none" on a fitted model decodes without it.
+        text.  Off by default (docs/experiments/truecaser.md, "A discriminative pass over the lattice").
+        "none" on a fitted model decodes without it.
     class_lm : number of word classes of a class-based LM beside the word LM (:mod:`.classes`,
         Brown et al. 1992 eq. 3; beyond the paper); 0 (the estimator's default): none;
         ``textqa train truecaser`` trains the default model with :data:`.classes.DEFAULT_CLASSES`
@@ -116,9 +94,8 @@ class Truecaser(TruecaserFitting, NativeSearch, PythonSearch, BaseEstimator):
     class_lm_words : how many of the most frequent LM tokens are clustered (default
         :data:`.classes.TARGETS`); every rarer one is in its case class's class.
     class_lm_binary : KenLM binary layout of the class LM (``lm.BINARY_FORMATS``): "trie-q8"
-        (default: trie, 8-bit quantised; 10 MB at order 3 with 600 classes on the default text,
-        where the hash, "probing", takes 72 MB, with the same dev, WSJ and Reuters scores)
-        or "probing" (faster to ask).
+        (default: trie, 8-bit quantised, a seventh of the hash's size) or "probing" (the hash:
+        faster to ask; docs/experiments/truecaser.md, "A class-based LM").
     fold_accents : learn from the training text with its diacritics removed (:func:`.casing.fold_accents`:
         "São" counts as "Sao") and decode each input token by its folded form, giving back the
         token's own letters in the decided casing.  The benchmark's text is folded like this, so
@@ -174,14 +151,17 @@ class Truecaser(TruecaserFitting, NativeSearch, PythonSearch, BaseEstimator):
         self.context_C = context_C
         self.context_min_weight = context_min_weight
 
-    # ------------------------------------------------------------------ training
-    def _prune(self) -> tuple:
+        self._forget_search(tables=True)
+
+    # ------------------------------------------------------------------ parameters
+    def prune_thresholds(self) -> tuple:
         """The count-pruning thresholds trained with (``prune``, or its default for the smoothing)."""
         if self.prune is None:
             return DEFAULT_PRUNE if self.smoothing == "kneser_ney" else ()
         return tuple(self.prune)
 
     def check_params(self):
+        """ValueError naming the first parameter out of its range."""
         if self.first_word not in FIRST_WORD_OPTIONS:
             raise ValueError(f"first_word must be one of {FIRST_WORD_OPTIONS}, got {self.first_word!r}")
         if self.smoothing not in SMOOTHING_OPTIONS:
@@ -195,22 +175,13 @@ class Truecaser(TruecaserFitting, NativeSearch, PythonSearch, BaseEstimator):
             raise ValueError(f"order must be one of {ORDERS}, got {self.order!r}")
         if self.order != 3 and self.smoothing == "deleted_interpolation":
             raise ValueError("deleted interpolation (paper eq. 1) is a trigram model: use order 3 or kneser_ney")
-        if any(lmmod.prune_thresholds(self._prune(), self.order)) and self.smoothing != "kneser_ney":
+        if any(prune_thresholds(self.prune_thresholds(), self.order)) and self.smoothing != "kneser_ney":
             raise ValueError("count pruning (prune) is implemented for kneser_ney smoothing only")
         if self.discriminative not in ("none", *FEATURE_SETS):
             raise ValueError(f"discriminative must be 'none' or one of {tuple(FEATURE_SETS)}, got {self.discriminative!r}")
         if self.min_count < 1 or self.n_casings < 1:
             raise ValueError("min_count and n_casings must be >= 1")
-        if not isinstance(self.class_lm, int) or self.class_lm < 0:
-            raise ValueError(f"class_lm must be a whole number of classes >= 0, got {self.class_lm!r}")
-        if not (self.class_lm_weight >= 0 and math.isfinite(self.class_lm_weight)):
-            raise ValueError("class_lm_weight must be a finite number >= 0")
-        if not isinstance(self.class_lm_words, int) or self.class_lm_words < 1:
-            raise ValueError(f"class_lm_words must be a whole number >= 1, got {self.class_lm_words!r}")
-        if self.class_lm_order not in ORDERS:
-            raise ValueError(f"class_lm_order must be one of {ORDERS}, got {self.class_lm_order!r}")
-        if self.class_lm and self.discriminative != "none":
-            raise ValueError("the class LM and the discriminative pass cannot be combined")
+        self._check_class_lm()
         if not isinstance(self.context_cap, int) or self.context_cap < 0:
             raise ValueError(f"context_cap must be a whole number >= 0, got {self.context_cap!r}")
         for name in ("context_weight", "context_min_weight", "oov_weight"):
@@ -221,12 +192,98 @@ class Truecaser(TruecaserFitting, NativeSearch, PythonSearch, BaseEstimator):
         if not (self.phrase_weight >= 0 and math.isfinite(self.phrase_weight)) or self.phrase_min_count < 1:
             raise ValueError("phrase_weight must be a finite number >= 0 and phrase_min_count >= 1")
 
+    def _check_class_lm(self) -> None:
+        if not isinstance(self.class_lm, int) or self.class_lm < 0:
+            raise ValueError(f"class_lm must be a whole number of classes >= 0, got {self.class_lm!r}")
+        if not (self.class_lm_weight >= 0 and math.isfinite(self.class_lm_weight)):
+            raise ValueError("class_lm_weight must be a finite number >= 0")
+        if not isinstance(self.class_lm_words, int) or self.class_lm_words < 1:
+            raise ValueError(f"class_lm_words must be a whole number >= 1, got {self.class_lm_words!r}")
+        if self.class_lm_order not in ORDERS:
+            raise ValueError(f"class_lm_order must be one of {ORDERS}, got {self.class_lm_order!r}")
+        if self.class_lm and self.discriminative != "none":
+            raise ValueError("the class LM and the discriminative pass cannot be combined")
 
-    def set_params(self, **params):
-        """As scikit-learn's, and forget cached candidate lists (they depend on the parameters)."""
-        super().set_params(**params)
-        self._cand_cache, self._native_cache, self._phrase_cache, self._context_map = {}, {}, {}, None
+    def _params_changed(self) -> None:
+        """``set_params`` changed a parameter: the candidates and scores are made again."""
+        self._forget_search()
+
+    # ------------------------------------------------------------------ the search's state
+    def _forget_search(self, tables: bool = False) -> None:
+        """The one place where what the search derives is dropped, to be made again when next
+        needed: the candidates, their scores and the searches over them (:meth:`scores`,
+        :meth:`python_search`, :meth:`native_search`) when a parameter changes; with ``tables``
+        (the fitted tables changed: a fit, a load, another LM) the C++ decoders' opened LMs too."""
+        self._scores = self._python = self._native = None
+        if tables:
+            self._decoders = {}
+
+    def __getstate__(self):
+        """Pickled without what the search derives (made again on first use)."""
+        state = dict(self.__dict__)
+        state.update(_scores=None, _python=None, _native=None, _decoders={})
+        return state
+
+    def scores(self) -> CandidateScores:
+        """Each token's candidates and their emission scores (:class:`.scores.CandidateScores`)."""
+        if self._scores is None:
+            self._scores = CandidateScores(self)
+        return self._scores
+
+    def python_search(self) -> PythonSearch:
+        """The Python search (:class:`.python_search.PythonSearch`)."""
+        if self._python is None:
+            self._python = PythonSearch(self.scores())
+        return self._python
+
+    def native_search(self) -> NativeSearch | None:
+        """The C++ search (:class:`.native_search.NativeSearch`) over this model's LMs, or None when
+        it cannot decode this model (its library not built, switched off, or an LM it cannot open)."""
+        dec = self.native_decoder()
+        if dec is None:
+            return None
+        cdec = None
+        if self.scores().class_lm_active():
+            cdec = self.native_class_decoder()
+            if cdec is None:
+                return None
+        built = self._native
+        if built is None or built.decoder is not dec or built.class_decoder is not cdec:
+            built = self._native = NativeSearch(self.scores(), dec, cdec)
+        return built
+
+    def prepare(self) -> "Truecaser":
+        """Make the search now, as it would be made on the first batch (every known word's row of
+        the C++ search, :class:`.native_search.NativeSearch`): loading does, so that a file's first
+        lines decode as fast as its last."""
+        if self.search_in_use() == "native":
+            self.native_search()
         return self
+
+    def native_decoder(self):
+        """The C++ decoder of the word LM's file (:mod:`.native`), or None (not built, switched off
+        with ``TEXTQA_NATIVE_VITERBI=0``, or the LM cannot be opened)."""
+        return self._decoder(self.lm_path_) if native.available() else None
+
+    def native_class_decoder(self):
+        """The C++ decoder's handle of the class LM (:mod:`.classes`), or None (no class LM, or a
+        library built before the class search: the Python search then decodes)."""
+        if self.class_lm_ is None or not native.available() or not hasattr(native._library(), "tc_viterbi_classes"):
+            return None
+        return self._decoder(self.class_lm_path_)
+
+    def _decoder(self, path: str):
+        """The C++ decoder's handle of the LM file ``path``, opened once (False kept when it failed:
+        the Python search then decodes)."""
+        dec = self._decoders.get(path)
+        if dec is None:
+            try:
+                dec = native.NativeViterbi(path)
+            except RuntimeError as e:
+                log.warning("%s; decoding in Python", e)
+                dec = False
+            self._decoders[path] = dec
+        return dec or None
 
     # ------------------------------------------------------------------ extension points
     @property
@@ -235,7 +292,7 @@ class Truecaser(TruecaserFitting, NativeSearch, PythonSearch, BaseEstimator):
         and the model's parts allow it, else the Python search), ``"native"`` (the C++ search, an
         error when it cannot be used) or ``"python"`` (the Python search: the same output, slower).
         A setting of this object, not a parameter: it is not saved with the model."""
-        return getattr(self, "_search", "auto")
+        return self.__dict__.get("_search", "auto")
 
     @search.setter
     def search(self, value: str) -> None:
@@ -248,8 +305,7 @@ class Truecaser(TruecaserFitting, NativeSearch, PythonSearch, BaseEstimator):
         ``search`` setting, the library, and the class LMs the C++ search can take: its own one)."""
         if self.search == "python" or self.extra_class_lms:
             return "python"
-        dec = self.native_decoder()
-        ok = dec is not None and (not self.class_lm_active() or self.native_class_decoder() is not None)
+        ok = self.native_search() is not None
         if not ok and self.search == "native":
             raise RuntimeError("search='native', but the C++ search cannot decode this model: its library is "
                                "not built (make), switched off (TEXTQA_NATIVE_VITERBI=0), or cannot open its LMs")
@@ -264,7 +320,7 @@ class Truecaser(TruecaserFitting, NativeSearch, PythonSearch, BaseEstimator):
     @property
     def emission_scorers(self) -> tuple:
         """The scorers :meth:`add_emission_scorer` added (not saved with the model)."""
-        return tuple(getattr(self, "_emission_scorers", ()))
+        return tuple(self.__dict__.get("_emission_scorers", ()))
 
     def add_emission_scorer(self, scorer) -> None:
         """Add a source of evidence to both searches' emission scores.
@@ -280,195 +336,44 @@ class Truecaser(TruecaserFitting, NativeSearch, PythonSearch, BaseEstimator):
     def extra_class_lms(self) -> tuple:
         """More class LMs beside the model's own, as (``kenlm.Model`` over the class tokens of a
         :class:`.classes.WordClasses`, that ``WordClasses``, weight) triples; the search scores each
-        candidate by every class LM (:meth:`class_lms`).  The C++ search takes one class LM, so a
-        model with more decodes with the Python search (:meth:`search_in_use`).  Not saved."""
-        return tuple(getattr(self, "_extra_class_lms", ()))
+        candidate by every class LM (:meth:`.scores.CandidateScores.class_lms`).  The C++ search
+        takes one class LM, so a model with more decodes with the Python search
+        (:meth:`search_in_use`).  Not saved."""
+        return tuple(self.__dict__.get("_extra_class_lms", ()))
 
     @extra_class_lms.setter
     def extra_class_lms(self, lms) -> None:
         self._extra_class_lms = [tuple(x) for x in lms]
 
     def replace_lm(self, lm_path: str) -> None:
-        """Decode with another word LM (a KenLM file over the same tokens), forgetting what was
-        cached of the old one: the C++ search opens the new file."""
+        """Decode with another word LM (a KenLM file over the same tokens): the C++ search opens the new file."""
         self.lm_, self.lm_path_ = kenlm.Model(str(lm_path)), str(lm_path)
-        self.set_params()
+        self._forget_search(tables=True)
 
     # ------------------------------------------------------------------ decoding
     def candidates(self, tok: str):
-        """[(output form, LM token, needs OOV score class or None)] for one input token."""
-        key = tok.lower()
-        cached = self._cand_cache.get(key)
-        if cached is not None:
-            return cached
-        forms = self.casing_.forms.get(key)
-        if forms:
-            floor = self.min_casing_share * sum(c for _, c in forms)
-            cands = [(f, f, None) for i, (f, c) in enumerate(forms[:self.n_casings]) if i == 0 or c >= floor]
-        elif case_class(key) == NONE:
-            cands = [(key, UNKNOWN_NONE, None)]
-        else:
-            cands = [(apply_class(key, c), UNKNOWN_TOKENS[c], c) for c in ("LC", "UC", "CA")]
-            mc = self.rare_mc_.get(key)
-            if mc is not None:
-                cands.append((mc, UNKNOWN_TOKENS["MC"], "MC"))
-            elif self.compound_casing and getattr(self, "compound_parts_", None) is not None:
-                # an unseen compound's capitalised candidate is what the compound casing renders
-                # ("Alpes-Maritimes", not "Alpes-maritimes"); its spelling evidence is then the OOV
-                # model's for a capital, first letter only or not (UC or MC), not UC's alone
-                form = compound_form(key, self.compound_parts_)
-                if form is not None and len(form) == len(key):
-                    cands[1] = (form, UNKNOWN_TOKENS["UC"], CAPITALISED)
-        if len(self._cand_cache) < 500_000:
-            self._cand_cache[key] = cands
-        return cands
-
-
-    def class_lm_active(self) -> bool:
-        return getattr(self, "class_lm_", None) is not None and self.class_lm_weight > 0
-
-    def class_lms(self) -> list:
-        """[(class LM, its word classes, weight)] that the search adds to the word LM: the model's
-        class LM when it is on, and those :meth:`add_class_lm` added."""
-        own = [(self.class_lm_, self.classes_, self.class_lm_weight)] if self.class_lm_active() else []
-        return own + list(self.extra_class_lms)
-
-    # The lattice of :meth:`viterbi` (also read by ``dev/truecaser_posterior.py``): a state is the
-    # word LM's KenLM state, or with class LMs (``cls_lms``: :meth:`class_lms`) a tuple of the word
-    # LM's and each class LM's.
-
-
-    def _phrase_scores(self, tokens: list[str], lowered: bool = False, sent_off=None) -> dict | None:
-        """{token index: ``phrase_weight`` times the phrase score of each of its candidates} over
-        one sentence, or several (``sent_off``: their offsets, as
-        :meth:`.phrases.PhraseTable.covered`), ``lowered`` or not; tokens with one candidate or no
-        phrase are left out.  None when there is no phrase table or the weight is 0."""
-        table = getattr(self, "phrases_", None)
-        w = self.phrase_weight
-        if table is None or not w:
-            return None
-        return table.scores(tokens if lowered else [t.lower() for t in tokens], self.candidate_forms, sent_off, w,
-                            self._phrase_cache)
+        """[(output form, LM token, needs OOV score class or None)] for one input token
+        (:meth:`.scores.CandidateScores.candidates`)."""
+        return self.scores().candidates(tok)
 
     def candidate_forms(self, word: str) -> list[str]:
         """The output forms of a token's candidates (:meth:`candidates`), in their order."""
-        return [f for f, _, _ in self.candidates(word)]
-
-    def extra_scores(self, low: list[str], sent_off, context: bool = True) -> dict:
-        """{token index: the added emission score of each candidate}: the phrase scores plus the
-        discriminative pass's (:mod:`.rerank`; ``discriminative``) and, with ``context``, the
-        sentence-context model's (:meth:`_context_scores`), and the emission scorers'
-        (:meth:`add_emission_scorer`), over the lowercased sentences ``low`` at the offsets ``sent_off``."""
-        out = self._phrase_scores(low, lowered=True, sent_off=sent_off) or {}
-        weights = getattr(self, "reranker_", None)
-        if weights is not None and self.discriminative != "none":
-            for k, x in weights.scores(low, sent_off, self.candidate_forms, self.casing_.forms.get).items():
-                add_emissions(out, k, x)
-        scored = self._context_scores(low, sent_off) if context else None
-        if scored is not None:
-            pos, n, vals = scored
-            for k, a, b in zip(pos.tolist(), accumulate(n.tolist(), initial=0), accumulate(n.tolist())):
-                add_emissions(out, k, vals[a:b].tolist())
-        for scorer in self.emission_scorers:
-            for k, x in scorer(low, sent_off).items():
-                add_emissions(out, k, x)
-        return out
-
-    def _context_scores(self, low: list[str], sent_off, codes=None):
-        """(positions, their number of candidates, ``context_weight`` times each candidate's
-        sentence-context score, flat: :meth:`.context.SentenceContext.candidate_scores`) over the
-        lowercased sentences ``low`` at the offsets ``sent_off`` (``codes``: their codes in that
-        model, if known); None without that model or weight."""
-        ctx = getattr(self, "context_", None)
-        if ctx is None or not self.context_weight:
-            return None
-        cmap = getattr(self, "_context_map", None)
-        if cmap is None or cmap[0] is not ctx:
-            cmap = self._context_map = (ctx, ctx.candidate_map(self.candidate_forms))
-        pos, n, vals = ctx.candidate_scores(low, sent_off, cmap[1], codes)
-        return pos, n, self.context_weight * vals
-
-    def oov_scores(self, token_lists) -> dict:
-        if self.oov_ is None:
-            return {}
-        unseen = set()
-        for toks in token_lists:
-            for t in toks:
-                key = t.lower()
-                if key not in self.casing_.forms and case_class(key) != NONE:
-                    unseen.add(key)
-        return self.oov_log10_ratios(unseen)
-
-    def oov_log10_ratios(self, words) -> dict:
-        """{unseen word: the OOV model's log10 ratios (:meth:`.oov.CharCasingClassifier.log10_ratio`)},
-        each word's worked out once and kept (a word's ratios depend on its characters alone: the
-        same numbers in any batch); a text's unseen words recur."""
-        cache = getattr(self, "_oov_cache", None)
-        if cache is None or cache[0] is not self.oov_:
-            cache = self._oov_cache = (self.oov_, {})
-        known, words = cache[1], set(words)
-        new = sorted(w for w in words if w not in known)
-        if len(known) + len(new) > 200_000:          # a bound on a long-running service's cache
-            known.clear()
-            new = sorted(words)
-        if new:
-            known.update(zip(new, self.oov_.log10_ratio(new)))
-        return {w: known[w] for w in words}
-
-
-    def _parts(self, toks: list[str]) -> list[list[str]]:
-        """A token list as the search decodes it: sentence by sentence (``split_sentences``) or whole."""
-        return (split_at_sentence_final(toks) if self.split_sentences else [toks]) if toks else []
-
-
-    def _case_compounds(self, cased: list[str], low: list[str], unseen) -> None:
-        """Case, in place, the unseen compounds (``unseen``: the positions that may be unseen words)
-        that the search capitalised part by part (:mod:`.compounds`; ``compound_casing``)."""
-        parts = getattr(self, "compound_parts_", None)
-        if not self.compound_casing or parts is None:
-            return
-        forms = self.casing_.forms
-        for t in unseen:
-            key = low[t]
-            if key not in forms and SEPARATORS.search(key) and cased[t] == capitalize_first(key):
-                form = compound_form(key, parts)
-                if form is not None and len(form) == len(cased[t]):
-                    cased[t] = form
+        return self.scores().candidate_forms(word)
 
     def predict_tokens(self, token_lists: list[list[str]]) -> list[list[str]]:
         """Truecase a batch of token lists (with the C++ decoder when it is built: same results); with
         ``fold_accents``, each token is decoded by its folded form and keeps its own letters."""
         with gc_paused():
             if not self.fold_accents:
-                return self._predict_tokens(token_lists)
+                return self._decode(token_lists)
             folded = [toks if all(map(str.isascii, toks)) else list(map(fold_accents, toks)) for toks in token_lists]
             return [cased if f is toks else list(map(restore_accents, toks, cased))
-                    for toks, f, cased in zip(token_lists, folded, self._predict_tokens(folded))]
+                    for toks, f, cased in zip(token_lists, folded, self._decode(folded))]
 
-    def _predict_tokens(self, token_lists: list[list[str]]) -> list[list[str]]:
+    def _decode(self, token_lists: list[list[str]]) -> list[list[str]]:
         if self.search_in_use() == "native":
-            return self._predict_native(token_lists, self.native_decoder())
-        oov = self.oov_scores(token_lists)
-        parts_of = [self._parts(toks) for toks in token_lists]
-        every = [part for parts in parts_of for part in parts]
-        sent_off = list(accumulate(map(len, every), initial=0))
-        low = [t.lower() for part in every for t in part]
-        by_part: dict = defaultdict(dict)        # the added emission scores of each part, by position in it
-        for i, x in self.extra_scores(low, sent_off).items():
-            k = bisect_right(sent_off, i) - 1
-            by_part[k][i - sent_off[k]] = x
-        out, k = [], 0
-        for parts in parts_of:
-            res = []
-            for part in parts:
-                cased = self.viterbi(part, oov, by_part.get(k, {}))
-                if self.first_word.endswith("+upper"):
-                    cased = capitalize_first_word(cased)
-                self._case_compounds(cased, low[sent_off[k]:sent_off[k + 1]], range(len(part)))
-                k += 1
-                res.extend(cased)
-            out.append(res)
-        return out
+            return self.native_search().decode(token_lists)
+        return self.python_search().decode(token_lists)
 
     def predict(self, sentences):
         """Truecase sentences (token lists, or whitespace-tokenized strings)."""
@@ -483,5 +388,3 @@ class Truecaser(TruecaserFitting, NativeSearch, PythonSearch, BaseEstimator):
         n = sum(len(g) for g in gold)
         ok = sum(a == b for g, p in zip(gold, pred) for a, b in zip(g, p))
         return ok / max(n, 1)
-
-

@@ -55,6 +55,9 @@ def _library():
         lib.tc_viterbi_classes.restype = ctypes.c_int
         lib.tc_viterbi_classes.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, i32, i32, u32, u32, f64,
                                            ctypes.c_double, ctypes.c_int, i32]
+    if hasattr(lib, "tc_index_many"):             # a library built before it looks words up one by one
+        lib.tc_index_many.restype = ctypes.c_int
+        lib.tc_index_many.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_long, ctypes.c_int, u32]
     return lib
 
 
@@ -102,6 +105,19 @@ class NativeViterbi:
     def index(self, word: str) -> int:
         """KenLM's vocabulary id of ``word`` (0: ``<unk>``)."""
         return self._lib.tc_index(self._handle, word.encode("utf-8"))
+
+    def index_many(self, words: list[str]) -> np.ndarray:
+        """:meth:`index` of each of ``words`` (none holding a newline), in one call to the library."""
+        out = np.zeros(len(words), dtype=np.uint32)
+        if not words:
+            return out
+        if not hasattr(self._lib, "tc_index_many"):
+            out[:] = [self.index(w) for w in words]
+            return out
+        text = "\n".join(words).encode("utf-8") + b"\n"
+        if self._lib.tc_index_many(self._handle, text, len(text), len(words), out) != len(words):
+            raise ValueError("a word holds a newline")
+        return out
 
     @staticmethod
     def _arrays(sent_off, cand_off, ids, em):

@@ -5,18 +5,52 @@ library is missing or ``Truecaser.search`` is ``"python"``."""
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
+from collections import defaultdict
+from itertools import accumulate
 
 import kenlm
 
 from . import lm as lmmod
+from .baseline import capitalize_first_word
+from .scores import CandidateScores
 
 #: ``viterbi``'s default: score the sentence's own phrases (None means no added scores).
 _OWN_PHRASES = object()
 
 
 class PythonSearch:
-    """The Python search of :class:`.model.Truecaser` (a mixin: candidates, scores and LMs are the
-    model's)."""
+    """The Python search over a truecaser's candidates and scores (``scores``, a
+    :class:`.scores.CandidateScores`; its model's LMs and parameters)."""
+
+    def __init__(self, scores: CandidateScores):
+        self.scores = scores
+        self.model = scores.model
+
+    def decode(self, token_lists: list[list[str]]) -> list[list[str]]:
+        """Truecase a batch of token lists, part by part (:meth:`.scores.CandidateScores.parts`)."""
+        scores, first_word = self.scores, self.model.first_word
+        oov = scores.oov_scores(token_lists)
+        parts_of = [scores.parts(toks) for toks in token_lists]
+        every = [part for parts in parts_of for part in parts]
+        sent_off = list(accumulate(map(len, every), initial=0))
+        low = [t.lower() for part in every for t in part]
+        by_part: dict = defaultdict(dict)        # the added emission scores of each part, by position in it
+        for i, x in scores.extra_scores(low, sent_off).items():
+            k = bisect_right(sent_off, i) - 1
+            by_part[k][i - sent_off[k]] = x
+        out, k = [], 0
+        for parts in parts_of:
+            res = []
+            for part in parts:
+                cased = self.viterbi(part, oov, by_part.get(k, {}))
+                if first_word.endswith("+upper"):
+                    cased = capitalize_first_word(cased)
+                scores.case_compounds(cased, low[sent_off[k]:sent_off[k + 1]], range(len(part)))
+                k += 1
+                res.extend(cased)
+            out.append(res)
+        return out
 
     def viterbi(self, tokens: list[str], oov_scores: dict, phrase=_OWN_PHRASES) -> list[str]:
         """Exact Viterbi over the trellis of Lita et al. 2003 figure 1, maximising eq. 2.
@@ -31,20 +65,21 @@ class PythonSearch:
 
         With the class LM (:mod:`.classes`) each candidate also scores ``class_lm_weight *
         (log10 P_class(c | class history) + log10 P(w | c))``, and a state is a tuple of states (word
-        LM, then each class LM of :meth:`class_lms`), which keeps the search exact.  Scores are
+        LM, then each class LM of :meth:`.scores.CandidateScores.class_lms`), which keeps the search exact.  Scores are
         summed in the C++ search's order (``native/viterbi.cc``), whose output the tests require to
         be this one's.
         """
-        lm, w = self.lm_, self.oov_weight
+        lm, w = self.model.lm_, self.model.oov_weight
         base_score = lm.BaseScore
         State = kenlm.State
-        cls_lms = self.class_lms()
+        cls_lms = self.scores.class_lms()
         start = self._start_key(cls_lms)
+        candidates = self.scores.candidates
         if phrase is _OWN_PHRASES:
-            phrase = self.extra_scores([t.lower() for t in tokens], [0, len(tokens)])
+            phrase = self.scores.extra_scores([t.lower() for t in tokens], [0, len(tokens)])
         layers, cand_lists = [{start: (0.0, None, -1)}], []
         for pos, tok in enumerate(tokens):
-            cands = self.candidates(tok)
+            cands = candidates(tok)
             cand_lists.append(cands)
             layer = layers[-1]
             if not cls_lms and len(cands) == 1 and len(layer) == 1:
@@ -93,9 +128,9 @@ class PythonSearch:
     def _start_key(self, cls_lms: list):
         """The state before the first token (``<s>``, or no context with a ``mask`` first word)."""
         states = []
-        for model in [self.lm_] + [clm for clm, _, _ in cls_lms]:
+        for model in [self.model.lm_] + [clm for clm, _, _ in cls_lms]:
             states.append(kenlm.State())
-            if self.first_word.startswith("mask"):
+            if self.model.first_word.startswith("mask"):
                 model.NullContextWrite(states[-1])
             else:
                 model.BeginSentenceWrite(states[-1])
@@ -104,7 +139,7 @@ class PythonSearch:
     def _emissions(self, tok: str, cands: list, oov_scores: dict, phrase: list | None, cls_lms: list):
         """(each candidate's emission score: the weighted OOV score, the added ``phrase`` score and
         each class LM's weighted log10 P(w | c); per class LM, each candidate's (class, log10 P(w | c)))."""
-        w = self.oov_weight
+        w = self.model.oov_weight
         em = [w * oov_scores[tok.lower()][cls] if cls is not None and oov_scores else 0.0 for _, _, cls in cands]
         if phrase:
             em = [a + b for a, b in zip(em, phrase)]
@@ -126,9 +161,10 @@ class PythonSearch:
 
     def _end_score(self, key, cls_lms: list) -> float:
         """The score of ``</s>`` after the state ``key``."""
+        lm = self.model.lm_
         if not cls_lms:
-            return self.lm_.BaseScore(key, lmmod.EOS, kenlm.State())
-        s = self.lm_.BaseScore(key[0], lmmod.EOS, kenlm.State())
+            return lm.BaseScore(key, lmmod.EOS, kenlm.State())
+        s = lm.BaseScore(key[0], lmmod.EOS, kenlm.State())
         for j, (clm, _, mu) in enumerate(cls_lms):
             s += mu * clm.BaseScore(key[j + 1], lmmod.EOS, kenlm.State())
         return s

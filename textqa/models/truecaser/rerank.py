@@ -111,10 +111,11 @@ class Lattice:
     each token (-1: not among them), and which tokens count as errors (two or more candidates, not
     the sentence's first cased word, which the first-word rule capitalises anyway)."""
 
-    def __init__(self, model, dec, sentences, templates, index: dict, grow: bool):
-        self.inputs = model._native_inputs([[t.lower() for t in s] for s in sentences], dec)
-        inp = self.inputs
-        gold_tokens = [t for s in sentences for part in model._parts(s) for t in part]
+    def __init__(self, model, sentences, templates, index: dict, grow: bool):
+        search = model.native_search()
+        self.inputs = inp = search.inputs([[t.lower() for t in s] for s in sentences])
+        parts = model.scores().parts
+        gold_tokens = [t for s in sentences for part in parts(s) for t in part]
         feat, fcand, gold, skip = [], [], [], []
         counts_of = model.casing_.forms.get
         for a, b in zip(inp.sent_off, inp.sent_off[1:]):
@@ -122,7 +123,7 @@ class Lattice:
             first_cased = next((k for k, t in enumerate(low) if case_class(t) != NONE), -1)
             for i in range(b - a):
                 t = a + i
-                forms = inp.ents[t][4]
+                forms = search.forms(inp, t)
                 g = forms.index(gold_tokens[t]) if gold_tokens[t] in forms else -1
                 gold.append(g)
                 skip.append(i == first_cased or len(forms) < 2)
@@ -185,12 +186,13 @@ def perceptron(train: Lattice, dec, n_features: int, epochs: int = 3, lr: float 
     return W - U / c, online
 
 
-def train_weights(model, dec, sentences, feature_set: str, epochs: int = 3, lr: float = 0.002,
+def train_weights(model, sentences, feature_set: str, epochs: int = 3, lr: float = 0.002,
                   progress=None) -> CandidateWeights:
     """Learn :class:`CandidateWeights` for ``model`` (fitted, its LM without ``sentences``) on the
-    gold token lists ``sentences`` with the C++ decoder ``dec``."""
+    gold token lists ``sentences`` with its C++ search (``model.native_search()``)."""
+    dec = model.native_decoder()
     index: dict = {}
-    lattice = Lattice(model, dec, sentences, FEATURE_SETS[feature_set], index, grow=True)
+    lattice = Lattice(model, sentences, FEATURE_SETS[feature_set], index, grow=True)
     W, online = perceptron(lattice, dec, len(index), epochs, lr, progress)
     keys = list(index)
     weights = {keys[j]: round(float(W[j]), 7) for j in np.flatnonzero(np.round(W, 7))}

@@ -7,7 +7,7 @@ from pathlib import Path
 from textqa.models.artifact import artifact_id
 
 from .casing import transfer_case
-from .model import TRIGRAM_DECODER, Truecaser
+from .model import Truecaser
 from .store import load_truecaser
 
 _TOKEN = re.compile(r"\S+")
@@ -35,23 +35,15 @@ class TruecaserService:
         return self._tokenizer
 
     @classmethod
-    def load(cls, path: str | Path, decoder: str = "default", phrases: bool = True, compounds: bool = True,
-             discriminative: bool = True, class_lm: bool = True, context: bool = True) -> "TruecaserService":
-        """The truecaser in artifact folder ``path``, decoding as trained, or with parts of the search
-        switched off: ``decoder="trigram"`` (the paper's decoder: every part below off), or each part
-        alone (the cased-phrase scores, the casing of unseen compounds part by part, the discriminative
-        pass, the class LM, the sentence-context model)."""
+    def load(cls, path: str | Path, **params) -> "TruecaserService":
+        """The truecaser in artifact folder ``path``, decoding as trained, or with the estimator
+        parameters ``params`` changed (``Truecaser.set_params``: the registry's load options, such as
+        ``decoder="trigram"``, stand for such parameters), its search then made (``Truecaser.prepare``)."""
         path = Path(path)
         model = load_truecaser(path)
-        if decoder not in ("default", "trigram"):
-            raise ValueError(f"decoder must be 'default' or 'trigram', not {decoder!r}")
-        if decoder == "trigram":
-            model.set_params(**TRIGRAM_DECODER)
-        for on, params in ((phrases, {"phrase_weight": 0.0}), (compounds, {"compound_casing": False}),
-                           (discriminative, {"discriminative": "none"}), (class_lm, {"class_lm_weight": 0.0}),
-                           (context, {"context_weight": 0.0})):
-            if not on:
-                model.set_params(**params)
+        if params:
+            model.set_params(**params)
+        model.prepare()
         return cls(model, path / "punkt", model.manifest_)      # its tables were verified with the rest
 
     def _predict(self, token_lists: list[list[str]], baseline: bool) -> list[list[str]]:

@@ -55,20 +55,20 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
             meta, arrays = oov_to_data(model.oov_)
             (tmp / "oov.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
             save_arrays(tmp / "oov.npz", arrays)
-        if getattr(model, "reranker_", None) is not None:
+        if model.reranker_ is not None:
             (tmp / "discriminative.json").write_text(json.dumps(model.reranker_.to_data(), ensure_ascii=False),
                                                      encoding="utf-8")
-        if getattr(model, "context_", None) is not None:
+        if model.context_ is not None:
             meta, arrays = model.context_.to_data()
             _write_json_gz(tmp / "context.json.gz", meta)
             save_arrays(tmp / "context.npz", arrays)
-        if getattr(model, "classes_", None) is not None:
+        if model.classes_ is not None:
             shutil.copyfile(model.class_lm_path_,
                             tmp / ("class_lm.binary" if model.class_lm_path_.endswith(".binary") else "class_lm.arpa"))
             meta, arrays = model.classes_.to_data()
             _write_json_gz(tmp / "classes.json.gz", meta)
             save_arrays(tmp / "classes.npz", arrays, compress=True)
-        if getattr(model, "phrases_", None) is not None:
+        if model.phrases_ is not None:
             meta, arrays = model.phrases_.to_arrays()
             (tmp / "phrases.json").write_text(json.dumps(meta), encoding="utf-8")
             save_arrays(tmp / "phrases.npz", arrays, compress=True)
@@ -186,6 +186,5 @@ def _load_truecaser(path) -> Truecaser:
                                                        load_arrays(path / "context.npz"))
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ArtifactError(f"{path}: cannot read the sentence-context model ({e})") from e
-    model._cand_cache, model._native_cache, model._phrase_cache, model._native = {}, {}, {}, None
     model.manifest_ = manifest
     return model

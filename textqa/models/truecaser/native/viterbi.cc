@@ -195,6 +195,20 @@ unsigned tc_index(void *h, const char *word) {
   return static_cast<Decoder *>(h)->model->BaseVocabulary().Index(word);
 }
 
+// The KenLM ids of n words written one after the other in text[0, len), each ended by '\n'.
+// Returns the number of words read (n unless the text ends early).
+int tc_index_many(void *h, const char *text, long len, int n, unsigned *out) {
+  const lm::base::Vocabulary &vocab = static_cast<Decoder *>(h)->model->BaseVocabulary();
+  const char *p = text, *end = text + len;
+  for (int i = 0; i < n; ++i) {
+    const char *q = static_cast<const char *>(memchr(p, '\n', end - p));
+    if (!q) return i;
+    out[i] = vocab.Index(StringPiece(p, q - p));
+    p = q + 1;
+  }
+  return n;
+}
+
 // Decode n_sent sentences.  Sentence s has tokens [sent_off[s], sent_off[s+1]); token t has
 // candidates [cand_off[t], cand_off[t+1]) with KenLM word ids ids[] and emission scores em[]
 // (added to the LM's log10 probability).  begin: 1 = <s> context, 0 = null context.
