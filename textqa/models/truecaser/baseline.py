@@ -35,7 +35,7 @@ def capitalize_first_word_in(tokens: list[str], start: int, end: int) -> None:
 class StoredForms(Mapping):
     """{lowercased word: [[form, count], ...]} read from arrays (:meth:`CasingTable.to_arrays`): the
     words are indexed at load, and a word's list is made when it is first asked for (for the default
-    model's million words, JSON took 0.4 s to read; most words are never met)."""
+    model's words, reading JSON was the slowest part of the load; most words are never met)."""
 
     def __init__(self, words: list[str], forms: list[str], counts: np.ndarray, off: np.ndarray):
         self._index = dict(zip(words, range(len(words))))

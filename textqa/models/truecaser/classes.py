@@ -23,6 +23,8 @@ candidate's score and recombines paths on pairs of states (word LM, class LM), s
 """
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from . import lm as lmmod
@@ -122,9 +124,8 @@ def cluster(text, counts: np.ndarray, n_classes: int, bos: int, eos: int, seed: 
     k = min(n_classes, len(ids))
     dims = min(SVD_DIMS, m.shape[0] - 1, m.shape[1] - 1)
     x = normalize(TruncatedSVD(dims, random_state=seed).fit_transform(m)) if dims >= 1 else np.ones((len(ids), 1))
-    # Lloyd's k-means run to convergence, the best of three starts by inertia: on the default model it
-    # scores dev F1 0.06-0.09 above the mini-batch k-means used before, and two seeds differ by 0.03
-    # against 0.08 (docs/experiments/truecaser.md, "Accent folding and converged clusters"); 15 s more training.
+    # Lloyd's k-means run to convergence, the best of three starts by inertia: better and steadier
+    # clusters than mini-batch k-means (docs/experiments/truecaser.md, "Accent folding and converged clusters").
     labels = KMeans(k, random_state=seed, n_init=3).fit(x).labels_
     return ids, labels
 
@@ -138,7 +139,25 @@ class WordClasses:
         if not np.all(np.isfinite(emission)):
             raise ValueError("class emissions must be finite")
         self.names, self.words, self.of, self.emission = names, words, of, emission
-        self.index = dict(zip(words, range(len(words))))
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        """{word-LM token: its place in ``words``} (made when first needed: the C++ search finds the
+        known words' classes by their KenLM ids, :meth:`places`)."""
+        return dict(zip(self.words, range(len(self.words))))
+
+    def places(self, ids: np.ndarray, word_ids: np.ndarray) -> np.ndarray | None:
+        """The place in ``words`` of the tokens whose KenLM ids are ``ids``, given ``word_ids``, the
+        KenLM id of each of ``words``; None when the ids do not tell the words apart (two words with
+        one id, or an id no word has)."""
+        if len(word_ids) and np.bincount(word_ids).max() > 1:
+            return None
+        at = np.full(int(word_ids.max(initial=0)) + 1, -1, dtype=np.int64)
+        at[word_ids] = np.arange(len(word_ids))
+        if len(ids) and int(ids.max()) >= len(at):
+            return None
+        found = at[ids]
+        return None if (found < 0).any() else found
 
     def lookup(self, token: str) -> tuple[str, float]:
         """(class name, log10 P(token | class)) of a word-LM token."""

@@ -211,7 +211,7 @@ class SentenceContext:
     def candidate_map(self, candidate_forms) -> "CandidateMap":
         """Where each target's candidates (the decoder's ``candidate_forms(word)``) stand among the
         casings of :meth:`log10_ratios`'s matrix, worked out for each target when a batch first
-        holds it (for all 35,000 at once it took a third of a second before the first answer)."""
+        holds it (all the targets at once would delay the first answer)."""
         return CandidateMap(self, candidate_forms)
 
     def candidate_scores(self, low: list[str], sent_off, cmap, codes=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -246,7 +246,7 @@ class SentenceContext:
         try:
             features, targets, classes = meta["features"], meta["targets"], meta["classes"]
             # types checked with C loops (set(map(type, ...))): over the default's 400,000 words a
-            # Python loop took half a second of the load
+            # Python loop over every word was a large share of the load
             if not (isinstance(features, list) and isinstance(targets, list) and isinstance(classes, list)) or \
                     not set(map(type, features)) | set(map(type, targets)) <= {str} or \
                     not set(map(type, classes)) <= {list} or \

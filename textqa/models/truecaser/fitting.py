@@ -233,8 +233,8 @@ class TruecaserFitting:
 
     def start_oov(self, words: tuple, say) -> None:
         """Fit the OOV model on ``words`` (:func:`oov_training_words`): in a worker process, while this
-        one goes on, above ``_OOV_IN_PROCESS`` words (with the sentence-context model: 156 s of the
-        default's training, beside its 108 s of reading the samples); here otherwise.  Either way
+        one goes on, above ``_OOV_IN_PROCESS`` words (the default's: it overlaps the sentence-context
+        model's reading of its samples); here otherwise.  Either way
         with one BLAS thread, so the model is the same."""
         if len(words[0]) > _OOV_IN_PROCESS:
             say("training the character-level casing model for unseen words (in a worker process)")

@@ -18,7 +18,8 @@ from .scores import MAX_CACHED, CandidateScores
 
 class CandidateRows:
     """The C++ search's per-candidate inputs of words, one row of consecutive entries per word:
-    KenLM ids, class-LM ids and log10 P(w | c), in growing flat arrays, and the word's code in the
+    KenLM ids, class-LM ids, log10 P(w | c) and the output form's length (``length``), in growing
+    flat arrays, and the word's code in the
     sentence-context model (``code``, -1: none), so that a batch's inputs are numpy gathers, not
     per-token Python lists.  A row is seen only once :meth:`add` has returned, and the lock keeps
     two threads of a server from taking the same row."""
@@ -29,11 +30,12 @@ class CandidateRows:
         self.code = np.full(rows, -1, dtype=np.int64)
         self.ids, self.cids = np.zeros(entries, dtype=np.uint32), np.zeros(entries, dtype=np.uint32)
         self.cem = np.zeros(entries)
+        self.length = np.zeros(entries, dtype=np.int64)
 
     def copy(self) -> "CandidateRows":
         """A copy with room to grow (its own arrays and lock)."""
         new = CandidateRows(len(self.start), len(self.ids))
-        for name in ("start", "count", "code", "ids", "cids", "cem"):
+        for name in ("start", "count", "code", "ids", "cids", "cem", "length"):
             getattr(new, name)[:] = getattr(self, name)
         new.n_rows, new.size = self.n_rows, self.size
         return new
@@ -44,7 +46,7 @@ class CandidateRows:
     def __setstate__(self, state):
         self.__dict__.update(state, lock=threading.Lock())
 
-    def add(self, ids: list, cids: list, cem: list, code: int = -1) -> int:
+    def add(self, ids: list, cids: list, cem: list, code: int = -1, length=0) -> int:
         """Append one token's row; its index."""
         k = len(ids)
         with self.lock:
@@ -52,6 +54,7 @@ class CandidateRows:
             self.start[r], self.count[r], self.code[r] = size, k, code
             self.ids[size:size + k], self.cids[size:size + k] = ids, cids
             self.cem[size:size + k] = cem
+            self.length[size:size + k] = length
             self.n_rows, self.size = r + 1, size + k
         return r
 
@@ -64,7 +67,8 @@ class CandidateRows:
             self.start, self.count, self.code = (np.resize(a, cap) for a in (self.start, self.count, self.code))
         if size + entries > len(self.ids):
             cap = 2 * (size + entries)
-            self.ids, self.cids, self.cem = (np.resize(a, cap) for a in (self.ids, self.cids, self.cem))
+            self.ids, self.cids, self.cem, self.length = (np.resize(a, cap) for a in
+                                                          (self.ids, self.cids, self.cem, self.length))
         return r, size
 
 class NativeSearch:
@@ -111,9 +115,12 @@ class NativeSearch:
         rows.start[:len(n)] = np.cumsum(n_kept) - n_kept
         rows.count[:len(n)] = n_kept
         rows.ids[:len(forms)] = self.decoder.index_many(forms)
+        rows.length[:len(forms)] = np.fromiter(map(len, forms), dtype=np.int64, count=len(forms))
         if self.class_decoder is not None:          # the class LM's ids and log10 P(w | c)
             classes = m.classes_
-            c = np.fromiter(map(classes.index.__getitem__, forms), dtype=np.int64, count=len(forms))
+            c = classes.places(rows.ids[:len(forms)], self.decoder.index_many(classes.words))
+            if c is None:
+                c = np.fromiter(map(classes.index.__getitem__, forms), dtype=np.int64, count=len(forms))
             rows.cids[:len(forms)], rows.cem[:len(forms)] = self._class_ids[classes.of[c]], classes.emission[c]
         if m.context_ is not None:
             rows.code[:len(n)] = m.context_.codes(index)
@@ -138,7 +145,7 @@ class NativeSearch:
             got = unseen.get(key)
             if got is not None:                    # another thread added it meanwhile
                 return got
-            r = rows.add(ids, cids, cem, ctx.code(key) if ctx is not None else -1)
+            r = rows.add(ids, cids, cem, ctx.code(key) if ctx is not None else -1, [len(f) for f in forms])
             forms_at.extend(forms)
             entry = unseen[key] = (r, classes if any(c is not None for c in classes) else None, forms)
         return entry
@@ -219,7 +226,7 @@ class NativeSearch:
             cids = rows.cids[at]
             em += m.class_lm_weight * rows.cem[at]
         return SimpleNamespace(parts_of=parts_of, flat=flat, low=low, sent_off=sent_off, ids=ids, em=em,
-                               cand_off=cand_off, first_entry=rows.start[row], forms_at=forms_at,
+                               cand_off=cand_off, first_entry=rows.start[row], forms_at=forms_at, lengths=rows.length,
                                unseen_at=unseen_at, cids=cids)
 
     def forms(self, inp: SimpleNamespace, t: int) -> list[str]:
@@ -238,8 +245,11 @@ class NativeSearch:
                                                  inp.em, m.class_lm_weight, begin)
         else:
             choice = self.decoder.decode(sent_off, inp.cand_off, inp.ids, inp.em, begin)
-        chosen = map(inp.forms_at.__getitem__, (inp.first_entry + choice).tolist())
-        cased = [form if len(form) == len(tok) else tok for form, tok in zip(chosen, inp.flat)]
+        at = inp.first_entry + choice
+        cased = list(map(inp.forms_at.__getitem__, at.tolist()))
+        flat = inp.flat          # a form of another length than its token (Unicode case mappings) keeps the token
+        for t in np.flatnonzero(inp.lengths[at] != np.fromiter(map(len, flat), np.int64, len(flat))).tolist():
+            cased[t] = flat[t]
         if m.first_word.endswith("+upper"):
             for a, b in zip(sent_off, sent_off[1:]):
                 capitalize_first_word_in(cased, a, b)

@@ -126,8 +126,7 @@ class CharCasingClassifier(Params):
         columns is the fit over all of them (up to floating-point summation order).  Dropping those
         columns saves L-BFGS's own work, which grows with the number of weights, not of samples:
         on a small corpus most of the 2**18 columns are empty and that work was most of the fit
-        (21 of 25 s for the test suite's 350,000-token model; on the default training text 174,363
-        columns of 262,144 are used).  The weights are then put back in their columns, so the
+        (docs/experiments/truecaser.md, "Training time").  The weights are then put back in their columns, so the
         stored model has every column, as before."""
         from sklearn.exceptions import ConvergenceWarning  # deferred: loads sklearn, scipy
         from sklearn.linear_model import LogisticRegression  # deferred: loads sklearn, scipy

@@ -109,9 +109,9 @@ def _read_baseline(path: Path, manifest: dict) -> dict[str, str]:
 
 def load_truecaser(path) -> Truecaser:
     """Load a ``Truecaser`` artifact, verifying every checksum before reading payloads.  The cyclic
-    garbage collector is paused meanwhile: the JSON tables are millions of small lists and strings
-    without cycles, and the collections their allocation triggers made the default model's load take
-    1.60-1.67 s instead of 1.25-1.29 s (fresh processes, measured).  Before the collector resumes, the
+    garbage collector is paused meanwhile: the tables are millions of small lists and strings without
+    cycles, and the collections their allocation would trigger cost a large share of the load
+    (docs/experiments/truecaser.md, "Speed, memory and load time").  Before the collector resumes, the
     model's objects are moved to its oldest generation (``_promote_to_oldest_generation``)."""
     with gc_paused():
         model = _load_truecaser(path)
