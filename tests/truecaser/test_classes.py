@@ -240,13 +240,16 @@ def test_the_known_words_rows_made_at_once_are_those_of_each_word_alone(class_mo
 
 
 def test_places_by_kenlm_id_refuse_ids_that_do_not_tell_words_apart():
-    """The C++ search finds the known forms' classes by their KenLM ids (no dictionary of the LM's
-    words at load); when two words share an id, or a form's id is no word's, it is told so (None)
-    and looks the forms up by name instead."""
+    """The C++ search finds the forms' classes by their KenLM ids (no dictionary of the LM's words at
+    load); when two words share an id, or a form's id is no word's, the forms are looked up by name."""
     from textqa.models.truecaser.classes import WordClasses
     table = WordClasses(["A", "B"], ["x", "y", "z"], np.array([0, 1, 1]), np.array([-0.5, -0.2, -0.9]))
-    assert table.places(np.array([7, 3, 7]), np.array([5, 7, 3])).tolist() == [1, 2, 1]
-    assert table.places(np.array([7]), np.array([5, 7, 7])) is None          # two words, one id
-    assert table.places(np.array([4]), np.array([5, 7, 3])) is None          # an id no word has
-    assert table.places(np.array([9]), np.array([5, 7, 3])) is None          # past every word's id
+    by_id = table.place_table(np.array([5, 7, 3]))
+    assert table.place_table(np.array([5, 7, 7])) is None                    # two words, one id
+    assert "index" not in table.__dict__                                      # no dictionary made
+    assert table.places(np.array([7, 3, 7]), ["y", "z", "y"], by_id).tolist() == [1, 2, 1]
+    assert "index" not in table.__dict__
+    assert table.places(np.array([4]), ["x"], by_id).tolist() == [0]           # an id no word has: by name
+    assert table.places(np.array([9]), ["z"], by_id).tolist() == [2]           # past every word's id
+    assert table.places(np.array([7]), ["x"], None).tolist() == [0]
     assert table.index == {"x": 0, "y": 1, "z": 2}

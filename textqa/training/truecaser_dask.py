@@ -191,6 +191,22 @@ def _context_samples(part, targets, cap, stop):
     return X, words, labels, list(vocab)
 
 
+def _tokenized_partitions(client, paths: list[Path], punkt_dir, dev: list[str], pretokenized: bool, size: int,
+                          fold: bool, say) -> list:
+    """The futures of the training text's partitions of ``size`` lines, tokenized on the cluster
+    without the paragraphs that repeat ``dev`` text (as ``corpus.drop_heldout_paragraphs``)."""
+    [overlap_f] = client.scatter([HeldoutOverlap(dev)], broadcast=True)
+    punkt = None if pretokenized else str(punkt_dir)
+    parts = []
+    for i, lines in enumerate(_partitions(paths, pretokenized, size), start=1):
+        parts.append(client.submit(tokenize_partition, lines, punkt, overlap_f, fold, pure=False))
+        if i % 20 == 0:
+            say(f"sent {i} partitions of {size:,} lines to the cluster")
+    if not parts:
+        raise SystemExit("error: no training text in " + ", ".join(map(str, paths)))
+    return parts
+
+
 def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], pretokenized: bool, size: int,
                      min_count: int, say, order: int = 3, class_lm: bool = False, fold: bool = False,
                      context: bool = False):
@@ -203,15 +219,7 @@ def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], preto
     partition's LM ids on the workers for the class LM.  ``fold``: count the text without its
     diacritics, as ``Truecaser.fit`` does with ``fold_accents``."""
     from distributed import wait  # deferred: loads distributed, dask
-    [overlap_f] = client.scatter([HeldoutOverlap(dev)], broadcast=True)       # as corpus.drop_heldout_paragraphs
-    punkt = None if pretokenized else str(punkt_dir)
-    parts = []
-    for i, lines in enumerate(_partitions(paths, pretokenized, size), start=1):
-        parts.append(client.submit(tokenize_partition, lines, punkt, overlap_f, fold, pure=False))
-        if i % 20 == 0:
-            say(f"sent {i} partitions of {size:,} lines to the cluster")
-    if not parts:
-        raise SystemExit("error: no training text in " + ", ".join(map(str, paths)))
+    parts = _tokenized_partitions(client, paths, punkt_dir, dev, pretokenized, size, fold, say)
     say(f"{len(parts)} partitions: tokenizing and counting words on the cluster")
     counts, n_sentences, dropped = _tree_reduce(client, merge_word_counts,
                                        [client.submit(word_counts, p, pure=False) for p in parts]).result()
@@ -247,6 +255,7 @@ def count_on_cluster(client, paths: list[Path], punkt_dir, dev: list[str], preto
         variants = _tree_reduce(client, phmod.merge_counts,
                                 [client.submit(_variant_counts, p, keys_f, pure=False) for p in parts])
         return PhraseTable.from_variants(variants.result())
+
     def collect_context(targets, cap, stop):
         # the first ``cap`` samples of each word and casing: each partition's occurrences counted first,
         # then each takes its share in corpus order (so no more than ``cap`` reach the client), merged

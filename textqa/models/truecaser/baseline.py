@@ -142,9 +142,16 @@ class UnigramTruecaser(Params):
         self.fit_counts(counts)
         return self
 
+    @classmethod
+    def read_on_use(cls, reader) -> "UnigramTruecaser":
+        """A fitted baseline whose table ``best_`` is ``reader()``, called when first used."""
+        model = cls()
+        model._best_reader = reader
+        return model
+
     def __getattr__(self, name):
-        # A loaded artifact reads its baseline table (568,000 words, a third of a second) on first
-        # use, not at load: only ``--baseline`` needs it (``load_truecaser`` sets the reader).
+        # A loaded artifact reads its baseline table on first use, not at load: only ``--baseline``
+        # needs it (:meth:`read_on_use`).
         reader = self.__dict__.get("_best_reader")
         if name == "best_" and reader is not None:
             self.best_ = reader()

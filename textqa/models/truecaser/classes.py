@@ -146,18 +146,23 @@ class WordClasses:
         known words' classes by their KenLM ids, :meth:`places`)."""
         return dict(zip(self.words, range(len(self.words))))
 
-    def places(self, ids: np.ndarray, word_ids: np.ndarray) -> np.ndarray | None:
-        """The place in ``words`` of the tokens whose KenLM ids are ``ids``, given ``word_ids``, the
-        KenLM id of each of ``words``; None when the ids do not tell the words apart (two words with
-        one id, or an id no word has)."""
+    def place_table(self, word_ids: np.ndarray) -> np.ndarray | None:
+        """{KenLM id: place in ``words``} as an array (-1: no word), given ``word_ids``, the KenLM id
+        of each of ``words``; None when two words share an id."""
         if len(word_ids) and np.bincount(word_ids).max() > 1:
             return None
         at = np.full(int(word_ids.max(initial=0)) + 1, -1, dtype=np.int64)
         at[word_ids] = np.arange(len(word_ids))
-        if len(ids) and int(ids.max()) >= len(at):
-            return None
-        found = at[ids]
-        return None if (found < 0).any() else found
+        return at
+
+    def places(self, ids: np.ndarray, tokens: list[str], table: np.ndarray | None) -> np.ndarray:
+        """The place in ``words`` of each of ``tokens``, whose KenLM ids are ``ids``: read from
+        ``table`` (:meth:`place_table`) when it tells them apart, else looked up by name."""
+        if table is not None and (not len(ids) or int(ids.max()) < len(table)):
+            found = table[ids]
+            if not (found < 0).any():
+                return found
+        return np.fromiter(map(self.index.__getitem__, tokens), dtype=np.int64, count=len(tokens))
 
     def lookup(self, token: str) -> tuple[str, float]:
         """(class name, log10 P(token | class)) of a word-LM token."""

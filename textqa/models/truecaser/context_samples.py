@@ -129,6 +129,21 @@ def quotas(counts: list, cap: int) -> list:
         before = before + c
     return out
 
+def _first_of_each(h: _Hits, targets: dict, cap) -> np.ndarray:
+    """Which of the hits ``h`` are among the first ``cap`` of their (word, casing) in corpus order
+    (``cap``: a number, or a matrix as :func:`occurrences` gives): each hit's rank in its group."""
+    width = max((len(c) for c in targets.values()), default=1)
+    limit = (np.asarray(cap, np.int64) if np.ndim(cap) else np.full((len(targets), width), cap, np.int64)).ravel()
+    group = h.word * width + h.casing
+    by_group = np.argsort(group, kind="stable")
+    group = group[by_group]
+    new_group = np.r_[True, group[1:] != group[:-1]] if len(group) else np.zeros(0, bool)
+    rank = np.arange(len(group)) - np.maximum.accumulate(np.where(new_group, np.arange(len(group)), 0))
+    keep = np.zeros(len(group), bool)
+    keep[by_group[rank < limit[group]]] = True
+    return keep
+
+
 def collect(sentences, targets: dict, cap, progress=None, stop=(), block: int = 2_000_000):
     """(sparse 0/1 rows of the other words of the sentence, target index, casing index, {feature
     word: column}) of each non-initial occurrence of the ``targets`` in ``sentences`` (token lists,
@@ -140,17 +155,7 @@ def collect(sentences, targets: dict, cap, progress=None, stop=(), block: int = 
     import scipy.sparse as sp  # deferred: loads scipy
     ix = index(sentences)
     h = _hits(ix, targets)
-    width = max((len(c) for c in targets.values()), default=1)
-    limit = (np.asarray(cap, np.int64) if np.ndim(cap) else np.full((len(targets), width), cap, np.int64)).ravel()
-    # the first cap of each (word, casing) in corpus order: each occurrence's rank in its group
-    group = h.word * width + h.casing
-    by_group = np.argsort(group, kind="stable")
-    group = group[by_group]
-    new_group = np.r_[True, group[1:] != group[:-1]] if len(group) else np.zeros(0, bool)
-    rank = np.arange(len(group)) - np.maximum.accumulate(np.where(new_group, np.arange(len(group)), 0))
-    keep = np.zeros(len(group), bool)
-    keep[by_group[rank < limit[group]]] = True
-    del group, by_group, new_group, rank
+    keep = _first_of_each(h, targets, cap)
     at, words, labels = h.at[keep], h.word[keep], h.casing[keep]
     del keep
     n_low = max(1, len(h.low_words))

@@ -47,6 +47,24 @@ def oov_training_words(known_counts: dict, rare_counts: dict, min_count: int) ->
                     weights.append(c)
     return words, classes, weights
 
+def _indexed(sentences) -> tuple[Indexed, list]:
+    """The training text as token ids (for the phrase table's and the sentence-context model's
+    counting), and each non-empty sentence's ids.  int32 ids (fewer than 2**31 distinct tokens;
+    np.fromiter refuses more): the corpus's ids stay in memory until the sentence-context model is
+    fitted."""
+    raw_ids: dict[str, int] = {}
+    setdefault = raw_ids.setdefault
+    seqs = []
+    for s in sentences:
+        toks = as_tokens(s)
+        if toks:
+            seqs.append(np.fromiter((setdefault(t, len(raw_ids)) for t in toks), dtype=np.int32, count=len(toks)))
+    if not seqs:
+        raise ValueError("no training sentences")
+    lengths = np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs))
+    return Indexed(np.concatenate(seqs), lengths, list(raw_ids)), seqs
+
+
 class TruecaserFitting:
     """``fit`` and its parts for :class:`.model.Truecaser`: a mixin that reads the estimator's
     parameters and sets its fitted attributes (those ending in ``_``), then calls its
@@ -73,23 +91,8 @@ class TruecaserFitting:
                 raise ValueError("too few training sentences to hold some out for the discriminative pass")
             say(f"holding {len(held):,} sentences out of the LM for the discriminative pass")
         say("indexing tokens")
-        raw_ids: dict[str, int] = {}
-        setdefault = raw_ids.setdefault
-        seqs = []
-        for s in sentences:
-            toks = as_tokens(s)
-            if toks:
-                # int32 ids (fewer than 2**31 distinct tokens; np.fromiter refuses more): the corpus's ids
-                # stay in memory until the sentence-context model is fitted
-                seqs.append(np.fromiter((setdefault(t, len(raw_ids)) for t in toks), dtype=np.int32,
-                                        count=len(toks)))
-        if not seqs:
-            raise ValueError("no training sentences")
-        raw_words = list(raw_ids)
-        del raw_ids
-        # the training text as token ids, for the phrase table's and the sentence-context model's counting
-        indexed = Indexed(np.concatenate(seqs), np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs)),
-                          raw_words)
+        indexed, seqs = _indexed(sentences)
+        raw_words = indexed.words
         phrases = None
         if self.phrase_weight > 0:
             say("counting cased phrases")

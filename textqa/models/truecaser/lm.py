@@ -246,16 +246,10 @@ class ArpaModel:
     info: dict = field(default_factory=dict)
 
 
-def estimate_deleted_interpolation(train: NGramCounts, heldout: np.ndarray, full: NGramCounts,
-                                   bos: int, eos: int, unk: int) -> ArpaModel:
-    """Fit bucketed lambdas by EM on ``heldout`` with ``train`` counts; build the model from ``full``.
-
-    Lita et al. 2003 eq. 1; lambdas per history-count bucket (Jelinek & Mercer).
-    """
-    V = full.V
+def _held_out_lambdas(train: NGramCounts, heldout: np.ndarray, V: int, bos: int, eos: int) -> tuple:
+    """(lambda_1, lambda_2 per history bucket, lambda_3 per history bucket) fitted by EM on the
+    held-out events ``heldout`` (a packed id array) with the ``train`` counts."""
     V_eff = V - 1                                   # every word but <s> can be predicted
-
-    # ---- lambdas on held-out events -------------------------------------------------
     A = heldout
     N = train.uni.sum()
     u_ev = A[A != bos]
@@ -284,8 +278,19 @@ def estimate_deleted_interpolation(train: NGramCounts, heldout: np.ndarray, full
     l2 = lam2[count_bucket(ch)]
     p2 = l2 * np.divide(cb, ch, out=np.zeros(len(cb)), where=ch > 0) + (1 - l2) * p1_train[w]
     lam3 = _em_lambdas(p_ml3, p2, count_bucket(chh))
+    return lam1, lam2, lam3
 
-    # ---- final model from the full counts ---------------------------------------------
+
+def estimate_deleted_interpolation(train: NGramCounts, heldout: np.ndarray, full: NGramCounts,
+                                   bos: int, eos: int, unk: int) -> ArpaModel:
+    """Fit bucketed lambdas by EM on ``heldout`` with ``train`` counts; build the model from ``full``.
+
+    Lita et al. 2003 eq. 1; lambdas per history-count bucket (Jelinek & Mercer).
+    """
+    V = full.V
+    V_eff = V - 1                                   # every word but <s> can be predicted
+
+    lam1, lam2, lam3 = _held_out_lambdas(train, heldout, V, bos, eos)
     Nf = full.uni.sum()
     p1 = lam1 * full.uni / Nf + (1 - lam1) / V_eff
     uni_logp = np.log10(p1)

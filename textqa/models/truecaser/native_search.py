@@ -82,6 +82,7 @@ class NativeSearch:
         self.decoder, self.class_decoder = decoder, class_decoder
         self._class_ids = None if class_decoder is None else \
             class_decoder.index_many(list(self.model.classes_.names))
+        self._class_places = None           # {KenLM id: place among the class LM's words}, with a class LM
         self._index, self._known, self._known_forms = self._known_rows()
         self._lock = threading.Lock()
         self._forget_unseen()
@@ -118,9 +119,8 @@ class NativeSearch:
         rows.length[:len(forms)] = np.fromiter(map(len, forms), dtype=np.int64, count=len(forms))
         if self.class_decoder is not None:          # the class LM's ids and log10 P(w | c)
             classes = m.classes_
-            c = classes.places(rows.ids[:len(forms)], self.decoder.index_many(classes.words))
-            if c is None:
-                c = np.fromiter(map(classes.index.__getitem__, forms), dtype=np.int64, count=len(forms))
+            self._class_places = classes.place_table(self.decoder.index_many(classes.words))
+            c = classes.places(rows.ids[:len(forms)], forms, self._class_places)
             rows.cids[:len(forms)], rows.cem[:len(forms)] = self._class_ids[classes.of[c]], classes.emission[c]
         if m.context_ is not None:
             rows.code[:len(n)] = m.context_.codes(index)
@@ -136,8 +136,9 @@ class NativeSearch:
         lm = [lmw for _, lmw, _ in cands]
         ids = self.decoder.index_many(lm)
         if self.class_decoder is not None:          # the class LM's ids and log10 P(w | c)
-            looked = [self.model.classes_.lookup(w) for w in lm]
-            cids, cem = self.class_decoder.index_many([c for c, _ in looked]), [e for _, e in looked]
+            classes = self.model.classes_
+            c = classes.places(ids, lm, self._class_places)
+            cids, cem = self._class_ids[classes.of[c]], classes.emission[c]
         else:
             cids, cem = [0] * len(cands), [0.0] * len(cands)
         ctx = self.model.context_
@@ -163,29 +164,22 @@ class NativeSearch:
 
     def inputs(self, token_lists) -> SimpleNamespace:
         """The C++ search's inputs for a batch: its parts (``sent_off`` ranges of the flat tokens
-        ``flat``, lowercased ``low``), each token's candidates (``cand_off`` ranges of KenLM ids
-        ``ids``, output forms ``forms``) and their emission scores ``em``: the OOV model's scores of
-        the unseen words (at ``unseen_at``), the phrase scores, the discriminative pass's, the
-        sentence-context model's (and, with a class LM, its class ids ``cids``).  Gathered with numpy
-        from the words' rows (:class:`CandidateRows`; no per-token Python loop but the sentence
-        split's, the phrases', the discriminative features' and the unseen words')."""
+        ``flat``, lowercased ``low``; ``parts_of``: each token list's number of parts), each token's
+        candidates (``cand_off`` ranges of KenLM ids ``ids``; their output forms from
+        ``forms_at[first_entry[t]]`` on, :meth:`forms`) and their emission scores ``em``: the OOV
+        model's scores of the unseen words (at ``unseen_at``), the phrase scores, the discriminative
+        pass's, the sentence-context model's (and, with a class LM, its class ids ``cids``).  Gathered
+        with numpy from the words' rows (:class:`CandidateRows`; no per-token Python loop but the
+        sentence split's, the phrases', the discriminative features' and the unseen words')."""
         m, scores = self.model, self.scores
         rows, unseen, forms_at = self._state
         if len(unseen) >= MAX_CACHED:
             with self._lock:
                 self._forget_unseen()
             rows, unseen, forms_at = self._state
-        parts_of, parts = [], []
-        for toks in token_lists:
-            p = scores.parts(toks)
-            parts_of.append(len(p))
-            parts += p
-        flat = list(chain.from_iterable(parts))
-        low = [t.lower() for t in flat]
-        sent_off = list(accumulate(map(len, parts), initial=0))
+        parts_of, flat, low, sent_off = self._parts(token_lists)
         row = np.fromiter(map(self._index.get, low, repeat(-1)), dtype=np.int64, count=len(low))
-        unseen_at = []                 # unseen words with OOV classes
-        oov_classes = {}
+        unseen_at, oov_classes = [], {}          # the unseen words with OOV classes
         for t in np.flatnonzero(row < 0).tolist():
             key = low[t]
             e = unseen.get(key) or self._unseen_entry(key, rows, unseen, forms_at)
@@ -197,7 +191,6 @@ class NativeSearch:
         cand_off = np.zeros(len(row) + 1, dtype=np.int32)
         np.cumsum(n_cands, out=cand_off[1:])
         at = ranges(rows.start[row], n_cands)              # each candidate's place in the rows
-        ids = rows.ids[at]
         em = np.zeros(int(cand_off[-1]))
         extra = scores.extra_scores(low, sent_off, context=False)
         if extra:                    # the phrase and discriminative scores of the tokens that have some
@@ -211,23 +204,38 @@ class NativeSearch:
                 raise RuntimeError("the sentence-context model's candidates differ from the decoder's")
             em[ranges(cand_off[pos].astype(np.int64), n)] += vals
         if unseen_at and m.oov_ is not None:
-            ratios = scores.oov_log10_ratios(oov_classes)
-            w = m.oov_weight
-            pos, add = [], []
-            for t in unseen_at:
-                first, score = int(cand_off[t]), ratios[low[t]]
-                for j, c in enumerate(oov_classes[low[t]]):
-                    if c is not None:
-                        pos.append(first + j)
-                        add.append(w * score[c])
-            em[pos] += add           # each position once: the same sum as one addition per candidate
+            self._add_oov(em, cand_off, low, unseen_at, oov_classes)
         cids = None
         if self.class_decoder is not None:     # + mu * log10 P(w | c), added last as the Python search does
             cids = rows.cids[at]
             em += m.class_lm_weight * rows.cem[at]
-        return SimpleNamespace(parts_of=parts_of, flat=flat, low=low, sent_off=sent_off, ids=ids, em=em,
+        return SimpleNamespace(parts_of=parts_of, flat=flat, low=low, sent_off=sent_off, ids=rows.ids[at], em=em,
                                cand_off=cand_off, first_entry=rows.start[row], forms_at=forms_at, lengths=rows.length,
                                unseen_at=unseen_at, cids=cids)
+
+    def _parts(self, token_lists) -> tuple[list, list, list, list]:
+        """(each token list's number of parts, the parts' tokens flat, lowercased, the parts' offsets)."""
+        parts_of, parts = [], []
+        for toks in token_lists:
+            p = self.scores.parts(toks)
+            parts_of.append(len(p))
+            parts += p
+        flat = list(chain.from_iterable(parts))
+        return parts_of, flat, [t.lower() for t in flat], list(accumulate(map(len, parts), initial=0))
+
+    def _add_oov(self, em: np.ndarray, cand_off: np.ndarray, low: list, unseen_at: list, oov_classes: dict) -> None:
+        """Add to ``em`` the weighted OOV-model score of each candidate of the unseen words at
+        ``unseen_at`` that has an OOV class (``oov_classes``: each word's, by candidate)."""
+        ratios = self.scores.oov_log10_ratios(oov_classes)
+        w = self.model.oov_weight
+        pos, add = [], []
+        for t in unseen_at:
+            first, score = int(cand_off[t]), ratios[low[t]]
+            for j, c in enumerate(oov_classes[low[t]]):
+                if c is not None:
+                    pos.append(first + j)
+                    add.append(w * score[c])
+        em[pos] += add           # each position once: the same sum as one addition per candidate
 
     def forms(self, inp: SimpleNamespace, t: int) -> list[str]:
         """The output forms of token ``t``'s candidates in the batch ``inp`` (:meth:`inputs`)."""

@@ -283,6 +283,33 @@ class PhraseTable:
             return {}
         if n < self.SMALL:
             return self._covered_small(low, sent_off)
+        matches = self._matches(low, sent_off)
+        if matches is None:
+            return {}
+        starts, lens, which = matches
+        totals = self._totals_of(which)
+        good = totals >= 0                                   # entries that do not parse are no phrase
+        starts, lens, which, totals = starts[good], lens[good], which[good], totals[good]
+        if not len(starts):
+            return {}
+        # every (token, match covering it); per token the longest match wins, then the most
+        # frequent, then the leftmost
+        pos_in = np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+        match = np.repeat(np.arange(len(lens)), lens)
+        token = starts[match] + pos_in
+        order = np.lexsort((starts[match], -totals[match], -lens[match], token))
+        token, match, pos_in = token[order], match[order], pos_in[order]
+        first = np.r_[True, token[1:] != token[:-1]]
+        key = self._key
+        return {t: (key(w), p) for t, w, p in zip(token[first].tolist(), which[match[first]].tolist(),
+                                                  pos_in[first].tolist())}
+
+    def _matches(self, low: list[str], sent_off) -> tuple | None:
+        """(start, length, phrase index) of every window of ``low`` that is a known phrase, inside a
+        sentence (``sent_off``) and not at its first token; None when there is none.  Windows are
+        hashed with numpy, screened by the Bloom filter, looked up in the sorted hashes and checked
+        against the phrase's ids."""
+        n = len(low)
         wid = self._word_id.get
         ids = np.fromiter(map(wid, low, repeat(0)), dtype=np.uint64, count=n)
         lengths = np.diff(np.asarray(sent_off, dtype=np.int64))
@@ -315,24 +342,8 @@ class PhraseTable:
                 len_.append(np.full(int(same.sum()), length, dtype=np.int64))
                 phrase_.append(self._index[length][at[same]])
         if not at_:
-            return {}
-        starts, lens, which = np.concatenate(at_), np.concatenate(len_), np.concatenate(phrase_)
-        totals = self._totals_of(which)
-        good = totals >= 0                                   # entries that do not parse are no phrase
-        starts, lens, which, totals = starts[good], lens[good], which[good], totals[good]
-        if not len(starts):
-            return {}
-        # every (token, match covering it); per token the longest match wins, then the most
-        # frequent, then the leftmost
-        pos_in = np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
-        match = np.repeat(np.arange(len(lens)), lens)
-        token = starts[match] + pos_in
-        order = np.lexsort((starts[match], -totals[match], -lens[match], token))
-        token, match, pos_in = token[order], match[order], pos_in[order]
-        first = np.r_[True, token[1:] != token[:-1]]
-        key = self._key
-        return {t: (key(w), p) for t, w, p in zip(token[first].tolist(), which[match[first]].tolist(),
-                                                  pos_in[first].tolist())}
+            return None
+        return np.concatenate(at_), np.concatenate(len_), np.concatenate(phrase_)
 
     def _totals_of(self, which: np.ndarray) -> np.ndarray:
         """The occurrences N of phrases (by index), parsed from their stored entries on first use

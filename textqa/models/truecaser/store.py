@@ -119,7 +119,7 @@ def load_truecaser(path) -> Truecaser:
     return model
 
 def _load_truecaser(path) -> Truecaser:
-    from ..artifact import ArtifactError, load_arrays, load_manifest, read_json  # deferred: loads orjson
+    from ..artifact import load_arrays, load_manifest, read_json  # deferred: loads orjson
 
     path = Path(path)
     manifest = load_manifest(path, expect_name=ARTIFACT_NAME, max_format_version=FORMAT_VERSION,
@@ -134,57 +134,47 @@ def _load_truecaser(path) -> Truecaser:
     model.ngram_counts_ = manifest.get("ngram_counts", {})
     model.n_train_tokens_ = manifest.get("training_tokens", 0)
     casing = read_json(_json_file(path, "casing.json"))
-    try:
-        # format 8: the forms as arrays; before, [form, count] pairs in the JSON, read as they are stored
-        model.casing_ = CasingTable(casing["forms"]) if "forms" in casing else \
-            CasingTable.from_arrays(load_arrays(path / "casing.npz"))
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise ArtifactError(f"{path}: cannot read the casing table ({e})") from e
+    # format 8: the forms as arrays; before, [form, count] pairs in the JSON, read as they are stored
+    model.casing_ = _read(path, "the casing table", lambda: CasingTable(casing["forms"]) if "forms" in casing else
+                          CasingTable.from_arrays(load_arrays(path / "casing.npz")))
     model.rare_mc_ = casing["rare_mc"]
-    try:                                # format 3 has no compound part table: compounds render as UC
-        model.compound_parts_ = parts_from_data(casing["compound_parts"]) if "compound_parts" in casing else None
-    except ValueError as e:
-        raise ArtifactError(f"{_json_file(path, 'casing.json')}: {e}") from e
-    model.baseline_ = UnigramTruecaser()
-    model.baseline_._best_reader = partial(_read_baseline, path, manifest)
-    model.oov_ = None
-    if (path / "oov.json").exists():
-        try:
-            model.oov_ = oov_from_data(read_json(path / "oov.json"),
-                                       load_arrays(path / "oov.npz"))
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise ArtifactError(f"{path}: cannot read the OOV model ({e})") from e
-    model.phrases_ = None
-    if (path / "phrases.json").exists():
-        try:
-            meta = read_json(path / "phrases.json")
-            model.phrases_ = (PhraseTable.from_data(meta) if isinstance(meta, dict) and isinstance(meta.get("phrases"), dict)
-                              else PhraseTable.from_arrays(meta, load_arrays(path / "phrases.npz")))   # format <= 7: JSON
-        except (OSError, ValueError, TypeError) as e:
-            raise ArtifactError(f"{path}: cannot read the phrase table ({e})") from e
+    # format 3 has no compound part table: compounds render as UC
+    model.compound_parts_ = _read(_json_file(path, "casing.json"), "the compound part table", lambda: parts_from_data(
+        casing["compound_parts"]) if "compound_parts" in casing else None)
+    model.baseline_ = UnigramTruecaser.read_on_use(partial(_read_baseline, path, manifest))
+    model.oov_ = _read(path, "the OOV model", lambda: oov_from_data(
+        read_json(path / "oov.json"), load_arrays(path / "oov.npz")) if (path / "oov.json").exists() else None)
+    model.phrases_ = _read(path, "the phrase table", lambda: _read_phrases(path, read_json, load_arrays))
     model.classes_ = model.class_lm_ = None
     if _json_file(path, "classes.json").exists():
         class_lm = path / ("class_lm.binary" if (path / "class_lm.binary").exists() else "class_lm.arpa")
-        try:
-            model.classes_ = WordClasses.from_data(read_json(_json_file(path, "classes.json")),
-                                                   load_arrays(path / "classes.npz"))
-            model.class_lm_path_ = str(class_lm)
-            model.class_lm_ = kenlm.Model(str(class_lm))
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise ArtifactError(f"{path}: cannot read the class LM ({e})") from e
-    model.reranker_ = None
-    if (path / "discriminative.json").exists():
-        try:
-            model.reranker_ = CandidateWeights.from_data(
-                read_json(path / "discriminative.json"))
-        except (OSError, ValueError) as e:
-            raise ArtifactError(f"{path / 'discriminative.json'}: cannot read the discriminative weights ({e})") from e
-    model.context_ = None
-    if _json_file(path, "context.json").exists():
-        try:
-            model.context_ = SentenceContext.from_data(read_json(_json_file(path, "context.json")),
-                                                       load_arrays(path / "context.npz"))
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise ArtifactError(f"{path}: cannot read the sentence-context model ({e})") from e
+        model.classes_ = _read(path, "the class LM", lambda: WordClasses.from_data(
+            read_json(_json_file(path, "classes.json")), load_arrays(path / "classes.npz")))
+        model.class_lm_path_ = str(class_lm)
+        model.class_lm_ = _read(path, "the class LM", lambda: kenlm.Model(str(class_lm)))
+    model.reranker_ = _read(path / "discriminative.json", "the discriminative weights", lambda: CandidateWeights.from_data(
+        read_json(path / "discriminative.json")) if (path / "discriminative.json").exists() else None)
+    model.context_ = _read(path, "the sentence-context model", lambda: SentenceContext.from_data(
+        read_json(_json_file(path, "context.json")), load_arrays(path / "context.npz"))
+        if _json_file(path, "context.json").exists() else None)
     model.manifest_ = manifest
     return model
+
+
+def _read(where: Path, what: str, read):
+    """``read()``; a payload it cannot read is an ``ArtifactError`` naming ``where`` and ``what``."""
+    from ..artifact import ArtifactError  # deferred: loads orjson
+    try:
+        return read()
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ArtifactError(f"{where}: cannot read {what} ({e})") from e
+
+
+def _read_phrases(path: Path, read_json, load_arrays) -> PhraseTable | None:
+    """The phrase table, as arrays (format 8) or JSON (format <= 7), or None (trained without one)."""
+    if not (path / "phrases.json").exists():
+        return None
+    meta = read_json(path / "phrases.json")
+    if isinstance(meta, dict) and isinstance(meta.get("phrases"), dict):
+        return PhraseTable.from_data(meta)
+    return PhraseTable.from_arrays(meta, load_arrays(path / "phrases.npz"))
