@@ -27,6 +27,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..sklearn_data import same_numbers_anywhere
 from . import lm as lmmod
 from .casing import NONE, case_class
 from .kneser_ney import estimate_kneser_ney
@@ -113,10 +114,13 @@ def as_text(text):
     return PackedText(text) if isinstance(text, np.ndarray) else text
 
 
+@same_numbers_anywhere
 def cluster(text, counts: np.ndarray, n_classes: int, bos: int, eos: int, seed: int = 0,
             targets: int = TARGETS, contexts: int = CONTEXTS) -> tuple[np.ndarray, np.ndarray]:
     """(ids, their k-means class) for the most frequent ids of ``text`` (a :class:`PackedText`, or a
-    packed id array; module docstring)."""
+    packed id array; module docstring).  With one BLAS and OpenMP thread: the SVD's and k-means's
+    sums, and so the classes, would otherwise depend on the thread count, which differs between
+    machines and between a run alone and one beside a Dask cluster."""
     from sklearn.cluster import KMeans  # deferred: loads sklearn, scipy, joblib
     from sklearn.decomposition import TruncatedSVD  # deferred: loads sklearn, scipy, joblib
     from sklearn.preprocessing import normalize  # deferred: loads sklearn, scipy, joblib

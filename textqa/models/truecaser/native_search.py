@@ -136,9 +136,9 @@ class NativeSearch:
         lm = [lmw for _, lmw, _ in cands]
         ids = self.decoder.index_many(lm)
         if self.class_decoder is not None:          # the class LM's ids and log10 P(w | c)
-            classes = self.model.classes_
-            c = classes.places(ids, lm, self._class_places)
-            cids, cem = self._class_ids[classes.of[c]], classes.emission[c]
+            table = self.model.classes_
+            c = table.places(ids, lm, self._class_places)
+            cids, cem = self._class_ids[table.of[c]], table.emission[c]
         else:
             cids, cem = [0] * len(cands), [0.0] * len(cands)
         ctx = self.model.context_
