@@ -517,9 +517,7 @@ def test_nuggeteer_and_cpa_through_the_api_are_the_commands(capsys):
     assert main(["eval", "cpa", "--task", "2", str(fix / "cpa" / "task2_gold.tsv"), str(fix / "cpa" / "task2_run.tsv"),
                  "--json"]) == 0
     command = json.loads(capsys.readouterr().out)
-    plain = lambda d: {k: dict(v) for k, v in d.items()}
-    score = CPA(task=2).score(plain(read_task2(fix / "cpa" / "task2_gold.tsv")),
-                              plain(read_task2(fix / "cpa" / "task2_run.tsv")))
+    score = CPA(task=2).score(read_task2(fix / "cpa" / "task2_gold.tsv"), read_task2(fix / "cpa" / "task2_run.tsv"))
     assert score.score == command["score"] == pytest.approx((11 / 15 + 10 / 14) / 2)
     with pytest.raises(MetricInputError, match=r"gold\['v'\]\['a'\] is 1, not a string"):
         CPA(task=2).score({"v": {"a": 1}}, {"v": {"a": "x"}})

@@ -62,8 +62,9 @@ def run(args) -> int:
                   f"{', '.join(NAMES)}", file=sys.stderr)
             return 2
         env["TEXTQA_MODELS"] = ",".join(names)
-    chosen = {m.name: {k: v for k, v in m.option_values(args, "load").items()
-                       if v != next(o.default for o in m.options if o.name == k)} for m in MODELS}
+    defaults = {m.name: m.option_values({}, "load") for m in MODELS}
+    chosen = {m.name: {k: v for k, v in m.option_values(args, "load").items() if v != defaults[m.name][k]}
+              for m in MODELS}
     chosen = {name: opts for name, opts in chosen.items() if opts}
     if chosen:
         env["TEXTQA_LOAD_OPTIONS"] = json.dumps(chosen)

@@ -109,7 +109,7 @@ def read_ctm(path: Path) -> list[HypWord]:
             ok = False
         if not ok:
             _refuse_ctm(f, f"{path}:{no}")
-        out.append(HypWord(f[0], f[1], begin, dur, f[4].split(";", 1)[0], conf))
+        out.append(HypWord(f[0], f[1], begin, dur, clean(f[4]), conf))
     return out
 
 

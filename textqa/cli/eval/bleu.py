@@ -37,19 +37,20 @@ def run(args) -> int:
             print_paired(result)
         return 0
     out = {}
+    nist = NIST(lowercase=lowercase) if args.nist else None
     for name, hyps in systems.items():
         try:
             b = bleu.corpus_score(hyps, references)
             row = {"bleu": b.score, "precisions": list(b.precisions), "brevity_penalty": b.brevity_penalty,
                    "length_ratio": b.length_ratio, "hypothesis_words": b.hypothesis_words,
                    "reference_words": b.reference_words}
-            if args.nist:
-                n = NIST(lowercase=lowercase).corpus_score(hyps, references)
+            if nist is not None:
+                n = nist.corpus_score(hyps, references)
                 row.update(nist=n.score, nist_information=list(n.information))
         except MetricInputError as e:
             raise at_lines(e, {"hypotheses": name}) from None
         out[name] = row
-    signatures = [bleu.signature] + ([NIST(lowercase=lowercase).signature] if args.nist else [])
+    signatures = [bleu.signature] + ([nist.signature] if nist is not None else [])
     if args.json:
         print_json({"signatures": signatures, "systems": out})
         return 0

@@ -29,7 +29,7 @@ def run(args) -> int:
     readers = {1: cpa.read_task1, 2: cpa.read_task2, 3: cpa.read_task3}
     gold, sys_out = readers[args.task](args.gold), readers[args.task](args.run)
     parents = cpa.read_hierarchy(args.hierarchy) if args.hierarchy and args.task == 3 else None
-    score = CPA(args.task, official=args.as_official).score(_plain(gold), _plain(sys_out), parents)
+    score = CPA(args.task, official=args.as_official).score(gold, sys_out, parents)
     result = {"task": args.task, "as_official": args.as_official, "score": score.score, "verbs": score.verbs}
     if args.json:
         print_json(result)
@@ -40,8 +40,3 @@ def run(args) -> int:
         cells = "  ".join(f"{short} {v[k]:.4f}" for k, short in names.items() if isinstance(v.get(k), float))
         print(f"  {verb:<20}{cells}")
     return 0
-
-
-def _plain(value):
-    """The readers' nested defaultdicts as plain dicts (the scorer's input shape)."""
-    return {k: _plain(v) for k, v in value.items()} if isinstance(value, dict) else value
