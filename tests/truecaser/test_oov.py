@@ -90,3 +90,16 @@ def test_the_oov_ratios_of_a_word_are_its_own_whatever_the_batch(small_truecaser
     real = type(model.oov_).log10_ratio
     monkeypatch.setattr(type(model.oov_), "log10_ratio", lambda self, ws: calls.append(list(ws)) or real(self, ws))
     assert model.scores().oov_log10_ratios(words) == alone and calls == [sorted(words[3:])]      # only the new ones
+
+
+def test_a_lone_surrogate_is_hashed_as_the_replacement_character(truecaser_copy):
+    """Undecodable input bytes reach the OOV model as lone surrogates (the command line's surrogate
+    escapes, JSON's unpaired escapes); they are featurised as U+FFFD, as the model was trained to
+    see them, so the word's features, hashed row and ratios are those of its U+FFFD spelling."""
+    from textqa.models.truecaser.oov import char_features, hashed_features
+    oov = truecaser_copy.oov_
+    odd, plain = "zorb\udc80lax", "zorb\ufffdlax"
+    assert char_features(odd) == char_features(plain)
+    a, b = hashed_features([odd], oov.n_features), hashed_features([plain], oov.n_features)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert oov.log10_ratio([odd]) == oov.log10_ratio([plain])
