@@ -42,16 +42,6 @@ class StoredForms(Mapping):
         self._words, self._forms, self._counts, self._off = words, forms, counts, off
         self._made: dict = {}
 
-    @classmethod
-    def of(cls, forms: dict) -> "StoredForms":
-        """The table ``forms`` ({word: [(form, count), ...]}) as arrays."""
-        words = list(forms)
-        flat = [f for w in words for f, _ in forms[w]]
-        counts = np.fromiter((c for w in words for _, c in forms[w]), dtype=np.int64, count=len(flat))
-        off = np.zeros(len(words) + 1, dtype=np.int64)
-        np.cumsum([len(forms[w]) for w in words], out=off[1:])
-        return cls(words, flat, counts, off)
-
     def __getitem__(self, key: str) -> list:
         got = self._made.get(key)
         if got is None:
@@ -91,9 +81,9 @@ class CasingTable:
         forms = self.forms.get(key)
         return forms[0][0] if forms else None
 
-    def to_arrays(self) -> dict:
-        """The table as numpy arrays (no pickle): the words and the forms as UTF-8 bytes, one a line,
-        each form's count, and where each word's forms start (its forms in their stored order)."""
+    def _flat(self) -> tuple[list, list, np.ndarray, np.ndarray]:
+        """(the words, their forms one word after the other in their stored order, each form's count,
+        where each word's forms start)."""
         words, forms, counts, off = [], [], [], [0]
         for w, fs in self.forms.items():
             words.append(w)
@@ -101,9 +91,21 @@ class CasingTable:
                 forms.append(f)
                 counts.append(c)
             off.append(len(forms))
+        return words, forms, np.array(counts, dtype=np.int64), np.array(off, dtype=np.int64)
+
+    def to_arrays(self) -> dict:
+        """The table as numpy arrays (no pickle): the words and the forms as UTF-8 bytes, one a line,
+        each form's count, and where each word's forms start (its forms in their stored order)."""
+        words, forms, counts, off = self._flat()
         lines = lambda xs: np.frombuffer("\n".join(xs).encode("utf-8"), dtype=np.uint8)
-        return {"words": lines(words), "forms": lines(forms), "counts": np.array(counts, dtype=np.int64),
-                "off": np.array(off, dtype=np.int64)}
+        return {"words": lines(words), "forms": lines(forms), "counts": counts, "off": off}
+
+    def arrays(self) -> tuple:
+        """:meth:`StoredForms.arrays` of the table: a loaded table's own, a counted one's made."""
+        if isinstance(self.forms, StoredForms):
+            return self.forms.arrays()
+        words, forms, counts, off = self._flat()
+        return dict(zip(words, range(len(words)))), forms, counts, off
 
     @classmethod
     def from_arrays(cls, arrays: dict) -> "CasingTable":

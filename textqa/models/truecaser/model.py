@@ -256,8 +256,7 @@ class Truecaser(TruecaserFitting, Params):
         """Make the search now, as it would be made on the first batch (every known word's row of
         the C++ search, :class:`.native_search.NativeSearch`): loading does, so that a file's first
         lines decode as fast as its last."""
-        if self.search_in_use() == "native":
-            self.native_search()
+        self.search_in_use()            # builds the C++ search when it is the one in use
         return self
 
     def native_decoder(self):

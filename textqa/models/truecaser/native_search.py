@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .baseline import StoredForms, capitalize_first_word_in
+from .baseline import capitalize_first_word_in
 from .context_samples import ranges
 from .scores import MAX_CACHED, CandidateScores
 
@@ -100,9 +100,7 @@ class NativeSearch:
         :meth:`.scores.CandidateScores.candidates` selects them, here for all words at once from the
         table's arrays; their ids are looked up in one call per LM."""
         m = self.model
-        table = m.casing_.forms
-        index, all_forms, counts, off = table.arrays() if isinstance(table, StoredForms) else \
-            StoredForms.of(table).arrays()
+        index, all_forms, counts, off = m.casing_.arrays()
         n = np.diff(off)
         first = off[:-1]
         at = ranges(first, n)

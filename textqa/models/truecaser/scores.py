@@ -71,12 +71,6 @@ class CandidateScores:
         """The output forms of a token's candidates (:meth:`candidates`), in their order."""
         return [f for f, _, _ in self.candidates(word)]
 
-    def remember(self, key: str, cands: list) -> None:
-        """Keep ``cands`` as the candidates of the lowercased ``key`` (made by the C++ search from the
-        casing table's arrays: the same list :meth:`candidates` makes)."""
-        if len(self._candidates) < MAX_CACHED:
-            self._candidates[key] = cands
-
     def parts(self, toks: list[str]) -> list[list[str]]:
         """A token list as the searches decode it: sentence by sentence (``split_sentences``) or whole."""
         return (split_at_sentence_final(toks) if self.model.split_sentences else [toks]) if toks else []
