@@ -73,7 +73,7 @@ def to_train(root: Path, entries=MODELS) -> tuple[list[Job], dict[str, str]]:
         else:
             todo.append(m)
     qa_queued = any(m.name == "qa" for m in todo)
-    index_wikipedia = ((qa_there or qa_queued) and not has_collection(collections_root(root), WIKIPEDIA)
+    index_wikipedia = ((qa_there or qa_queued) and not has_collection(collections_root(root), WIKIPEDIA, current=True)
                        and all(p.is_file() for p in WIKIPEDIA_TEXT))
     jobs = [model_job(m, *(("--wikipedia", "skip") if m.name == "qa" and index_wikipedia else ()))
             for m in sorted(todo, key=lambda m: m.train_minutes)]

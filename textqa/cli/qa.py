@@ -92,7 +92,7 @@ def check_top_k(top_k: int) -> None:
 def run_answer(args) -> int:
 
     from textqa.models.artifact import ArtifactError  # deferred: loads orjson, numpy
-    from textqa.models.qa.store import UnknownCollection  # deferred: loads orjson, numpy
+    from textqa.models.qa.store import NoContentWords, UnknownCollection  # deferred: loads orjson, numpy
     model = _load(args)
     check_top_k(args.top_k)
     try:
@@ -104,6 +104,8 @@ def run_answer(args) -> int:
         return 0
     try:
         results = model.answer([q for _, q in questions], args.top_k, args.collection)
+    except NoContentWords as e:
+        raise InputError(f"<stdin>: question {questions[e.index][0]}: {e}") from None
     except ArtifactError as e:
         raise InputError(str(e)) from e
     for (qid, _), res in zip(questions, results):
@@ -115,9 +117,9 @@ def run_index(args) -> int:
     """``textqa qa index NAME PATH...``: a collection built offline, as training is; ``textqa qa index
     wikipedia`` with no PATH: the bundled Wikipedia articles, QA's default collection."""
     from textqa.models.qa.documents import DocumentError  # deferred: loads orjson
-    from textqa.models.qa.passages import (WIKIPEDIA, WIKIPEDIA_DESCRIPTION, build_collection, check_name,
-                                           collections_root)
-    from textqa.runtime.paths import WIKIPEDIA_TEXT, artifacts_dir
+    from textqa.models.qa.passages import (WIKIPEDIA, WIKIPEDIA_DESCRIPTION, WIKIPEDIA_SOURCES, build_collection,
+                                           check_name, collections_root)
+    from textqa.runtime.paths import artifacts_dir
     try:
         name = check_name(args.name)
     except ValueError as e:
@@ -127,7 +129,7 @@ def run_index(args) -> int:
         if name != WIKIPEDIA:
             raise InputError(f"qa index {name}: give the documents to index (PATH...); only '{WIKIPEDIA}' has "
                              f"a default, the bundled Wikipedia articles")
-        paths, description = WIKIPEDIA_TEXT, description or WIKIPEDIA_DESCRIPTION
+        paths, description = WIKIPEDIA_SOURCES, description or WIKIPEDIA_DESCRIPTION
     dest = collections_root(artifacts_dir(args.artifacts)) / name
     t0 = time.perf_counter()
 
@@ -144,7 +146,51 @@ def run_index(args) -> int:
     if not args.quiet:
         print(f"\r[qa index {time.perf_counter() - t0:6.1f}s] {info['documents']:,} documents, "
               f"{info['paragraphs']:,} paragraphs: wrote {dest}", file=sys.stderr)
+    if args.no_analyse:
+        if not args.quiet:
+            print(f"qa index: {name} is not analysed: it answers with each question's sentences analysed when "
+                  f"asked, until 'textqa qa analyse {name}' has run", file=sys.stderr)
+        return 0
+    return _analyse(dest, args)
+
+
+def _analyse(folder: Path, args) -> int:
+    """The stored analysis of the collection in ``folder`` (:mod:`textqa.models.qa.analysis`), in
+    ``--jobs`` processes or on the ``--scheduler``'s Dask cluster; resumes an interrupted one."""
+    from textqa.models.artifact import ArtifactError  # deferred: loads orjson, numpy
+    from textqa.models.qa.analysis import analyse_collection  # deferred: loads numpy
+    from textqa.runtime import dask_cluster
+
+    def run(client):
+        progress = (lambda done, total: None) if args.quiet else None
+        return analyse_collection(folder, n_process=args.jobs, client=client, progress=progress)
+    try:
+        if args.scheduler:
+            with dask_cluster.cluster(args.scheduler, args.workers, "qa analyse",
+                                      preload=("textqa.models.qa.analysis",)) as client:
+                info = run(client)
+        else:
+            info = run(None)
+    except ArtifactError as e:
+        raise InputError(str(e)) from None
+    if not args.quiet:
+        print(f"qa analyse: {folder.name}: {info.get('sentences', 0):,} sentences, {info.get('candidates', 0):,} "
+              f"candidates, {info.get('bytes', 0) / 1e6:,.1f} MB in {info.get('seconds', 0):,.0f} s", file=sys.stderr)
     return 0
+
+
+def run_analyse(args) -> int:
+    """``textqa qa analyse NAME``: analyse a built collection now (or finish an interrupted analysis)."""
+    from textqa.models.qa.passages import check_name, collections_root, has_collection
+    from textqa.runtime.paths import artifacts_dir
+    try:
+        name = check_name(args.name)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    root = collections_root(artifacts_dir(args.artifacts))
+    if not has_collection(root, name):
+        raise InputError(f"qa analyse: no collection {name!r} under {root} (build it with 'textqa qa index {name}')")
+    return _analyse(root / name, args)
 
 
 def run_collections(args) -> int:
@@ -258,10 +304,12 @@ def run_partition(model, options: dict, label: str, first_line: int, newline_fir
 
     from textqa.models.artifact import ArtifactError  # deferred: loads orjson, numpy
     questions = read_questions(decode_partition(data, label, newline_first, byte_offset), label, first_line)
-    from textqa.models.qa.store import UnknownCollection  # deferred: loads orjson, numpy
+    from textqa.models.qa.store import NoContentWords, UnknownCollection  # deferred: loads orjson, numpy
     try:
         results = model.answer([q for _, q in questions], options["top_k"], options.get("collection")) \
             if questions else []
+    except NoContentWords as e:
+        raise InputError(f"{label}: question {questions[e.index][0]}: {e}") from None
     except (UnknownCollection, ArtifactError) as e:
         raise InputError(str(e)) from e
     return "".join(json.dumps({"id": qid, **res}) + "\n" for (qid, _), res in zip(questions, results)
@@ -304,7 +352,7 @@ def add_arguments(qa) -> None:
 
 def _add_index(qs) -> None:
     """``textqa qa index NAME [PATH ...]``."""
-    ix = qs.add_parser("index", help="build a named collection of your documents to answer from",
+    ix = qs.add_parser("index", help="build a named collection of your documents to answer from, and analyse it",
                        description="Index documents into the collection NAME under <artifacts>/collections/NAME "
                                    "(written beside it and renamed into place; a failure leaves the old one). "
                                    "PATH: a folder of .txt, .md and .html files, JSONL {\"id\", \"title\", "
@@ -319,7 +367,31 @@ def _add_index(qs) -> None:
     ix.add_argument("--artifacts", type=Path, default=None,
                     help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
     ix.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    ix.add_argument("--no-analyse", action="store_true",
+                    help="index only; answers then analyse each question's sentences when asked, until 'textqa qa "
+                         "analyse NAME' has run (the analysis is on by default)")
+    _analysis_arguments(ix)
     ix.set_defaults(func=run_index)
+    an = qs.add_parser("analyse", help="analyse a built collection once, so that answering parses none of its text",
+                       description="Split every paragraph of the collection NAME into sentences and store each "
+                                   "sentence's answer candidates (named entities and numbers, typed) beside its "
+                                   "index; QA then reads them instead of analysing sentences when a question is "
+                                   "asked. Interrupted (Ctrl-C), it resumes where it stopped when run again; the "
+                                   "collection joins the analysis to its manifest only when it is finished.")
+    an.add_argument("name", help="the collection's name ('wikipedia': QA's default collection)")
+    an.add_argument("--artifacts", type=Path, default=None,
+                    help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
+    an.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    _analysis_arguments(an)
+    an.set_defaults(func=run_analyse)
+
+
+def _analysis_arguments(p) -> None:
+    from textqa.runtime import dask_cluster
+    p.add_argument("--jobs", type=int, default=2,
+                   help="processes that analyse the paragraphs (1: this process; 2 or more: two worker processes; "
+                        "default 2)")
+    dask_cluster.add_arguments(p, None, "analyse the paragraphs")
 
 
 def _add_resources(qs) -> None:

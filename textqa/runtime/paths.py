@@ -28,6 +28,8 @@ def cache_dir() -> Path:
 #: the bundled Wikipedia text (WikiExtractor output, four stretches of page ids): the truecaser's training
 #: text and QA's 'wikipedia' collection
 WIKIPEDIA_TEXT = [DATA_DIR / "truecase" / f"enwiki_{part}.txt.xz" for part in ("prefix", "part2", "part3", "part4")]
+#: The lead sections of Wikipedia's Level-4 vital articles (2026), which QA's ``wikipedia`` collection indexes too
+VITAL_ARTICLES = DATA_DIR / "qa" / "vital" / "summaries_en-us.json.gz"
 
 STOPWORDS_FILE = DATA_DIR / "nltk_data" / "corpora" / "stopwords" / "english"
 

@@ -8,7 +8,7 @@ from flask import Blueprint
 from pydantic import Field
 
 from textqa.models.artifact import ArtifactError
-from textqa.models.qa.store import DEFAULT_COLLECTION, MAX_QUESTION_WORDS, UnknownCollection
+from textqa.models.qa.store import DEFAULT_COLLECTION, MAX_QUESTION_WORDS, NoContentWords, UnknownCollection
 
 from .contract import POST_ERRORS, endpoint
 from .http_errors import APIError
@@ -67,6 +67,8 @@ class QaCollection(Response):
     paragraphs: int = Field(ge=0, description="paragraphs indexed (for the news pool: sentences)")
     description: str
     created_at: str | None
+    refused: str | None = Field(None, description="set when the collection's checks refuse it (a file changed "
+                                                  "since it was built): why; the others still answer")
 
 
 class QaCollectionsResponse(Response):
@@ -77,20 +79,24 @@ class QaCollectionsResponse(Response):
 bp = Blueprint("qa", __name__)
 
 
-@endpoint(bp, "POST", "/v1/qa/answer", request=request_model, response=QaResponse, errors=POST_ERRORS + (404,), tag="qa",
+@endpoint(bp, "POST", "/v1/qa/answer", request=request_model, response=QaResponse, errors=POST_ERRORS + (404,),
+          tag="qa",
           summary="Answer a factoid question (instance-based QA, Lita & Carbonell 2004)",
           examples={"one": {"question": "What is the capital of France?", "top_k": 5},
                     "own documents": {"question": "Who wrote Hamlet?", "collection": "mydocs"}})
 def answer(req):
     """Ranked answers (score, supporting sentence as written, the answer's offsets in it, its
     document, clusters), the answer-type distribution, the UIUC class, the clusters used and the
-    collection answered from.  An unknown collection is a 404 listing the known ones."""
+    collection answered from.  An unknown collection is a 404 listing the known ones; a question with no
+    content word to search for ("the of and") is a 400 (``no_content_words``)."""
 
     model = get_model("qa")
     try:
         result = model.answer([req.question], req.top_k, req.collection)[0]
     except UnknownCollection as e:
         raise APIError(404, str(e), code="unknown_collection", field="collection") from None
+    except NoContentWords as e:
+        raise APIError(400, str(e), code="no_content_words", field="question") from None
     except ArtifactError as e:
         raise APIError(503, str(e)) from e
     manifest = model.manifest
@@ -100,7 +106,8 @@ def answer(req):
 @endpoint(bp, "GET", "/v1/qa/collections", response=QaCollectionsResponse, errors=(503,), tag="qa",
           summary="The collections QA answers from ('textqa qa index' builds more)")
 def collections():
-    """Every collection's name, size and description; 'default' answers when a request names none."""
+    """Every collection's name, size and description; 'default' answers when a request names none.  A
+    collection whose checks refuse it is listed with ``refused``, the reason; the others are not affected."""
     model = get_model("qa")
     try:
         return {"collections": model.describe_collections(), "default": DEFAULT_COLLECTION}

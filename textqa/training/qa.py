@@ -284,10 +284,10 @@ def build_wikipedia(dest: Path, rebuild: bool, say) -> None:
     """The Wikipedia collection the default QA collection answers from (``dest``, a collections folder's
     ``wikipedia``), indexed from the bundled WikiExtractor files (built beside it and renamed into place)."""
     from textqa.models.qa import passages  # deferred: loads orjson, numpy
-    if passages.has_collection(dest.parent, dest.name) and not rebuild:
+    if passages.has_collection(dest.parent, dest.name, current=True) and not rebuild:
         say(f"Wikipedia collection: {dest} is there (--wikipedia rebuild to build it again)")
         return
-    say(f"Wikipedia collection: indexing {len(WIKIPEDIA_TEXT)} files of articles into {dest}")
+    say(f"Wikipedia collection: indexing the vital articles and {len(WIKIPEDIA_TEXT)} files of articles into {dest}")
     last = [0]
 
     def progress(docs: int, paras: int) -> None:

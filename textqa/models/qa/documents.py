@@ -9,7 +9,11 @@ Sources, told apart by their names and first bytes:
   path inside the folder, the title its first heading (``#`` line or ``<title>``/``<h1>``) or its name;
 * JSONL, one ``{"id", "title", "text", "url"?}`` object a line (read by the one JSON path,
   :func:`textqa.runtime.json_input.parse_json`);
-* TrecQA XML (``.xml``, ``.xml.gz``): each question's candidate sentences, one document a question.
+* TrecQA XML (``.xml``, ``.xml.gz``): each question's candidate sentences, one document a question;
+* Wikipedia page summaries (``.json``, ``.json.gz``: ``{title: {"title", "extract", "description"}}``, as
+  Wikipedia's REST summary endpoint gives them; the vital articles in ``data/qa/vital/``): one document
+  an article, its lead section's lines the paragraphs, its short description kept as
+  :attr:`Document.description`, its URL ``https://en.wikipedia.org/wiki/`` + the title.
 
 Every problem is a :class:`DocumentError` naming the file (and line): a binary file, text that is
 not UTF-8, a JSONL line that is not a document.
@@ -24,11 +28,14 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from textqa.runtime.json_input import parse_json_line
+from urllib.parse import quote
+
+from textqa.runtime.json_input import JSONInputError, parse_json, parse_json_line
 
 TEXT_SUFFIXES = (".txt", ".md", ".html", ".htm")
 _DOC = re.compile(r'<doc id="([^"]*)" url="([^"]*)" title="([^"]*)">')
 MIN_PARAGRAPH_CHARS = 40          # shorter lines (headings, list stubs) are no passage on their own
+WIKIPEDIA_URL = "https://en.wikipedia.org/wiki/"
 
 
 class DocumentError(ValueError):
@@ -42,6 +49,7 @@ class Document:
     url: str | None
     paragraphs: list[str]
     source: str = ""              # the file it came from
+    description: str = ""         # a short description of the subject (Wikipedia's), when the source has one
 
 
 def _open(path: Path):
@@ -185,10 +193,33 @@ def trecqa_documents(path: Path):
         yield Document(f"{path.name}#{p.qid}", f"TrecQA candidates for question {p.qid}", None, sentences, str(path))
 
 
+def summary_documents(path: Path):
+    """The articles of a Wikipedia summaries file (``{title: {"title", "extract", "description"}}``),
+    in the file's order; a document's id is ``wiki/`` + its title."""
+    text = "".join(line for _, line in _checked_lines(path))
+    try:
+        pages = parse_json(text)
+    except JSONInputError as e:
+        raise DocumentError(f"{path}: not a JSON document ({e})") from None
+    if not isinstance(pages, dict):
+        raise DocumentError(f'{path}: expected {{title: {{"title": ..., "extract": ...}}}}, got a JSON '
+                            f"{type(pages).__name__}")
+    for key, page in pages.items():
+        if not isinstance(page, dict) or not isinstance(page.get("extract", ""), str) \
+                or not isinstance(page.get("description", ""), str) or not isinstance(page.get("title", key), str):
+            raise DocumentError(f'{path}: the entry {key[:80]!r} is not {{"title": "...", "extract": "...", '
+                                f'"description": "..."}}')
+        title = page.get("title") or key
+        yield Document(f"wiki/{title}", title, WIKIPEDIA_URL + quote(title.replace(" ", "_"), safe="_(),'-.:"),
+                       _paragraphs(page.get("extract", "").splitlines()), str(path), page.get("description", ""))
+
+
 def _kind(path: Path) -> str:
     name = path.name.lower()
     if name.endswith((".xml", ".xml.gz")):
         return "trecqa"
+    if name.endswith((".json", ".json.gz", ".json.xz")):
+        return "summaries"
     if name.endswith((".jsonl", ".jsonl.gz", ".jsonl.xz")):
         return "jsonl"
     try:
@@ -218,6 +249,8 @@ def documents(paths):
             yield from trecqa_documents(path)
         elif kind == "jsonl":
             yield from jsonl_documents(path)
+        elif kind == "summaries":
+            yield from summary_documents(path)
         elif kind == "wikiextractor":
             yield from wikiextractor_documents(path)
         else:

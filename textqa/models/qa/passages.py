@@ -22,22 +22,25 @@ import time
 from pathlib import Path
 
 from textqa.runtime.json_input import parse_json
-from textqa.runtime.paths import WIKIPEDIA_TEXT
+from textqa.runtime.paths import VITAL_ARTICLES, WIKIPEDIA_TEXT
 
-from ..artifact import ArtifactError, file_identity, load_manifest, verify_payload, write_artifact
+from ..artifact import ArtifactError, file_identity, load_manifest, read_manifest, verify_payload, write_artifact
+from .analysis import ANALYSIS, StoredAnalysis, is_analysed
 from .documents import MIN_PARAGRAPH_CHARS, documents, source_files
 from .index import _TERM as _WORD  # the words SentenceIndex.query makes of a term
 from .index import SentenceIndex
 
 KIND = "qa-collection"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2            # 2: documents keep a description; format 1 collections load as they are
 INDEX = "passages.sqlite"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+WIKIPEDIA_SOURCES = [VITAL_ARTICLES, *WIKIPEDIA_TEXT]    # what the ``wikipedia`` collection indexes
 BATCH = 2000                  # paragraphs per insert transaction
 MAX_DF = 0.05                 # PassageIndex.max_df of a loaded collection
 WIKIPEDIA = "wikipedia"       # the collection of the bundled Wikipedia articles (QA's default collection)
-WIKIPEDIA_DESCRIPTION = ("English Wikipedia, 2015 dump, page ids 12-60633 (the articles in data/truecase/): the "
-                         "oldest articles, the core of the encyclopedia")
+WIKIPEDIA_DESCRIPTION = ("English Wikipedia: the lead sections of the 10,033 Level-4 vital articles (2026, "
+                         "data/qa/vital/) and the 2015 dump's page ids 12-60633 (the articles in data/truecase/), "
+                         "the oldest articles, the core of the encyclopedia")
 
 
 def check_name(name: str) -> str:
@@ -69,6 +72,7 @@ class PassageIndex:
         self._stem: dict = {}
         self._paragraphs = None
         self._vocab = False              # the temp fts5vocab table doc_frequency reads, once made
+        self._descriptions = None        # whether the documents table has descriptions (format 2), once asked
         if read_only:
             self.db = sqlite3.connect(f"file:{self.path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
         else:
@@ -76,7 +80,7 @@ class PassageIndex:
             self.db.execute("PRAGMA journal_mode = OFF")
             self.db.execute("PRAGMA synchronous = OFF")
             self.db.execute("CREATE TABLE IF NOT EXISTS documents (id INTEGER PRIMARY KEY, doc_id TEXT, title TEXT, "
-                            "url TEXT)")
+                            "url TEXT, description TEXT)")
             self.db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS passages USING fts5(text, doc UNINDEXED, "
                             "tokenize = 'porter unicode61')")
 
@@ -88,7 +92,8 @@ class PassageIndex:
         for d in docs:
             if not d.paragraphs:
                 continue
-            cur.execute("INSERT INTO documents (doc_id, title, url) VALUES (?, ?, ?)", (d.id, d.title, d.url))
+            cur.execute("INSERT INTO documents (doc_id, title, url, description) VALUES (?, ?, ?, ?)",
+                        (d.id, d.title, d.url, d.description or None))
             rows += [(p, cur.lastrowid) for p in d.paragraphs]
             n_docs += 1
             if len(rows) >= BATCH:
@@ -175,6 +180,17 @@ class PassageIndex:
         return {"id": found[0], "title": found[1], "url": found[2]} if found else {"id": str(row), "title": "",
                                                                                    "url": None}
 
+    def description(self, row: int) -> str:
+        """The short description a document row keeps ("Italian physicist and astronomer (1564-1642)"), or
+        "" (a collection of format 1 keeps none)."""
+        if self._descriptions is None:
+            cols = {c[1] for c in self.db.execute("PRAGMA table_info(documents)")}
+            self._descriptions = "description" in cols
+        if not self._descriptions:
+            return ""
+        found = self.db.execute("SELECT description FROM documents WHERE id = ?", (row,)).fetchone()
+        return (found[0] or "") if found else ""
+
     def counts(self) -> tuple[int, int]:
         return (self.db.execute("SELECT count(*) FROM documents").fetchone()[0],
                 self.db.execute("SELECT count(*) FROM passages").fetchone()[0])
@@ -215,15 +231,26 @@ def build_collection(dest: str | os.PathLike, name: str, paths, *, description: 
 
 
 def build_wikipedia(root: str | os.PathLike, progress=None) -> dict:
-    """The ``wikipedia`` collection under the collections folder ``root``, indexed from the bundled
-    WikiExtractor files (:data:`textqa.runtime.paths.WIKIPEDIA_TEXT`); as :func:`build_collection`."""
-    return build_collection(Path(root) / WIKIPEDIA, WIKIPEDIA, WIKIPEDIA_TEXT, description=WIKIPEDIA_DESCRIPTION,
+    """The ``wikipedia`` collection under the collections folder ``root``, indexed from the bundled vital
+    articles' lead sections (:data:`textqa.runtime.paths.VITAL_ARTICLES`) and WikiExtractor files
+    (:data:`textqa.runtime.paths.WIKIPEDIA_TEXT`); as :func:`build_collection`."""
+    return build_collection(Path(root) / WIKIPEDIA, WIKIPEDIA, WIKIPEDIA_SOURCES,
+                            description=WIKIPEDIA_DESCRIPTION,
                             progress=progress)
 
 
-def has_collection(root: str | os.PathLike, name: str) -> bool:
-    """Whether the collection ``name`` is built under the collections folder ``root``."""
-    return (Path(root) / name / "manifest.json").is_file()
+def has_collection(root: str | os.PathLike, name: str, current: bool = False) -> bool:
+    """Whether the collection ``name`` is built under the collections folder ``root``; ``current``: and
+    of this code's format (an older ``wikipedia`` collection lacks the vital articles: rebuilt)."""
+    folder = Path(root) / name
+    if not (folder / "manifest.json").is_file():
+        return False
+    if not current:
+        return True
+    try:
+        return read_manifest(folder).get("format_version") == FORMAT_VERSION
+    except ArtifactError:
+        return False
 
 
 def _verified_path(cache: Path | None) -> Path | None:
@@ -260,16 +287,18 @@ def _check_files(folder: Path, manifest: dict, cache: Path | None) -> None:
 
 
 class Collection:
-    """A loaded collection: its name, manifest, summary and paragraph index."""
+    """A loaded collection: its name, manifest, summary, paragraph index and, once the collection is
+    analysed (:mod:`textqa.models.qa.analysis`), its stored analysis (else None)."""
 
-    def __init__(self, folder: Path, manifest: dict, info: dict, index: PassageIndex):
+    def __init__(self, folder: Path, manifest: dict, info: dict, index: PassageIndex, analysis=None):
         self.folder, self.manifest, self.info, self.index = folder, manifest, info, index
+        self.analysis = analysis
         self.name = info.get("collection", folder.name)
 
     def describe(self) -> dict:
         return {"name": self.name, "documents": self.info.get("documents", 0),
                 "paragraphs": self.info.get("paragraphs", 0), "description": self.info.get("description", ""),
-                "created_at": self.manifest.get("created_at")}
+                "created_at": self.manifest.get("created_at"), "analysed": self.analysis is not None}
 
 
 def load_collection(folder: str | os.PathLike, cache: Path | None = None) -> Collection:
@@ -280,9 +309,10 @@ def load_collection(folder: str | os.PathLike, cache: Path | None = None) -> Col
         info = parse_json((folder / "collection.json").read_bytes())
         index = PassageIndex(folder / INDEX, read_only=True, max_df=MAX_DF)
         index.counts()
+        analysis = StoredAnalysis(folder / ANALYSIS) if is_analysed(folder, manifest) else None
     except (OSError, ValueError, sqlite3.DatabaseError) as e:
         raise ArtifactError(f"{folder}: cannot read the collection ({e})") from e
-    return Collection(folder, manifest, info, index)
+    return Collection(folder, manifest, info, index, analysis)
 
 
 def list_collections(root: Path) -> list[str]:

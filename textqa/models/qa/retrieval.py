@@ -1,12 +1,13 @@
 """Sentences for one question from document collections (and the news pool), with provenance.
 
 Two stages: BM25 over a collection's paragraphs (:class:`passages.PassageIndex`) finds the
-``paragraphs`` best paragraphs for the question's content words; those are split into sentences
-(NLTK's Punkt, the bundled English tables), each sentence is scored by the number of distinct question
-words it holds (``1 / log(2 + rank of the paragraph)`` breaking ties; weighting the words by idf
-found no more answers, ``docs/experiments/qa.md``), and only
-the best ``k`` are analysed with spaCy (tokens, answer candidates): parsing every retrieved paragraph
-would cost several times more.  Analyses are cached per process by sentence text.
+``paragraphs`` best paragraphs for the question's content words; their sentences are scored by the
+number of distinct question words each holds (``1 / log(2 + rank of the paragraph)`` breaking ties;
+weighting the words by idf found no more answers, ``docs/experiments/qa.md``), and the best ``k``
+are read with their answer candidates.  A collection analysed when it was indexed
+(:mod:`textqa.models.qa.analysis`) gives its sentences and candidates from storage, and answering
+parses none of its text; one not analysed yet has its paragraphs split into sentences and its best
+``k`` sentences analysed now, the same way (cached per process by sentence text).
 
 :class:`QuestionSource` is what :meth:`system.InstanceQA.retrieve` reads (``search`` and ``info``),
 plus ``provenance``: each sentence's document (``id``, ``title``, ``url``), its text as written and
@@ -19,39 +20,25 @@ import re
 from collections import OrderedDict
 from functools import lru_cache
 
-from textqa.runtime.paths import PUNKT_DIR, english_stopwords
+from textqa.runtime.paths import english_stopwords
 
-from .candidates import sentence_candidates
-from .nlp import pipeline
+from .analysis import analyse_sentences, sentence_of, sentence_spans, stored_sentences
 
 _WORD = re.compile(r"[^\W_]+")
 POOL_DOCUMENT = {"id": "trecqa-pool", "title": "TrecQA sentence pool (1990s newswire, TREC QA data)", "url": None}
 ANALYSIS_CACHE = 20_000           # sentences whose analysis a process keeps
-MAX_SENTENCE_CHARS = 600          # longer "sentences" (lists, tables run together) are cut here
-
-
-@lru_cache(maxsize=1)
-def _punkt():
-    from nltk.tokenize.punkt import PunktSentenceTokenizer  # deferred: loads nltk
-
-    from ..truecaser.tokenize import load_punkt_tables
-    return PunktSentenceTokenizer(load_punkt_tables(PUNKT_DIR))
-
-
-def split_sentences(paragraph: str) -> list[str]:
-    return [s[:MAX_SENTENCE_CHARS] for s in _punkt().tokenize(paragraph) if s.strip()]
 
 
 _ANALYSED: OrderedDict = OrderedDict()
 
 
-def analysed(texts: list[str]) -> list[tuple[list, list, list]]:
-    """(tokens, candidates, token character offsets) of each sentence, spaCy's analysis, cached."""
+def analysed(texts: list[str]) -> list[list[tuple[int, int, int]]]:
+    """Each sentence's candidates (:func:`analysis.analyse_sentences`), analysed now and cached per process:
+    for the paragraphs of a collection that is not analysed yet."""
     todo = [t for t in dict.fromkeys(texts) if t not in _ANALYSED]
     if todo:
-        for text, doc in zip(todo, pipeline().pipe(todo, batch_size=64)):
-            _ANALYSED[text] = ([t.text for t in doc], sentence_candidates(doc),
-                               [(t.idx, t.idx + len(t.text)) for t in doc])
+        for text, cands in zip(todo, analyse_sentences(todo, batch=64)):
+            _ANALYSED[text] = cands
         while len(_ANALYSED) > ANALYSIS_CACHE:
             _ANALYSED.popitem(last=False)
     out = []
@@ -138,24 +125,37 @@ class QuestionSource:
         return out
 
     def _from_collection(self, collection, terms, k):
+        """The best ``k`` sentences of the collection's best paragraphs, each scored by the distinct question
+        words it holds (:func:`_stems`; the paragraph's rank and the sentence's place break ties), with
+        their candidates: stored when the collection is analysed, else analysed now."""
         hits = collection.index.search(terms, self.paragraphs)
         if not hits:
             return []
+        stored = collection.analysis.rows([h[0] for h in hits]) if collection.analysis is not None else {}
         q = _stems(w for t in terms for w in _WORD.findall(" ".join(t) if isinstance(t, tuple) else t))
         scored = []
-        for rank, (_rowid, para, doc_row, score) in enumerate(hits):
-            for j, sent in enumerate(split_sentences(para)):
+        for rank, (rowid, para, doc_row, _score) in enumerate(hits):
+            if rowid in stored:
+                spans, cands = stored_sentences(stored[rowid])
+            else:
+                spans, cands = sentence_spans(para), None
+            for j, (a, b) in enumerate(spans):
+                sent = para[a:b]
                 have = q & _stems(_WORD.findall(sent))
                 if not have:
                     continue
-                scored.append((len(have) + 1 / math.log(2 + rank) - 0.01 * j, sent, doc_row, score))
+                scored.append((len(have) + 1 / math.log(2 + rank) - 0.01 * j, sent, doc_row,
+                               cands[j] if cands is not None else None))
         scored.sort(key=lambda x: -x[0])
         best = scored[:k]
+        fresh = iter(analysed([s for _, s, _, c in best if c is None]))
         out = []
-        for (sc, sent, doc_row, _score), (tokens, cands, offsets) in zip(best, analysed([s for _, s, _, _ in best])):
+        for sc, sent, doc_row, cands in best:
+            sentence = sentence_of(sent, cands if cands is not None else next(fresh))
             doc = collection.index.document(doc_row)
-            row = self._row((tokens, cands), {"document": {**doc, "collection": collection.name}, "text": sent,
-                                              "offsets": offsets})
+            row = self._row((sentence.tokens, sentence.candidates),
+                            {"document": {**doc, "collection": collection.name}, "text": sent,
+                             "offsets": sentence.offsets})
             out.append((row, sent, sc))
         return out
 

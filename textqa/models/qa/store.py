@@ -10,6 +10,7 @@ from textqa.runtime.paths import cache_dir
 from ..artifact import ArtifactError, load_arrays, load_manifest, save_arrays, write_artifact
 from ..sklearn_data import linear_from_arrays, linear_to_arrays, scaler_from_arrays, scaler_to_arrays
 from .answer_type import AnswerTypeClassifier
+from .answers import keywords
 from .index import SentenceIndex
 from .nlp import parse
 from .passages import WIKIPEDIA, check_name, has_collection, list_collections, load_collection
@@ -36,6 +37,16 @@ class UnknownCollection(KeyError):
 
     def __str__(self) -> str:
         return f"unknown collection {self.name!r}; known: {', '.join(self.known)} (build one with 'textqa qa index')"
+
+
+class NoContentWords(ValueError):
+    """A question with no word to search for ("the of and"): nothing to retrieve, so no answer; ``index``
+    is its place in the questions asked."""
+
+    def __init__(self, question: str, index: int):
+        super().__init__(f"the question {question[:80]!r} has no content word to search for (only stop words and "
+                         f"punctuation); ask with the words of what you want to know")
+        self.question, self.index = question, index
 
 
 class QAModel:
@@ -94,18 +105,30 @@ class QAModel:
         return ("default: the news pool only (the 'wikipedia' collection is not built yet; 'textqa qa index "
                 "wikipedia' builds it)")
 
+    def _described(self, name: str) -> dict:
+        """:meth:`Collection.describe` of the collection ``name``; one that its checks refuse is described
+        as refused, with the reason, so that it does not hide the others."""
+        try:
+            return self.collection(name).describe()
+        except ArtifactError as e:
+            return {"name": name, "documents": 0, "paragraphs": 0, "description": "", "created_at": None,
+                    "refused": str(e)}
+
     def describe_collections(self) -> list[dict]:
-        """Name, size and description of every collection this model can answer from."""
-        wiki = [self.collection(WIKIPEDIA).describe()] if self.has_wikipedia() else []
+        """Name, size and description of every collection this model can answer from; a collection its
+        checks refuse carries ``refused``, the reason."""
+        wiki = [self._described(WIKIPEDIA)] if self.has_wikipedia() else []
         pool = {"name": POOL_COLLECTION, "documents": 0, "paragraphs": len(self.index) if self.index else 0,
                 "description": "the TrecQA sentence pool: 1990s newswire sentences (TREC QA data)", "created_at":
                 self.manifest.get("created_at")}
+        refused = [w["refused"] for w in wiki if "refused" in w]
+        wiki = [w for w in wiki if "refused" not in w]
         out = [{"name": DEFAULT_COLLECTION, "documents": sum(w["documents"] for w in wiki),
                 "paragraphs": sum(w["paragraphs"] for w in wiki) + pool["paragraphs"],
                 "description": ("Wikipedia and the news pool" if wiki else
                                 "the news pool only (no 'wikipedia' collection is built)"),
-                "created_at": self.manifest.get("created_at")}, pool]
-        return out + [self.collection(n).describe() for n in self.collection_names()[2:]]
+                "created_at": self.manifest.get("created_at"), **({"refused": refused[0]} if refused else {})}, pool]
+        return out + [self._described(n) for n in self.collection_names()[2:]]
 
     def answer(self, questions: str | list[str], top_k: int = 5, collection: str | None = None) -> dict | list[dict]:
         """Answers of one question (a dict) or of a list of questions (a list of dicts): ``answers``
@@ -120,6 +143,9 @@ class QAModel:
         name = collection or DEFAULT_COLLECTION
         collections, pool = self.sources(name)
         docs = parse(questions)
+        for i, (q, doc) in enumerate(zip(questions, docs)):
+            if not keywords(doc):
+                raise NoContentWords(q, i)
         fine, coarse = self.answer_types.classify(docs)
         if not getattr(self.instance, "uses_uiuc_", False):
             coarse = [None] * len(docs)
