@@ -32,7 +32,7 @@ from textqa.evaluation.stats import bootstrap_ci  # noqa: E402
 from textqa.models.qa.answers import keywords, pattern_match  # noqa: E402
 from textqa.models.qa.nlp import parse  # noqa: E402
 from textqa.models.qa.retrieval import QuestionSource  # noqa: E402
-from textqa.models.qa.store import load_qa  # noqa: E402
+from textqa.models.qa.store import NoContentWords, load_qa  # noqa: E402
 from textqa.runtime.paths import DATA_DIR, artifacts_dir  # noqa: E402
 
 
@@ -75,11 +75,14 @@ def main(argv=None) -> int:
             for k in args.k:
                 para_hits[k].append(first is not None and first < k)
         collections, pool = model.sources(args.collection)
-        source = QuestionSource(collections, pool)
+        source = QuestionSource(collections, pool, model.instance.paragraphs)
         found = source.search(kws, model.instance.answer_k or model.instance.retrieve_k)
         sent_hits.append(any(pattern_match(q["patterns"], text) for _, text, _ in found))
         t = time.perf_counter()
-        res = model.answer(q["question"], 5, args.collection)
+        try:
+            res = model.answer(q["question"], 5, args.collection)
+        except NoContentWords:              # nothing to search for: no answer
+            res = {"answers": []}
         took.append(time.perf_counter() - t)
         rr.append(next((1 / (i + 1) for i, a in enumerate(res["answers"][:5])
                         if pattern_match(q["patterns"], a["answer"])), 0.0))

@@ -290,23 +290,28 @@ def wikipedia_slice(tmp_path):
     return lambda articles: wikipedia_slice_text(tmp_path, articles)
 
 
-def build_wikipedia_slice(dest: Path, work: Path, articles: int) -> None:
-    """The QA collection 'wikipedia' of the first ``articles`` articles of the bundled dump (real text)."""
+def build_wikipedia_slice(dest: Path, work: Path, articles: int, analyse: bool = False) -> None:
+    """The QA collection 'wikipedia' of the first ``articles`` articles of the bundled dump (real text);
+    ``analyse``: with its stored analysis."""
+    from textqa.models.qa.analysis import analyse_collection
     from textqa.models.qa.passages import build_collection
     build_collection(dest, "wikipedia", [wikipedia_slice_text(work, articles)],
                      description=f"the first {articles} articles of the bundled dump")
+    if analyse:
+        analyse_collection(dest, n_process=2, progress=lambda done, total: None)
 
 
 @pytest.fixture(scope="session")
 def service_artifacts(truecaser_artifact, icd9_artifact, qa_artifact, tmp_path_factory, request):
     """An artifacts root holding every model the service knows (so /readyz is 200): the small
     truecaser, an untrained BLANC, the small ICD-9 coders and the small QA model, with a small
-    'wikipedia' collection (the first 300 articles of the bundled dump) in its default collection."""
+    'wikipedia' collection (the first 300 articles of the bundled dump, analysed) in its default collection."""
     def build(root):
         for source, name in ((truecaser_artifact, "truecaser"), (truecaser_artifact, "blanc"),
                              (icd9_artifact, "icd9"), (qa_artifact, "qa")):
             shutil.copytree(source / name, root / name)
-        build_wikipedia_slice(root / "collections" / "wikipedia", tmp_path_factory.mktemp("wiki-slice"), 300)
+        build_wikipedia_slice(root / "collections" / "wikipedia", tmp_path_factory.mktemp("wiki-slice"), 300,
+                              analyse=True)
     return _shared_root(request, tmp_path_factory, "service-artifacts", build)
 
 

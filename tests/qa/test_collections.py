@@ -4,6 +4,7 @@ rebuild after the folder changes, and the errors of bad input."""
 import io
 import itertools
 import json
+import shutil
 import sys
 
 import pytest
@@ -119,12 +120,15 @@ def test_unknown_collection(qa_artifact, capsys, monkeypatch):
 def test_http_collections(service_artifacts, copy_root):
     from textqa.service import create_app
     c = create_app(service_artifacts, {"TEXTQA_MODELS": ["qa"]}).test_client()
-    assert c.get("/v1/models").get_json()["models"]["qa"]["collection"] == "default: Wikipedia and the news pool"
+    assert c.get("/v1/models").get_json()["models"]["qa"]["collection"] == (
+        "default: Wikipedia and the news pool (Wikipedia analysed at indexing: its sentences and candidates are read "
+        "from storage)")
     listed = c.get("/v1/qa/collections").get_json()
     assert listed["default"] == "default" and [x["name"] for x in listed["collections"]] == ["default", "pool",
                                                                                             "wikipedia"]
     wiki = listed["collections"][2]
     assert 250 < wiki["documents"] <= 300 and wiki["paragraphs"] > 1000          # articles with paragraphs
+    assert wiki["analysed"] is True and "refused" not in wiki
     r = c.post("/v1/qa/answer", json={"question": "Who directed Actrius?", "collection": "wikipedia"})
     top = r.get_json()["answers"][0]
     assert r.status_code == 200 and top["document"]["url"] == "http://en.wikipedia.org/wiki?curid=330", top
@@ -161,3 +165,63 @@ def test_search_takes_paragraphs_with_every_word_first_and_prunes_frequent_words
     assert "Toronto" in rows[0][1] and "Hollywood" in rows[0][1], rows[0][1]
     assert ix.document(rows[0][2])["title"] == "Allan Dwan"
     assert len(ix.search(["Actrius", "Dwan"], 3)) == 3                            # no paragraph has both: the OR fills
+
+
+def test_a_refused_collection_is_listed_as_refused_and_hides_no_other(qa_artifact, copy_root, articles, tmp_path):
+    """One byte appended to a collection's ``collection.json`` (a file of its manifest): the list names it
+    refused, with the reason, and lists the others; the others still answer."""
+    root = copy_root(qa_artifact)
+    write_folder(tmp_path / "docs", articles)
+    for name in ("films", "books"):
+        assert main(["qa", "index", name, str(tmp_path / "docs"), "--quiet", "--no-analyse", "--artifacts",
+                     str(root)]) == 0
+    with open(root / "collections" / "films" / "collection.json", "ab") as f:
+        f.write(b" ")
+    from textqa.service import create_app
+    c = create_app(root, {"TEXTQA_MODELS": ["qa"]}).test_client()
+    r = c.get("/v1/qa/collections")
+    assert r.status_code == 200, r.get_json()
+    listed = {x["name"]: x for x in r.get_json()["collections"]}
+    assert set(listed) == {"default", "pool", "films", "books"}
+    assert "collection.json" in listed["films"]["refused"] and "checksum mismatch" in listed["films"]["refused"]
+    assert "refused" not in listed["books"] and listed["books"]["documents"] == 3
+    r = c.post("/v1/qa/answer", json={"question": "Who directed Actrius?", "collection": "books"})
+    assert r.status_code == 200 and r.get_json()["answers"][0]["answer"] == "Ventura Pons"
+    r = c.post("/v1/qa/answer", json={"question": "Who directed Actrius?", "collection": "films"})
+    assert r.status_code == 503 and "collection.json" in r.get_json()["error"]["message"]
+
+
+def test_a_question_without_a_content_word_is_refused(qa_artifact, service_artifacts, capsys, monkeypatch):
+    from textqa.service import create_app
+    c = create_app(service_artifacts, {"TEXTQA_MODELS": ["qa"]}).test_client()
+    for q in ("the of and", "What is it?", "?!"):
+        r = c.post("/v1/qa/answer", json={"question": q})
+        err = r.get_json()["error"]
+        assert r.status_code == 400 and err["code"] == "no_content_words" and err["field"] == "question", (q, err)
+        assert "no content word" in err["message"]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"Who directed Actrius?\nthe of and\n")))
+    assert main(["qa", "answer", "--model", str(qa_artifact / "qa")]) == 2
+    out = capsys.readouterr()
+    assert "question 2" in out.err and "no content word" in out.err and not out.out
+
+
+def test_the_vital_articles_are_documents_with_their_urls_and_descriptions():
+    from textqa.models.qa.documents import documents
+    from textqa.runtime.paths import VITAL_ARTICLES
+    got = {d.title: d for d in documents([VITAL_ARTICLES])}
+    assert len(got) == 10033
+    france, galileo = got["France"], got["Galileo Galilei"]
+    assert france.id == "wiki/France" and france.url == "https://en.wikipedia.org/wiki/France"
+    assert france.paragraphs[0].startswith("France, officially the French Republic, is a country")
+    assert galileo.url == "https://en.wikipedia.org/wiki/Galileo_Galilei"
+    assert galileo.description == "Italian physicist and astronomer (1564\u20131642)"
+    assert sum(len(p.split()) for d in got.values() for p in d.paragraphs) > 700_000
+
+
+def test_a_summaries_file_that_is_not_one_is_named(tmp_path):
+    from textqa.models.qa.documents import DocumentError, documents
+    for content in ('["France"]', '{"France": {"extract": 3}}', '{"France": '):
+        bad = tmp_path / "pages.json"
+        bad.write_text(content, encoding="utf-8")
+        with pytest.raises(DocumentError, match="pages.json"):
+            list(documents([bad]))

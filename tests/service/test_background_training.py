@@ -127,14 +127,23 @@ def test_the_wikipedia_index_is_a_job_after_the_models(service_artifacts, copy_r
     from textqa.registry import MODELS
     root = copy_root(service_artifacts)
     jobs, _ = to_train(root, MODELS)
-    assert jobs == []                                     # everything there, the collection included
+    assert jobs == []                                     # everything there, the collection's analysis included
+    manifest_path = root / "collections" / "wikipedia" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    del manifest["files"]["analysis.sqlite"]              # as before its analysis joined it
+    manifest_path.write_text(json.dumps(manifest))
+    jobs, _ = to_train(root, MODELS)
+    assert [(j.name, j.args, j.folder) for j in jobs] == [("wikipedia-analysis", ("qa", "analyse", "wikipedia"),
+                                                           "collections")]
     shutil.rmtree(root / "collections" / "wikipedia")
     jobs, _ = to_train(root, MODELS)
-    assert [(j.name, j.args, j.folder) for j in jobs] == [("wikipedia", ("qa", "index", "wikipedia"), "collections")]
+    assert [(j.name, j.args, j.folder) for j in jobs] == [
+        ("wikipedia", ("qa", "index", "wikipedia", "--no-analyse"), "collections"),
+        ("wikipedia-analysis", ("qa", "analyse", "wikipedia"), "collections")]
     shutil.rmtree(root / "qa")
     shutil.rmtree(root / "icd9")
     jobs, _ = to_train(root, MODELS)
-    assert [j.name for j in jobs] == ["icd9", "qa", "wikipedia"]
+    assert [j.name for j in jobs] == ["icd9", "qa", "wikipedia", "wikipedia-analysis"]
     assert jobs[1].args == ("train", "qa", "--wikipedia", "skip") and jobs[0].args == ("train", "icd9")
     jobs, _ = to_train(root, [m for m in MODELS if m.name != "qa"])     # QA not served: no index for it
     assert [j.name for j in jobs] == ["icd9"]
@@ -167,11 +176,11 @@ def test_index_wikipedia_without_paths_and_train_all_build_the_default_collectio
     from textqa.runtime import paths
     part = wikipedia_slice(20)
     monkeypatch.setattr(paths, "WIKIPEDIA_TEXT", [part])
-    monkeypatch.setattr(passages, "WIKIPEDIA_TEXT", [part])
+    monkeypatch.setattr(passages, "WIKIPEDIA_SOURCES", [part])
     root = copy_root(service_artifacts)
     wiki = root / "collections" / "wikipedia"
     shutil.rmtree(wiki)
-    assert cli.main(["qa", "index", "wikipedia", "--quiet", "--artifacts", str(root)]) == 0
+    assert cli.main(["qa", "index", "wikipedia", "--quiet", "--no-analyse", "--artifacts", str(root)]) == 0
     info = json.loads((wiki / "collection.json").read_text())
     assert info["documents"] == 20 and info["description"] == passages.WIKIPEDIA_DESCRIPTION
     assert info["sources"] == [str(part)]
@@ -180,3 +189,25 @@ def test_index_wikipedia_without_paths_and_train_all_build_the_default_collectio
     shutil.rmtree(wiki)
     assert cli.main(["train", "all", "--artifacts", str(root)]) == 0
     assert json.loads((wiki / "collection.json").read_text())["documents"] == 20
+
+
+def test_models_says_wikipedia_is_read_with_its_sentences_analysed_when_asked_until_its_analysis_joins(
+        service_artifacts, copy_root, tmp_path, monkeypatch):
+    root = copy_root(service_artifacts)
+    manifest_path = root / "collections" / "wikipedia" / "manifest.json"
+    analysed = manifest_path.read_text()
+    manifest = json.loads(analysed)
+    del manifest["files"]["analysis.sqlite"]
+    manifest_path.write_text(json.dumps(manifest))
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps({"models": {"wikipedia-analysis": {"state": "training", "percent": 30.0}}}))
+    monkeypatch.setenv("TEXTQA_TRAINING_STATE", str(state))
+    client = create_app(root, {"TESTING": True, "TEXTQA_ACCESS_LOG": False}).test_client()
+    line = client.get("/v1/models").get_json()["models"]["qa"]["collection"]
+    assert "analysed when a question is asked until its analysis, running in the background (about 30%)" in line
+    r = client.post("/v1/qa/answer", json={"question": "Who directed Actrius?", "collection": "wikipedia"})
+    assert r.status_code == 200 and r.get_json()["answers"][0]["answer"] == "Ventura Pons"
+    manifest_path.write_text(analysed)               # the analysis joins: the next request reads it
+    assert "read from storage" in client.get("/v1/models").get_json()["models"]["qa"]["collection"]
+    r2 = client.post("/v1/qa/answer", json={"question": "Who directed Actrius?", "collection": "wikipedia"})
+    assert r2.get_json()["answers"] == r.get_json()["answers"]

@@ -3,9 +3,11 @@
 The models whose artifact is missing (or in a format this textqa no longer loads) are trained one
 at a time, cheapest first (the registry's ``train_minutes``), each by ``textqa train NAME`` in a
 process of its own whose log goes to ``<artifacts>/.logs/NAME.train.log``.  Then, when QA's default
-collection lacks its Wikipedia index, the job ``wikipedia`` builds it (``textqa qa index wikipedia``):
-last, so that the four models answer as soon as they would without it, QA first from the news pool
-(``/v1/models`` says which).  The state of each
+collection lacks its Wikipedia index, the job ``wikipedia`` builds it (``textqa qa index wikipedia
+--no-analyse``), and the job ``wikipedia-analysis`` analyses it (``textqa qa analyse wikipedia``, the
+longest step, resumed where it stopped when a run was interrupted): last, so that the four models
+answer as soon as they would without them, QA first from the news pool, then from Wikipedia with
+its sentences analysed when asked, then from the stored analysis (``/v1/models`` says which).  The state of each
 (queued, training with its step, estimated percent and ETA, failed, no data) is written to the
 state file the service's workers read (:mod:`textqa.runtime.training_state`); a model goes live in
 each worker on the first request or readiness check after its artifact is written.  The terminal
@@ -31,7 +33,7 @@ from textqa.registry import MODELS, ModelEntry
 from textqa.runtime import training_state
 from textqa.runtime.files import replaced_whole
 from textqa.runtime.paths import cache_dir
-from textqa.runtime.training_state import WIKIPEDIA_JOB
+from textqa.runtime.training_state import ANALYSIS_JOB, WIKIPEDIA_JOB
 
 _STEP = re.compile(r"^\[\s*\w[\w ]*?\s+[\d.]+s\]\s*(.+)$")      # "[truecaser   12.3s] counting n-grams"
 _BAR = re.compile(r"^([^:|]{1,60}):\s+(\d{1,3})%\|")        # tqdm: "tokenizing:  45%|####  | ..."
@@ -57,8 +59,16 @@ def to_train(root: Path, entries=MODELS) -> tuple[list[Job], dict[str, str]]:
     """(the jobs to run, the models cheapest first and the Wikipedia index last; {model: the training
     data it lacks}) under ``root``."""
     from textqa.api import outdated_format  # deferred: loads orjson, numpy
+    from textqa.models.artifact import ArtifactError
+    from textqa.models.qa.analysis import is_analysed
     from textqa.models.qa.passages import WIKIPEDIA, collections_root, has_collection
     from textqa.registry import resolve
+
+    def analysed(folder: Path) -> bool:
+        try:
+            return is_analysed(folder)
+        except ArtifactError:
+            return True             # no readable collection: nothing to analyse (its index job rebuilds it)
     from textqa.runtime.paths import WIKIPEDIA_TEXT
     todo, no_data, qa_there = [], {}, False
     for m in entries:
@@ -78,7 +88,9 @@ def to_train(root: Path, entries=MODELS) -> tuple[list[Job], dict[str, str]]:
     jobs = [model_job(m, *(("--wikipedia", "skip") if m.name == "qa" and index_wikipedia else ()))
             for m in sorted(todo, key=lambda m: m.train_minutes)]
     if index_wikipedia:
-        jobs.append(Job(WIKIPEDIA_JOB, 1.5, ("qa", "index", WIKIPEDIA), "collections"))
+        jobs.append(Job(WIKIPEDIA_JOB, 1.5, ("qa", "index", WIKIPEDIA, "--no-analyse"), "collections"))
+    if index_wikipedia or ((qa_there or qa_queued) and not analysed(collections_root(root) / WIKIPEDIA)):
+        jobs.append(Job(ANALYSIS_JOB, 55.0, ("qa", "analyse", WIKIPEDIA), "collections"))
     return jobs, no_data
 
 

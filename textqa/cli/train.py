@@ -129,7 +129,7 @@ def _index_wikipedia(root: Path) -> int:
     it existed, or with ``--wikipedia skip``): the bundled articles, indexed now."""
     from textqa.models.qa.passages import WIKIPEDIA, build_wikipedia, collections_root, has_collection
     from textqa.runtime.paths import WIKIPEDIA_TEXT
-    if not (root / "qa" / "manifest.json").exists() or has_collection(collections_root(root), WIKIPEDIA):
+    if not (root / "qa" / "manifest.json").exists() or has_collection(collections_root(root), WIKIPEDIA, current=True):
         return 0
     if not all(p.is_file() for p in WIKIPEDIA_TEXT):
         print(f"textqa: qa: the Wikipedia index is not built, its text is not present: "

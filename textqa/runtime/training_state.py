@@ -28,6 +28,7 @@ from textqa.runtime.files import replaced_whole
 
 ENV = "TEXTQA_TRAINING_STATE"
 WIKIPEDIA_JOB = "wikipedia"      # the entry of QA's Wikipedia index, built after the models
+ANALYSIS_JOB = "wikipedia-analysis"     # the entry of its analysis (textqa qa analyse), last of all
 ACTIVE = ("queued", "training")
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, jsonify
 
 from textqa.runtime import training_state
-from textqa.runtime.training_state import WIKIPEDIA_JOB
 
 from .contract import endpoint
 from .http_errors import public_state
@@ -51,7 +50,7 @@ def models():
         if s.loaded and hasattr(getattr(s.model, "model", None), "search_status"):
             out[name]["search"] = s.model.model.search_status()
         if s.loaded and hasattr(s.model, "default_status"):     # QA: and the Wikipedia index built behind it
-            out[name]["collection"] = s.model.default_status(training_state.read().get(WIKIPEDIA_JOB))
+            out[name]["collection"] = s.model.default_status(training_state.read())
     return {"models": out}
 
 

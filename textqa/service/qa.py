@@ -67,6 +67,8 @@ class QaCollection(Response):
     paragraphs: int = Field(ge=0, description="paragraphs indexed (for the news pool: sentences)")
     description: str
     created_at: str | None
+    analysed: bool | None = Field(None, description="whether its sentences and answer candidates were analysed "
+                                                    "when it was indexed (else they are analysed when asked)")
     refused: str | None = Field(None, description="set when the collection's checks refuse it (a file changed "
                                                   "since it was built): why; the others still answer")
 

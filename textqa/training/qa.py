@@ -34,6 +34,7 @@ from textqa.models.qa.system import InstanceQA, pattern_match
 from textqa.models.qa.trecqa import read_qids, read_trecqa
 from textqa.runtime import dask_cluster
 from textqa.runtime.paths import DATA_DIR, WIKIPEDIA_TEXT, artifacts_dir, cache_dir
+from textqa.training import qa_reader
 
 QA = DATA_DIR / "qa"
 UIUC = QA / "uiuc_qc" / "train_5500.label.gz"
@@ -105,6 +106,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=int, default=2,
                    help="processes that analyse the collection with spaCy and train the cluster models "
                         "(1: this process; 2 or more: two worker processes)")
+    qa_reader.add_arguments(p)
     p.add_argument("--out", type=Path, default=None, help="artifact folder (default: <artifacts>/qa)")
     p.add_argument("--artifacts", type=Path, default=None,
                    help="artifacts root (default: $TEXTQA_ARTIFACTS or ./artifacts)")
@@ -427,11 +429,16 @@ def train_instance(args, train, dev, metrics, say, answer_types, selector, typer
                           query_content=args.query_content, expansion=args.expansion, redundancy=args.redundancy,
                           answer_k=args.answer_k, sentence_ranker=not args.no_sentence_ranker,
                           fine_type=not args.no_fine_type, drop_restated=not args.keep_restated,
-                          fine_wordnet=args.fine_wordnet)
+                          fine_wordnet=args.fine_wordnet, paragraphs=args.paragraphs)
     from textqa.models.qa.retrieval import QuestionSource  # deferred: loads nltk
-    instance.fit(questions, qdocs, QuestionSource(collections, index) if collections else index, progress=say,
-                 uiuc=typer.distribution(qdocs), selector=selector, fine=typer.predict(qdocs))
+
+    def source():
+        return QuestionSource(collections, index, args.paragraphs) if collections else index
+    instance.fit(questions, qdocs, source(), progress=say, uiuc=typer.distribution(qdocs), selector=selector,
+                 fine=typer.predict(qdocs))
     fit_seconds = time.perf_counter() - t
+    if args.reader_questions:
+        qa_reader.train_answer_reader(args, instance, source, answer_types, questions, held_out, metrics, say)
 
     def answer_all(texts):
         docs = parse(texts)
@@ -439,7 +446,7 @@ def train_instance(args, train, dev, metrics, say, answer_types, selector, typer
         out = []
         for d, (u, fine) in tqdm(list(zip(docs, typed_questions(answer_types, docs))), desc="answering", unit="q",
                                  file=sys.stderr, disable=None):
-            res = instance.answer(d, QuestionSource(collections, index) if collections else index, 5, u, fine)
+            res = instance.answer(d, source(), 5, u, fine)
             out.append({**res, "uiuc_coarse": max(u, key=u.get)})
         return out
 

@@ -108,8 +108,10 @@ class PassageIndex:
         return n_docs, n_paras
 
     def optimize(self) -> None:
-        """Merge the index's segments (faster queries; run once, after the last ``add``)."""
+        """Merge the index's segments (faster queries; run once, after the last ``add``), and index the
+        documents' titles (:meth:`titled`)."""
         self.db.execute("INSERT INTO passages(passages) VALUES ('optimize')")
+        self.db.execute("CREATE INDEX IF NOT EXISTS documents_title ON documents (title COLLATE NOCASE)")
         self.db.commit()
 
     def _stems(self, words: list[str]) -> list[str]:
@@ -180,13 +182,50 @@ class PassageIndex:
         return {"id": found[0], "title": found[1], "url": found[2]} if found else {"id": str(row), "title": "",
                                                                                    "url": None}
 
-    def description(self, row: int) -> str:
-        """The short description a document row keeps ("Italian physicist and astronomer (1564-1642)"), or
-        "" (a collection of format 1 keeps none)."""
+    def titled(self, subject: str, k: int = 5) -> list[tuple[int, dict, str, str]]:
+        """(document row, ``{"id", "title", "url"}``, its description or "", its first paragraph) of the
+        documents whose title is ``subject`` or starts with it followed by a space, without case: at most
+        ``k`` of each kind, exact titles first."""
+        cols = "id, doc_id, title, url" + (", description" if self._has_descriptions() else ", NULL")
+        like = subject.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self.db.execute(f"SELECT {cols} FROM documents WHERE title = ? COLLATE NOCASE LIMIT ?",
+                               (subject, k)).fetchall()
+        rows += self.db.execute(f"SELECT {cols} FROM documents WHERE title LIKE ? ESCAPE '\\' ORDER BY "
+                                f"length(title), id LIMIT ?", (like + " %", k)).fetchall()
+        out, seen = [], set()
+        for row, doc_id, title, url, description in rows:
+            if row not in seen:
+                seen.add(row)
+                out.append((row, {"id": doc_id, "title": title, "url": url}, description or "",
+                            self.first_paragraph(row)))
+        return out
+
+    def first_paragraph(self, row: int) -> str:
+        """The first paragraph of the document row ``row`` (paragraphs are stored in their documents'
+        order: a binary search over the paragraphs' row ids, each a look-up by row id)."""
+        lo, hi = 1, self.db.execute("SELECT max(rowid) FROM passages").fetchone()[0] or 0
+        while lo < hi:
+            mid = (lo + hi) // 2
+            found = self.db.execute("SELECT doc FROM passages WHERE rowid >= ? ORDER BY rowid LIMIT 1",
+                                    (mid,)).fetchone()
+            if found is None or found[0] >= row:
+                hi = mid
+            else:
+                lo = mid + 1
+        found = self.db.execute("SELECT doc, text FROM passages WHERE rowid >= ? ORDER BY rowid LIMIT 1",
+                                (lo,)).fetchone()
+        return found[1] if found and found[0] == row else ""
+
+    def _has_descriptions(self) -> bool:
         if self._descriptions is None:
             cols = {c[1] for c in self.db.execute("PRAGMA table_info(documents)")}
             self._descriptions = "description" in cols
-        if not self._descriptions:
+        return self._descriptions
+
+    def description(self, row: int) -> str:
+        """The short description a document row keeps ("Italian physicist and astronomer (1564-1642)"), or
+        "" (a collection of format 1 keeps none)."""
+        if not self._has_descriptions():
             return ""
         found = self.db.execute("SELECT description FROM documents WHERE id = ?", (row,)).fetchone()
         return (found[0] or "") if found else ""

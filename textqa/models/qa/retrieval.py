@@ -120,7 +120,8 @@ class QuestionSource:
             tokens, cands = info
             shown, offsets = detokenized(tokens)
             row = self._row((tokens, cands), {"document": {**POOL_DOCUMENT, "id": f"trecqa-pool/{rowid}"},
-                                                "text": shown, "offsets": offsets})
+                                                "text": shown, "offsets": offsets, "paragraph": f"pool/{rowid}",
+                                                "paragraph_rank": len(out)})
             out.append((row, text, score))
         return out
 
@@ -145,17 +146,18 @@ class QuestionSource:
                 if not have:
                     continue
                 scored.append((len(have) + 1 / math.log(2 + rank) - 0.01 * j, sent, doc_row,
-                               cands[j] if cands is not None else None))
+                               cands[j] if cands is not None else None, rowid, rank))
         scored.sort(key=lambda x: -x[0])
         best = scored[:k]
-        fresh = iter(analysed([s for _, s, _, c in best if c is None]))
+        fresh = iter(analysed([s for _, s, _, c, _, _ in best if c is None]))
         out = []
-        for sc, sent, doc_row, cands in best:
+        for sc, sent, doc_row, cands, rowid, rank in best:
             sentence = sentence_of(sent, cands if cands is not None else next(fresh))
             doc = collection.index.document(doc_row)
             row = self._row((sentence.tokens, sentence.candidates),
                             {"document": {**doc, "collection": collection.name}, "text": sent,
-                             "offsets": sentence.offsets})
+                             "offsets": sentence.offsets, "paragraph": f"{collection.name}/{rowid}",
+                             "paragraph_rank": rank})
             out.append((row, sent, sc))
         return out
 

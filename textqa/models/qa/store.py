@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from textqa.runtime.paths import cache_dir
+from textqa.runtime.training_state import ANALYSIS_JOB, WIKIPEDIA_JOB
 
-from ..artifact import ArtifactError, load_arrays, load_manifest, save_arrays, write_artifact
+from ..artifact import MANIFEST, ArtifactError, load_arrays, load_manifest, save_arrays, write_artifact
 from ..sklearn_data import linear_from_arrays, linear_to_arrays, scaler_from_arrays, scaler_to_arrays
 from .answer_type import AnswerTypeClassifier
 from .answers import keywords
+from .definitions import definition_answers
 from .index import SentenceIndex
+from .merging import FEATURES, AnswerReader
 from .nlp import parse
 from .passages import WIKIPEDIA, check_name, has_collection, list_collections, load_collection
 from .retrieval import QuestionSource
@@ -67,16 +71,23 @@ class QAModel:
                                                                                        POOL_COLLECTION)]
 
     def collection(self, name: str):
-        """The loaded collection ``name`` (checked against its manifest on first use)."""
-        if name not in self._collections:
-            try:
-                folder = self.collections_root / check_name(name) if self.collections_root else None
-            except ValueError:
-                folder = None
-            if folder is None or name in (DEFAULT_COLLECTION, POOL_COLLECTION) or not (folder / "manifest.json").is_file():
-                raise UnknownCollection(name, self.collection_names())
-            self._collections[name] = load_collection(folder, self.cache)
-        return self._collections[name]
+        """The loaded collection ``name``, checked against its manifest on first use, and loaded again
+        when its manifest is replaced (a rebuild, or its analysis finished and joined)."""
+        try:
+            folder = self.collections_root / check_name(name) if self.collections_root else None
+        except ValueError:
+            folder = None
+        try:
+            st = os.stat(folder / MANIFEST) if folder is not None else None
+        except OSError:
+            st = None
+        if st is None or name in (DEFAULT_COLLECTION, POOL_COLLECTION):
+            raise UnknownCollection(name, self.collection_names())
+        identity = (st.st_ino, st.st_mtime_ns, st.st_size)
+        known = self._collections.get(name)
+        if known is None or known[0] != identity:
+            self._collections[name] = (identity, load_collection(folder, self.cache))
+        return self._collections[name][1]
 
     def has_wikipedia(self) -> bool:
         """Whether the 'wikipedia' collection is built: the default collection then answers from it too."""
@@ -91,15 +102,31 @@ class QAModel:
             return ([self.collection(WIKIPEDIA)] if self.has_wikipedia() else []), self.index
         return [self.collection(name)], None
 
-    def default_status(self, indexing: dict | None = None) -> str:
+    def default_status(self, background: dict | None = None) -> str:
         """What the default collection answers from now, in a line (``/v1/models`` shows it);
-        ``indexing``: the background state of the Wikipedia index's build, while it is queued or running."""
+        ``background``: the background jobs' states (:mod:`textqa.runtime.training_state`), for the
+        Wikipedia index's build and its analysis while they are queued or running."""
+        background = background or {}
         if self.has_wikipedia():
-            return "default: Wikipedia and the news pool"
-        if indexing and indexing.get("state") == "training":
+            try:
+                analysed = self.collection(WIKIPEDIA).analysis is not None
+            except ArtifactError as e:
+                return f"default: the news pool only (the 'wikipedia' collection is refused: {e})"
+            if analysed:
+                return ("default: Wikipedia and the news pool (Wikipedia analysed at indexing: its sentences and "
+                        "candidates are read from storage)")
+            job = background.get(ANALYSIS_JOB) or {}
+            when = (f"its analysis, running in the background (about {job.get('percent') or 0:.0f}%), is finished"
+                    if job.get("state") == "training" else
+                    "its analysis, queued in the background, is finished" if job.get("state") == "queued" else
+                    "'textqa qa analyse wikipedia' has run")
+            return (f"default: Wikipedia and the news pool (Wikipedia's sentences are analysed when a question is "
+                    f"asked until {when})")
+        indexing = background.get(WIKIPEDIA_JOB) or {}
+        if indexing.get("state") == "training":
             return (f"default: the news pool only for now; the 'wikipedia' collection is being indexed in the "
                     f"background (about {indexing.get('percent') or 0:.0f}%) and joins it when built")
-        if indexing and indexing.get("state") == "queued":
+        if indexing.get("state") == "queued":
             return ("default: the news pool only for now; the 'wikipedia' collection is queued for indexing in the "
                     "background and joins it when built")
         return ("default: the news pool only (the 'wikipedia' collection is not built yet; 'textqa qa index "
@@ -151,8 +178,11 @@ class QAModel:
             coarse = [None] * len(docs)
         out = []
         for q, doc, label, dist in zip(questions, docs, fine, coarse):
-            source = QuestionSource(collections, pool)
+            source = QuestionSource(collections, pool, self.instance.paragraphs)
             res = self.instance.answer(doc, source, top_k, dist, label)
+            defined = definition_answers(q, str(label), collections)
+            if defined:                 # a definition question: the articles its subject names first
+                res["answers"] = sorted(defined + res["answers"], key=lambda a: -a["score"])[:top_k]
             out.append({"question": q, "answers": res["answers"], "answer_type": res["answer_type"],
                         "uiuc_type": str(label), "clusters": res["clusters"], "collection": name})
         return out
@@ -169,7 +199,8 @@ def save_qa(answer_types, selector, dest, *, instance=None, index=None, metrics=
                      query_content=instance.query_content, expansion=instance.expansion,
                      redundancy=instance.redundancy, answer_k=instance.answer_k,
                      sentence_ranker=instance.sentence_ranker, fine_type=instance.fine_type,
-                     drop_restated=instance.drop_restated, fine_wordnet=instance.fine_wordnet)
+                     drop_restated=instance.drop_restated, fine_wordnet=instance.fine_wordnet,
+                     paragraphs=instance.paragraphs, reader=instance.reader_ is not None)
     parts = {"answer_types": _answer_types_to_data(answer_types), "selector": _selector_to_data(selector)}
     if instance is not None:
         parts["instance"] = _instance_to_data(instance)
@@ -239,7 +270,7 @@ def _selector_from_data(meta: dict, arrays: dict):
 
 _INSTANCE_PARAMS = ("min_cluster", "retrieve_k", "C", "n_hash", "max_clusters", "query_content", "expansion",
                     "redundancy", "answer_k", "sentence_ranker", "fine_type", "drop_restated",
-                    "fine_wordnet")
+                    "fine_wordnet", "paragraphs")
 
 
 def _instance_to_data(qa) -> tuple[dict, dict]:
@@ -252,6 +283,10 @@ def _instance_to_data(qa) -> tuple[dict, dict]:
             arrays.update(linear_to_arrays(m.svm, f"{i}|"))
     meta = {"params": {k: getattr(qa, k) for k in _INSTANCE_PARAMS}, "uses_uiuc": bool(qa.uses_uiuc_),
             "clusters": qa.clusters_, "q_type_dist": qa.q_type_dist_, "models": described}
+    if qa.reader_ is not None:
+        meta["reader"] = {"C": qa.reader_.C, "features": list(FEATURES)}
+        arrays.update({**linear_to_arrays(qa.reader_.model_, "reader|"), **scaler_to_arrays(qa.reader_.scaler_,
+                                                                                            "reader|scaler_")})
     return meta, arrays
 
 
@@ -274,4 +309,12 @@ def _instance_from_data(meta: dict, arrays: dict):
         models.append(m)
     qa.global_ = models[0]
     qa.cluster_models_ = {m.frame: m for m in models[1:]}
+    if "reader" in meta:
+        from sklearn.linear_model import LogisticRegression  # deferred: loads sklearn, scipy, joblib
+        if meta["reader"].get("features") != list(FEATURES):
+            raise ArtifactError(f"the answer reader was trained on other features ({meta['reader'].get('features')}); "
+                                f"retrain it with 'textqa train qa'")
+        qa.reader_ = AnswerReader(C=float(meta["reader"]["C"]))
+        qa.reader_.model_ = linear_from_arrays(LogisticRegression(C=qa.reader_.C), arrays, "reader|")
+        qa.reader_.scaler_ = scaler_from_arrays(arrays, "reader|scaler_")
     return qa

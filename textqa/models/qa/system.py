@@ -30,18 +30,19 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 
 from textqa.models.sklearn_data import same_numbers_anywhere
 from textqa.runtime.paths import english_stopwords
-from textqa.runtime.wordnet import wordnet
 
 from .answers import _Matcher, focus_of, keywords, normalise_answer, pattern_match, question_stems, restates_question  # noqa: F401
 from .candidates import ANSWER_TYPES, Candidate, cluster_distribution, type_distribution
 from .expansion import LEXICAL, fuse, search
 from .frames import FrameClusters
+from .merging import FEATURES, answer_features, merge_strategies
+from .typecheck import (FINE_SYNSETS, UIUC_TYPES, WN_SENSES, _fine_synsets, fine_wordnet_match,  # noqa: F401
+                        uiuc_match, wordnet_type_match)
 from .query_content import learn, query_words, sentence_features
 from .trecqa import Sentence
 
@@ -87,43 +88,6 @@ class ClusterModel:
     expansions: list = field(default_factory=list)      # query-content model (4.2)
 
 
-UIUC_TYPES = {"HUM": {"person", "organization"}, "LOC": {"location"},
-              "NUM": {"year", "decade", "date", "number", "quantity"}, "ENTY": {"entity", "phrase"},
-              "DESC": {"phrase"}, "ABBR": {"phrase", "entity"}}
-
-
-def uiuc_match(uiuc: dict | None, cand_type: str) -> float:
-    """P(the question's UIUC coarse class admits the candidate's answer type)."""
-    if not uiuc:
-        return 0.0
-    return sum(p for coarse, p in uiuc.items() if cand_type in UIUC_TYPES.get(coarse, ()))
-
-
-@lru_cache(maxsize=4096)
-def _focus_synsets(focus: str) -> frozenset:
-    return frozenset(wordnet().synsets(focus, "n")[:WN_SENSES])
-
-
-@lru_cache(maxsize=200_000)
-def _ancestors(text: str) -> frozenset:
-    """Every hypernym (instance hypernyms included, transitively) of the first noun senses of
-    ``text`` as one WordNet lemma ("mississippi", "new_york_city")."""
-    out: set = set()
-    for s in wordnet().synsets(text.lower().replace(" ", "_"), "n")[:WN_SENSES]:
-        out.update(s.closure(lambda x: x.hypernyms() + x.instance_hypernyms(), depth=12))
-    return frozenset(out)
-
-
-def wordnet_type_match(focus: str | None, text: str) -> float:
-    """1.0 when WordNet has the candidate as a kind or an instance of the question's informer
-    ("Mississippi" for "What river ...", "red" for "What color ...", Lita, Hunt & Nyberg 2004's
-    WordNet as an answer-type check), else 0.0."""
-    if not focus or not text:
-        return 0.0
-    targets = _focus_synsets(focus)
-    return float(bool(targets and targets & _ancestors(text)))    # no senses of the focus: no look-up of the text
-
-
 # the BBN-style entity label each candidate type stands for, so that a collection sentence (spaCy's
 # analysis) reaches the sentence ranker typed as TrecQA's sentences are (selection.NER_COARSE)
 _RANKER_NER = {"person": "PERSON", "organization": "ORGANIZATION", "location": "GPE", "year": "DATE",
@@ -156,48 +120,6 @@ def ranker_scores(selector, q_tokens: list, sents: list, uiuc: dict | None, fine
     return {s.rowid: (float(1 / (1 + math.exp(-x))), 1.0 / (1 + r)) for s, x, r in zip(sents, raw, rank)}
 
 
-# the WordNet noun synsets whose kinds and instances answer a UIUC fine class (Li & Roth 2002's
-# class definitions); classes with no such synset (descriptions, numbers, abbreviations) are absent
-FINE_SYNSETS = {
-    "ENTY:animal": ("animal.n.01",), "ENTY:body": ("body_part.n.01",),
-    "ENTY:color": ("chromatic_color.n.01", "color.n.01"), "ENTY:currency": ("currency.n.01",),
-    "ENTY:dismed": ("disease.n.01", "medicine.n.02", "drug.n.01"), "ENTY:event": ("event.n.01",),
-    "ENTY:food": ("food.n.01", "food.n.02"), "ENTY:instru": ("musical_instrument.n.01",),
-    "ENTY:lang": ("language.n.01",), "ENTY:plant": ("plant.n.02",), "ENTY:religion": ("religion.n.01",),
-    "ENTY:sport": ("sport.n.01",), "ENTY:substance": ("substance.n.01", "material.n.01"),
-    "ENTY:veh": ("vehicle.n.01",), "HUM:ind": ("person.n.01",), "HUM:title": ("person.n.01",),
-    "HUM:desc": ("person.n.01",), "HUM:gr": ("organization.n.01", "social_group.n.01"),
-    "LOC:city": ("city.n.01",), "LOC:country": ("country.n.02",), "LOC:state": ("state.n.01",),
-    "LOC:mount": ("mountain.n.01",), "LOC:other": ("location.n.01",),
-}
-_DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "its", "his", "her", "their", "our"}
-
-
-@lru_cache(maxsize=64)
-def _fine_synsets(fine: str) -> frozenset:
-    return frozenset(wordnet().synset(n) for n in FINE_SYNSETS.get(fine, ()))
-
-
-def fine_wordnet_match(fine: str | None, text: str) -> bool | None:
-    """True when WordNet has the candidate (the whole phrase without a leading determiner, else its
-    last word: "the tennis player" -> "player") as a kind or an instance of what the question's UIUC
-    fine class asks for ("rodents" for ENTY:animal, "the financier" for HUM:title): the type check of
-    Lita, Hunt & Nyberg 2004's WordNet analysis, driven by the answer-type classifier instead of the
-    question's informer word.  False when WordNet knows the phrase as something else; None when it
-    does not know it (most names) or the class has no synsets."""
-    targets = _fine_synsets(fine) if fine else frozenset()
-    words = [w for w in text.split() if any(ch.isalnum() for ch in w)]
-    if not targets or not words:
-        return None
-    if words[0].lower() in _DETERMINERS:
-        words = words[1:]
-    for form in dict.fromkeys([" ".join(words), words[-1]] if words else []):
-        found = _ancestors(form)
-        if found:
-            return bool(found & targets)
-    return None
-
-
 class _Block:
     """Feature rows of one question's candidates; the answer-type columns are filled per cluster.
     ``ranked``: :func:`ranker_scores` of the question's sentences, when the model reads the sentence
@@ -228,7 +150,6 @@ class _Block:
 
 N_DENSE = 11 + len(ANSWER_TYPES)
 RANKER_COLUMNS = 2
-WN_SENSES = 3
 
 
 class _Scored:
@@ -334,7 +255,8 @@ class InstanceQA:
     def __init__(self, min_cluster: int = 3, retrieve_k: int = 20, C: float = 0.03, n_hash: int = 2 ** 12,
                  max_clusters: int = 8, n_jobs: int = 1, query_content: bool = False, expansion: str = "simple",
                  redundancy: float = 0.05, answer_k: int | None = 10, sentence_ranker: bool = True,
-                 fine_type: bool = True, drop_restated: bool = True, fine_wordnet: bool = False):
+                 fine_type: bool = True, drop_restated: bool = True, fine_wordnet: bool = False,
+                 paragraphs: int = 12):
         if expansion not in LEXICAL:
             raise ValueError(f"unknown query expansion {expansion!r}; choose from {', '.join(LEXICAL)}")
         if not redundancy >= 0:
@@ -352,6 +274,8 @@ class InstanceQA:
         self.drop_restated = drop_restated  # candidates made of question words only are no answers
         self.fine_wordnet = fine_wordnet    # WordNet check of the candidate against the fine class (off:
         # no gain in cross-validation, README)
+        self.paragraphs = paragraphs        # a collection's best paragraphs whose sentences are read
+        self.reader_ = None                 # the answer reader (merging.AnswerReader), once trained
 
     # ------------------------------------------------------------------ retrieval
     def retrieve(self, index, words: list[str], doc=None, k: int | None = None) -> list[Retrieved]:
@@ -439,14 +363,21 @@ class InstanceQA:
         return self
 
     # ------------------------------------------------------------------ answering
-    def answer(self, doc, index, top_k: int = 5, uiuc: dict | None = None, fine: str | None = None) -> dict:
-        kws = keywords(doc)
+    def strategies(self, doc) -> list:
+        """The cluster models whose frame the question matches (the most confident ``max_clusters``), then
+        the global model."""
         # sorted: a set's order depends on the process's string hashing, and the clusters' order shows in
         # the output (and in the float sums): the same question must give the same bytes in every process
         frames = [f for f in sorted(FrameClusters.frames_of(doc)) if f in self.cluster_models_]
         models = [self.cluster_models_[f] for f in frames if self.cluster_models_[f].svm is not None]
         models = sorted(models, key=lambda m: (-m.confidence, len(m.members), m.frame))[: self.max_clusters]
-        models.append(self.global_)
+        return models + [self.global_]
+
+    def evidence(self, doc, index, uiuc: dict | None = None, fine: str | None = None) -> "Evidence":
+        """Everything one question's answers rest on: the strategies, the sentences retrieved, their
+        candidates with their features, each strategy's probabilities of them, and the merged answers."""
+        kws = keywords(doc)
+        models = self.strategies(doc)
         k = self.answer_k or self.retrieve_k
         sents = self.retrieve(index, kws, doc, k)
         if self.query_content:                      # the matched clusters' expanded queries (4.2)
@@ -459,38 +390,68 @@ class InstanceQA:
                             sents.append(s)
         data = self.candidates(doc, sents)
         block = _Block(self, set(kws), data, uiuc, focus_of(doc), self._ranked(doc, sents, uiuc, fine), fine)
-        answers: dict = {}
-        type_mix = {t: 0.0 for t in ANSWER_TYPES}
-        total_w = 0.0
         scored = _Scored(block) if data else None
+        weights, scores = [], []
+        type_mix = {t: 0.0 for t in ANSWER_TYPES}
         for m in models:
             if m.svm is None or not data:
+                weights.append(0.0)
+                scores.append(None)
                 continue
-            scores = 1 / (1 + np.exp(-scored.decision(m.svm, m.type_probs)))
-            weight = max(m.confidence, 0.05) * (1 - math.exp(-len(m.members) / 5))
-            total_w += weight
+            scores.append(1 / (1 + np.exp(-scored.decision(m.svm, m.type_probs))))
+            weights.append(max(m.confidence, 0.05) * (1 - math.exp(-len(m.members) / 5)))
             for t, p in m.type_probs.items():
-                type_mix[t] += weight * p
-            best: dict = {}
-            mentions: dict = {}
-            for (s, c), key, sc in zip(data, block.keys, scores):
-                if key:
-                    mentions[key] = mentions.get(key, 0) + 1
-                if key and (key not in best or sc > best[key][0]):
-                    best[key] = (sc, c, s)
-            for key, (sc, c, s) in best.items():
-                a = answers.setdefault(key, {"answer": c.text, "score": 0.0, "clusters": [], "_best": sc,
-                                             "_at": (s, c)})
-                # the best mention's probability, plus a little for each further mention: redundancy
-                # across the retrieved sentences (Brill et al. 2002) settles near-ties
-                a["score"] += weight * (sc + self.redundancy * math.log(mentions[key]))
-                a["clusters"].append(m.frame)
-                if sc > a["_best"]:
-                    a["_best"], a["answer"], a["_at"] = sc, c.text, (s, c)
-        ranked = sorted(answers.values(), key=lambda a: -a["score"])[:top_k]
+                type_mix[t] += weights[-1] * p
+        answers = merge_strategies(models, weights, data, block.keys, scores, self.redundancy)
+        total_w = sum(weights)
+        type_dist = {t: v / total_w for t, v in type_mix.items()} if total_w else {}
+        return Evidence(set(kws), models, sents, data, block, answers, total_w, type_dist)
+
+    def answer_rows(self, ev: "Evidence", index) -> tuple[list, np.ndarray]:
+        """(the merged answers, their rows of :data:`merging.FEATURES`)."""
+        answers = sorted(ev.answers.values(), key=lambda a: (-a.score, a.key))
+        places = {}
+        for s in ev.sents:
+            prov = index.provenance(s.rowid) if hasattr(index, "provenance") else None
+            if prov is None:
+                places[s.rowid] = (s.rowid, s.rank, s.rowid, "", True)
+            else:
+                doc = prov.get("document") or {}
+                places[s.rowid] = (prov.get("paragraph", s.rowid), prov.get("paragraph_rank", s.rank),
+                                   doc.get("id"), doc.get("title") or "", doc.get("collection") is None)
+        X = answer_features(answers, ev.data, ev.block.dense, places, ev.kws, ev.total_w, ev.type_dist,
+                            self.sentence_ranker) if answers else np.zeros((0, len(FEATURES)))
+        return answers, X
+
+    def answer(self, doc, index, top_k: int = 5, uiuc: dict | None = None, fine: str | None = None) -> dict:
+        """The question's answers, best first: the strategies' merged answers (Lita & Carbonell 2008), ranked
+        by the answer reader when the model has one (:class:`merging.AnswerReader`), else by the merged score."""
+        ev = self.evidence(doc, index, uiuc, fine)
+        if self.reader_ is not None:
+            answers, X = self.answer_rows(ev, index)
+            for a, p in zip(answers, self.reader_.scores(X)):
+                a.score = float(p) * ev.total_w          # shown divided by the weights, as the merged score is
+        else:
+            answers = list(ev.answers.values())
+        ranked = sorted(answers, key=lambda a: -a.score)[:top_k]
+        out = []
         for a in ranked:
-            a["score"] = round(float(a["score"] / total_w), 6) if total_w else 0.0
-            del a["_best"]
-            a.update(where_from(index, *a.pop("_at")))
-        type_dist = {t: round(v / total_w, 4) for t, v in type_mix.items()} if total_w else {}
-        return {"answers": ranked, "answer_type": type_dist, "clusters": [m.frame for m in models]}
+            shown = {"answer": a.text, "score": round(float(a.score / ev.total_w), 6) if ev.total_w else 0.0,
+                     "clusters": a.clusters}
+            shown.update(where_from(index, *a.at))
+            out.append(shown)
+        type_dist = {t: round(v, 4) for t, v in ev.type_dist.items()}
+        return {"answers": out, "answer_type": type_dist, "clusters": [m.frame for m in ev.models]}
+
+
+@dataclass
+class Evidence:
+    """One question's evidence (:meth:`InstanceQA.evidence`)."""
+    kws: set
+    models: list
+    sents: list
+    data: list
+    block: object
+    answers: dict
+    total_w: float
+    type_dist: dict
