@@ -11,7 +11,13 @@ On the default artifacts (``artifacts/qa`` and the ``wikipedia`` collection ``te
   questions, with no repeat), p50/p99 latency, errors, and the workers' memory;
 * the dev figures of an artifact trained as the dev protocol asks (``--dev-model``: TREC 8/9 only,
   the pool less TREC 2002's sentences; ``textqa train qa --questions ...trec8 ...trec9 --pool-without
-  ...trec11 --collection default --eval-questions ...trec11``), read from its manifest.
+  ...trec11 --collection default --eval-questions ...trec11``), read from its manifest: accuracy@1 and
+  MRR@5 with intervals, the share of questions whose answer is among the candidates read and the
+  reader's share of those, and the reader's learning curve when it was trained with one;
+* the Wikipedia collection's stored analysis: build time, size, sentences and candidates (its manifest);
+* a second opinion: exact match (DrQA's normalisation) of the top answer on the first 1,000 Natural
+  Questions open dev questions, which no training reads; and the everyday questions of
+  ``tests/fixtures/everyday_questions.jsonl`` (``dev/qa_everyday.py``).
 """
 from __future__ import annotations
 
@@ -78,6 +84,51 @@ def retrieval(model, questions: list[dict]) -> dict:
             "sentences": float(np.mean(sentences)), "questions": len(questions)}
 
 
+def second_opinion(model, n: int) -> tuple[dict, list]:
+    """Exact match of the top answer on the first ``n`` NQ open dev questions; the everyday questions."""
+    from dev.qa_everyday import check
+    from textqa.evaluation.stats import bootstrap_ci
+    from textqa.models.qa.questions import read_training_questions
+    from textqa.models.qa.store import NoContentWords
+    from textqa.training.qa_reader import NQ_DEV
+    qs = read_training_questions(NQ_DEV)[:n]
+    em = []
+    for q in qs:
+        try:
+            top = model.answer(q.question, 1)["answers"]
+        except NoContentWords:
+            top = []
+        em.append(float(bool(top) and q.matches(top[0]["answer"])))
+    lo, hi = bootstrap_ci(lambda v: float(np.mean(v)), em)
+    return {"questions": len(qs), "em": float(np.mean(em)), "em_ci95": [lo, hi]}, check(model)
+
+
+def dev_lines(m: dict) -> list[str]:
+    """The dev protocol's rows, from the dev model's metrics."""
+    out = []
+    h = m.get("exact_answers_heldout")
+    if h:
+        out.append(f"| dev: TREC 2002 ({h['questions']} questions), trained on TREC 8/9, Wikipedia and the pool "
+                   f"less TREC 2002's sentences: accuracy@1 / MRR@5 | {h['acc1']:.3f} "
+                   f"[{h['acc1_ci95'][0]:.3f}, {h['acc1_ci95'][1]:.3f}] / {h['mrr5']:.3f} "
+                   f"[{h['mrr5_ci95'][0]:.3f}, {h['mrr5_ci95'][1]:.3f}] |")
+    r = m.get("reader", {})
+    final = r.get("held_out")
+    if final:
+        out.append(f"| dev: the answer among the candidates read / the reader's share of those at rank 1 | "
+                   f"{final['answer_reached']:.3f} / {final['reader_share']:.3f} |")
+    if r.get("merged_score_only"):
+        out.append(f"| dev: the merged strategy score alone (no reader): accuracy@1 / MRR@5 | "
+                   f"{r['merged_score_only']['acc1']:.3f} / {r['merged_score_only']['mrr5']:.3f} |")
+    for point in r.get("learning_curve", []):
+        out.append(f"| dev: reader trained on {point['questions']:,} questions: accuracy@1 / MRR@5 | "
+                   f"{point['acc1']:.3f} / {point['mrr5']:.3f} |")
+    if r.get("seconds"):
+        out.append(f"| the reader's training: questions read / with a right answer among them / time | "
+                   f"{r['questions']:,} / {r['questions_with_a_right_answer_read']:,} / {r['seconds'] / 60:.0f} min |")
+    return out
+
+
 def main(argv=None) -> int:
     from textqa.models.qa.store import load_qa
 
@@ -87,6 +138,8 @@ def main(argv=None) -> int:
     p.add_argument("--seconds", type=int, default=30)
     p.add_argument("--questions", type=int, default=3000)
     p.add_argument("--retrieval-questions", type=int, default=0, help="TREC 2002 questions for recall (0: all)")
+    p.add_argument("--nq-questions", type=int, default=1000,
+                   help="the first N Natural Questions open dev questions for the second opinion (default 1,000)")
     args = p.parse_args(argv)
     import shutil
     if shutil.which("wrk") is None:
@@ -138,14 +191,18 @@ def main(argv=None) -> int:
              f"| requests / errors (non-2xx or socket) / distinct questions available | {total:,} / {n_bad} / "
              f"{len(unseen):,} |",
              f"| memory per worker: RSS / PSS | {mem['rss']:,.0f} MB / {mem['pss']:,.0f} MB |"]
+    manifest = json.loads((wiki_dir / "manifest.json").read_text())
+    a = manifest.get("analysis")
+    lines.append(f"| its stored analysis: sentences / candidates / size / build time (2 processes) | "
+                 + (f"{a['sentences']:,} / {a['candidates']:,} / {a['bytes'] / 1e6:,.0f} MB / {a['seconds'] / 60:.0f} min |"
+                    if a else "not analysed |"))
+    nq, everyday = second_opinion(model, args.nq_questions)
+    lines += [f"| Natural Questions open dev, its first {nq['questions']:,} (never trained on): exact match of the "
+              f"top answer (DrQA) | {nq['em']:.3f} [{nq['em_ci95'][0]:.3f}, {nq['em_ci95'][1]:.3f}] |",
+              f"| everyday questions (`tests/fixtures/everyday_questions.jsonl`) right at rank 1, from the named "
+              f"document | {sum(r['right'] for r in everyday)} of {len(everyday)} |"]
     if args.dev_model:
-        m = json.loads((args.dev_model / "manifest.json").read_text())["metrics"]
-        h = m.get("exact_answers_heldout")
-        if h:
-            lines.append(f"| dev: TREC 2002 ({h['questions']} questions), trained on TREC 8/9, Wikipedia and the pool "
-                         f"less TREC 2002's sentences: accuracy@1 / MRR@5 | {h['acc1']:.3f} "
-                         f"[{h['acc1_ci95'][0]:.3f}, {h['acc1_ci95'][1]:.3f}] / {h['mrr5']:.3f} "
-                         f"[{h['mrr5_ci95'][0]:.3f}, {h['mrr5_ci95'][1]:.3f}] |")
+        lines += dev_lines(json.loads((args.dev_model / "manifest.json").read_text())["metrics"])
     lines.append("")
     if total > len(unseen):
         lines.append(f"Note: {total:,} requests for {len(unseen):,} questions: some were repeated.")

@@ -162,3 +162,15 @@ def test_tokens_split_at_candidate_edges():
     s = A.sentence_of(text, [(4, 8, 7), (13, 22, 3)])        # "U.S." (a location), the number
     assert [(c.text, s.tokens[c.start:c.end]) for c in s.candidates] == [("U.S.", ["U.S", "."]),
                                                                           ("2,102,650", ["2,102,650"])]
+
+
+def test_the_answer_time_cache_keeps_what_it_is_asked_for(monkeypatch):
+    """A full cache evicts the least recently used sentences, never one of those asked for now."""
+    from textqa.models.qa import retrieval
+    monkeypatch.setattr(retrieval, "ANALYSIS_CACHE", 3)
+    monkeypatch.setattr(retrieval, "_ANALYSED", retrieval.OrderedDict())
+    monkeypatch.setattr(retrieval, "analyse_sentences", lambda texts, batch: [[(0, len(t), 0)] for t in texts])
+    assert retrieval.analysed(["a", "bb", "ccc"]) == [[(0, 1, 0)], [(0, 2, 0)], [(0, 3, 0)]]
+    # "a" is the oldest; asked for again with two new sentences, it stays and "bb", "ccc" go
+    assert retrieval.analysed(["a", "dddd", "eeeee"]) == [[(0, 1, 0)], [(0, 4, 0)], [(0, 5, 0)]]
+    assert list(retrieval._ANALYSED) == ["a", "dddd", "eeeee"]

@@ -152,11 +152,14 @@ def train_answer_reader(args, instance, source, answer_types, questions, held_ou
     used = sum(1 for r in rows if r is not None and r[2].any() and not r[2].all())
     info = {"questions": len(qs), "questions_with_a_right_answer_read": used,
             "files": [str(f) for f in files], "seconds": round(time.perf_counter() - t, 1)}
-    if args.learning_curve and held_out:
+    if held_out:
         held = [TrainingQuestion(q["qid"], q["question"], q["patterns"]) for q in held_out]
         held_docs = parsed_cached([q.question for q in held], cache_dir(), say)
         held_rows = evidence_rows(instance, held, held_docs, typed_questions(answer_types, held_docs), source,
                                   say, "held-out questions")
-        info["learning_curve"] = learning_curve(rows, held_rows, [q["patterns"] for q in held_out], say)
-        info["merged_score_only"] = held_out_scores(None, held_rows, [q["patterns"] for q in held_out])
+        patterns = [q.patterns for q in held]
+        info["held_out"] = held_out_scores(instance.reader_, held_rows, patterns)
+        info["merged_score_only"] = held_out_scores(None, held_rows, patterns)
+        if args.learning_curve:
+            info["learning_curve"] = learning_curve(rows, held_rows, patterns, say)
     metrics["reader"] = info

@@ -35,17 +35,18 @@ _ANALYSED: OrderedDict = OrderedDict()
 def analysed(texts: list[str]) -> list[list[tuple[int, int, int]]]:
     """Each sentence's candidates (:func:`analysis.analyse_sentences`), analysed now and cached per process:
     for the paragraphs of a collection that is not analysed yet."""
-    todo = [t for t in dict.fromkeys(texts) if t not in _ANALYSED]
+    out = {}
+    for t in dict.fromkeys(texts):
+        if t in _ANALYSED:
+            _ANALYSED.move_to_end(t)
+            out[t] = _ANALYSED[t]
+    todo = [t for t in dict.fromkeys(texts) if t not in out]
     if todo:
         for text, cands in zip(todo, analyse_sentences(todo, batch=64)):
-            _ANALYSED[text] = cands
-        while len(_ANALYSED) > ANALYSIS_CACHE:
+            out[text] = _ANALYSED[text] = cands
+        while len(_ANALYSED) > ANALYSIS_CACHE:           # the least recently used go first
             _ANALYSED.popitem(last=False)
-    out = []
-    for t in texts:
-        _ANALYSED.move_to_end(t)
-        out.append(_ANALYSED[t])
-    return out
+    return [out[t] for t in texts]
 
 
 def _stems(words) -> set:
