@@ -22,14 +22,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from textqa.models.qa.nlp import parse  # noqa: E402
 from textqa.models.qa.questions import TrainingQuestion, read_training_questions  # noqa: E402
-from textqa.models.qa.retrieval import QuestionSource  # noqa: E402
-from textqa.models.qa.store import load_qa  # noqa: E402
 from textqa.runtime.paths import DATA_DIR  # noqa: E402
 from textqa.models.qa.merging import FEATURES  # noqa: E402
 from textqa.training import qa_reader as R  # noqa: E402
-from textqa.training.qa import question_key, read_questions, typed_questions  # noqa: E402
+from textqa.training.qa import question_key, read_questions  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -42,9 +39,6 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--curve", action="store_true")
     args = p.parse_args(argv)
-    model = load_qa(args.model)
-    inst = model.instance
-    collections, pool = model.sources("default")
     dev = read_questions([DATA_DIR / "qa" / "trec_qa" / "derived" / "trec11.jsonl.gz"])
     dev = dev[:args.dev_limit] if args.dev_limit else dev
     dev_q = [TrainingQuestion(q["qid"], q["question"], q["patterns"]) for q in dev]
@@ -52,28 +46,21 @@ def main(argv=None) -> int:
     train_files = [DATA_DIR / "qa" / "trec_qa" / "derived" / n for n in ("trec8.jsonl", "trec9.jsonl.gz")]
     exclude |= {question_key(q.question) for f in train_files for q in read_training_questions(f)}
     reader_qs = R.reader_questions(R.READER_QUESTIONS, exclude, question_key, args.reader_max, args.seed)
-    t = time.perf_counter()
-    dev_docs, reader_docs = parse([q.question for q in dev_q]), parse([q.question for q in reader_qs])
-    dev_typed = typed_questions(model.answer_types, dev_docs)
-    reader_typed = typed_questions(model.answer_types, reader_docs)
-    print(f"parsed {len(dev_q)} dev and {len(reader_qs)} reader questions in {time.perf_counter() - t:.0f} s",
-          file=sys.stderr)
     report = []
     for n_par in args.paragraphs:
         for n_sent in args.sentences:
-            inst.paragraphs, inst.answer_k = n_par, n_sent
-            source = lambda: QuestionSource(collections, pool, n_par)    # noqa: E731
             t = time.perf_counter()
-            dev_rows = R.evidence_rows(inst, dev_q, dev_docs, dev_typed, source, desc=f"dev {n_par}/{n_sent}")
+            say = lambda m: print(f"\r{m}", end="", file=sys.stderr, flush=True)    # noqa: E731
+            root = args.model.resolve().parent / "collections"
+            dev_rows = R.rows_in_parallel(args.model, root, "default", n_par, n_sent, dev_q, say=say, desc="dev")
             dev_s = (time.perf_counter() - t) / max(len(dev_q), 1)
-            rows = R.evidence_rows(inst, reader_qs, reader_docs, reader_typed, source,
-                                   desc=f"reader {n_par}/{n_sent}")
+            rows = R.rows_in_parallel(args.model, root, "default", n_par, n_sent, reader_qs, say=say, desc="reader")
             reader = R.fit_reader(rows)
             pats = [q.patterns for q in dev_q]
             entry = {"paragraphs": n_par, "sentences": n_sent, "seconds_per_question": round(dev_s, 3),
                      "merged": R.held_out_scores(None, dev_rows, pats),
                      "reader": R.held_out_scores(reader, dev_rows, pats),
-                     "reader_questions_used": sum(1 for r in rows if r is not None and r[2].any() and not r[2].all())}
+                     "reader_questions_used": sum(1 for r in rows if r is not None and r[3].any() and not r[3].all())}
             if reader is not None:
                 entry["coef"] = dict(zip(FEATURES, [round(float(c), 3) for c in reader.model_.coef_[0]]))
             if args.curve:

@@ -143,8 +143,10 @@ def test_the_wikipedia_index_is_a_job_after_the_models(service_artifacts, copy_r
     shutil.rmtree(root / "qa")
     shutil.rmtree(root / "icd9")
     jobs, _ = to_train(root, MODELS)
-    assert [j.name for j in jobs] == ["icd9", "qa", "wikipedia", "wikipedia-analysis"]
+    assert [j.name for j in jobs] == ["icd9", "qa", "wikipedia", "wikipedia-analysis", "qa-reader"]
     assert jobs[1].args == ("train", "qa", "--wikipedia", "skip") and jobs[0].args == ("train", "icd9")
+    assert jobs[4].args == ("train", "qa", "--collection", "default", "--reader-questions", "open", "--wikipedia",
+                            "skip")
     jobs, _ = to_train(root, [m for m in MODELS if m.name != "qa"])     # QA not served: no index for it
     assert [j.name for j in jobs] == ["icd9"]
 

@@ -7,7 +7,9 @@ collection lacks its Wikipedia index, the job ``wikipedia`` builds it (``textqa 
 --no-analyse``), and the job ``wikipedia-analysis`` analyses it (``textqa qa analyse wikipedia``, the
 longest step, resumed where it stopped when a run was interrupted): last, so that the four models
 answer as soon as they would without them, QA first from the news pool, then from Wikipedia with
-its sentences analysed when asked, then from the stored analysis (``/v1/models`` says which).  The state of each
+its sentences analysed when asked, then from the stored analysis; last, the job ``qa-reader``
+retrains QA over Wikipedia and the pool with its answer reader (``/v1/models`` says which stage and
+which reader answers).  The state of each
 (queued, training with its step, estimated percent and ETA, failed, no data) is written to the
 state file the service's workers read (:mod:`textqa.runtime.training_state`); a model goes live in
 each worker on the first request or readiness check after its artifact is written.  The terminal
@@ -33,7 +35,7 @@ from textqa.registry import MODELS, ModelEntry
 from textqa.runtime import training_state
 from textqa.runtime.files import replaced_whole
 from textqa.runtime.paths import cache_dir
-from textqa.runtime.training_state import ANALYSIS_JOB, WIKIPEDIA_JOB
+from textqa.runtime.training_state import ANALYSIS_JOB, READER_JOB, WIKIPEDIA_JOB
 
 _STEP = re.compile(r"^\[\s*\w[\w ]*?\s+[\d.]+s\]\s*(.+)$")      # "[truecaser   12.3s] counting n-grams"
 _BAR = re.compile(r"^([^:|]{1,60}):\s+(\d{1,3})%\|")        # tqdm: "tokenizing:  45%|####  | ..."
@@ -91,7 +93,15 @@ def to_train(root: Path, entries=MODELS) -> tuple[list[Job], dict[str, str]]:
         jobs.append(Job(WIKIPEDIA_JOB, 1.5, ("qa", "index", WIKIPEDIA, "--no-analyse"), "collections"))
     if index_wikipedia or ((qa_there or qa_queued) and not analysed(collections_root(root) / WIKIPEDIA)):
         jobs.append(Job(ANALYSIS_JOB, 55.0, ("qa", "analyse", WIKIPEDIA), "collections"))
+    if qa_queued:               # the first QA model answers at once; its answer reader follows, last
+        jobs.append(Job(READER_JOB, 35.0, ("train", "qa", *READER_TRAINING), ""))
     return jobs, no_data
+
+
+#: ``textqa train qa`` with the answer reader: over Wikipedia and the pool, the reader trained on the
+#: open-domain questions (the background job that follows the analysis)
+READER_TRAINING = ("--collection", "default", "--reader-questions", "open", "--wikipedia", "skip")
+
 
 
 def _history() -> dict:

@@ -28,7 +28,8 @@ from textqa.runtime.files import replaced_whole
 
 ENV = "TEXTQA_TRAINING_STATE"
 WIKIPEDIA_JOB = "wikipedia"      # the entry of QA's Wikipedia index, built after the models
-ANALYSIS_JOB = "wikipedia-analysis"     # the entry of its analysis (textqa qa analyse), last of all
+ANALYSIS_JOB = "wikipedia-analysis"     # the entry of its analysis (textqa qa analyse)
+READER_JOB = "qa-reader"         # QA retrained with its answer reader over the analysed collection, last of all
 ACTIVE = ("queued", "training")
 
 

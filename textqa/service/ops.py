@@ -50,7 +50,9 @@ def models():
         if s.loaded and hasattr(getattr(s.model, "model", None), "search_status"):
             out[name]["search"] = s.model.model.search_status()
         if s.loaded and hasattr(s.model, "default_status"):     # QA: and the Wikipedia index built behind it
-            out[name]["collection"] = s.model.default_status(training_state.read())
+            background = training_state.read()
+            out[name]["collection"] = s.model.default_status(background)
+            out[name]["reader"] = s.model.reader_status(background)
     return {"models": out}
 
 

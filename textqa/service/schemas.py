@@ -145,7 +145,10 @@ class ModelStatus(Response):
                                                        "command line names them ('textqa serve --decoder trigram')")
     search: str = Field(None, description="truecaser: the search that decodes: native (C++) or python, and why")
     collection: str = Field(None, description="qa: what the default collection answers from now (Wikipedia joins "
-                                              "the news pool once its collection is built)")
+                                              "the news pool once its collection is built; its sentences are read "
+                                              "from storage once it is analysed)")
+    reader: str = Field(None, description="qa: what ranks the answers (the answer reader, once trained, or the merged "
+                                          "strategy score)")
 
 
 class ModelsResponse(Response):

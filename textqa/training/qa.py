@@ -438,7 +438,11 @@ def train_instance(args, train, dev, metrics, say, answer_types, selector, typer
                  fine=typer.predict(qdocs))
     fit_seconds = time.perf_counter() - t
     if args.reader_questions:
-        qa_reader.train_answer_reader(args, instance, source, answer_types, questions, held_out, metrics, say)
+        out = args.out or artifacts_dir(args.artifacts) / "qa"
+        qa_reader.train_answer_reader(args, out, {"answer_types": answer_types, "selector": selector,
+                                                  "instance": instance, "index": index},
+                                      out.resolve().parent / "collections", args.collection, questions, held_out,
+                                      metrics, say)
 
     def answer_all(texts):
         docs = parse(texts)

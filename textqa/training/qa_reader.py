@@ -64,9 +64,9 @@ def reader_questions(files, exclude_keys: set, question_key, max_n: int, seed: i
 
 
 def evidence_rows(instance, questions, docs, typed, source, say=None, desc="reading") -> list:
-    """For each question: (its merged answers, their feature rows, each answer's label); a question with
-    no content word gives None.  ``source(question)``: what it retrieves from (a fresh
-    :class:`QuestionSource` each); ``questions``: objects with ``matches(text)``."""
+    """For each question: (its merged answers' texts, their merged scores, their feature rows, each
+    answer's label); a question with no content word gives None.  ``source()``: what one question
+    retrieves from (a fresh :class:`QuestionSource` each); ``questions``: objects with ``matches(text)``."""
     from tqdm import tqdm  # deferred: loads tqdm
     out = []
     t0 = time.perf_counter()
@@ -79,18 +79,60 @@ def evidence_rows(instance, questions, docs, typed, source, say=None, desc="read
         ev = instance.evidence(doc, src, u, f)
         answers, X = instance.answer_rows(ev, src)
         labels = np.array([any(q.matches(ev.data[i][1].text) for i in a.mentions) for a in answers], dtype=int)
-        out.append((answers, X, labels))
+        out.append(([a.text for a in answers], np.array([a.score for a in answers]), X, labels))
     if say:
         say(f"{desc}: {len(questions)} questions in {time.perf_counter() - t0:.0f} s")
     return out
 
 
+_MODELS: dict = {}
+
+
+def rows_of(task) -> list:
+    """:func:`evidence_rows` of one chunk of questions, in whatever process runs it (a worker of joblib's
+    pool or of a Dask cluster): ``task`` = (QA artifact folder, collections folder, collection name,
+    paragraphs, sentences, questions).  The artifact is loaded once per process."""
+    from textqa.models.qa.nlp import parse
+    from textqa.models.qa.retrieval import QuestionSource
+    from textqa.models.qa.store import load_qa
+    from textqa.training.qa import typed_questions
+    path, collections_root, collection, n_par, n_sent, questions = task
+    key = (str(path), str(collections_root))
+    if key not in _MODELS:
+        _MODELS.clear()
+        model = load_qa(path)
+        model.collections_root = collections_root
+        _MODELS[key] = model
+    model = _MODELS[key]
+    inst = model.instance
+    inst.paragraphs, inst.answer_k = n_par, n_sent
+    collections, pool = model.sources(collection)
+    docs = parse([q.question for q in questions])
+    return evidence_rows(inst, questions, docs, typed_questions(model.answer_types, docs),
+                         lambda: QuestionSource(collections, pool, n_par))
+
+
+def rows_in_parallel(path, collections_root, collection: str, n_par: int, n_sent: int, questions, n_jobs: int = 2,
+                     chunk: int = 100, say=None, desc: str = "reading") -> list:
+    """:func:`rows_of` over ``questions`` in chunks, on ``n_jobs`` processes (joblib; on a Dask cluster when
+    the caller runs inside :func:`textqa.runtime.dask_cluster.joblib_on`), in order."""
+    from joblib import Parallel, delayed  # deferred: loads joblib, numpy, psutil
+    tasks = [(path, collections_root, collection, n_par, n_sent, questions[i:i + chunk])
+             for i in range(0, len(questions), chunk)]
+    out, t = [], time.perf_counter()
+    for rows in Parallel(n_jobs=n_jobs, return_as="generator")(delayed(rows_of)(x) for x in tasks):
+        out += rows
+        if say:
+            say(f"{desc}: {len(out):,}/{len(questions):,} questions, {time.perf_counter() - t:.0f} s")
+    return out
+
+
 def fit_reader(rows, C: float = 1.0) -> AnswerReader | None:
     """The reader fitted on the questions of ``rows`` that have a right answer among their answers."""
-    keep = [r for r in rows if r is not None and r[2].any() and not r[2].all()]
+    keep = [r for r in rows if r is not None and r[3].any() and not r[3].all()]
     if not keep:
         return None
-    return AnswerReader(C).fit(np.vstack([X for _, X, _ in keep]), np.concatenate([y for _, _, y in keep]))
+    return AnswerReader(C).fit(np.vstack([r[2] for r in keep]), np.concatenate([r[3] for r in keep]))
 
 
 def held_out_scores(reader, rows, patterns: list) -> dict:
@@ -102,12 +144,12 @@ def held_out_scores(reader, rows, patterns: list) -> dict:
             rr.append(0.0)
             reached.append(False)
             continue
-        answers, X, _ = r
-        scores = reader.scores(X) if reader is not None else np.array([a.score for a in answers])
+        texts, merged, X, _ = r
+        scores = reader.scores(X) if reader is not None else merged
         order = np.argsort(-scores, kind="stable")
-        right = [pattern_match(pats, answers[i].text) for i in order[:5]]
+        right = [pattern_match(pats, texts[i]) for i in order[:5]]
         rr.append(next((1.0 / (i + 1) for i, ok in enumerate(right) if ok), 0.0))
-        reached.append(any(pattern_match(pats, a.text) for a in answers))
+        reached.append(any(pattern_match(pats, t) for t in texts))
     rr = np.array(rr)
     reached = np.array(reached)
     return {"acc1": float(np.mean(rr == 1.0)) if len(rr) else 0.0, "mrr5": float(np.mean(rr)) if len(rr) else 0.0,
@@ -134,29 +176,45 @@ def learning_curve(rows, held_rows, held_patterns, say=None) -> list[dict]:
     return out
 
 
-def train_answer_reader(args, instance, source, answer_types, questions, held_out, metrics: dict, say) -> None:
-    """Fit ``instance.reader_`` on ``--reader-questions`` (less ``questions``, the instance-based system's own,
-    and ``held_out``); with ``--learning-curve`` and held-out questions, the curve into ``metrics``.
-    ``source()``: a fresh retrieval source for one question."""
-    from textqa.models.qa.nlp import parsed_cached
-    from textqa.runtime.paths import cache_dir
-    from textqa.training.qa import question_key, typed_questions
+def train_answer_reader(args, out, model_parts: dict, collections_root, collection: str, questions, held_out,
+                        metrics: dict, say) -> None:
+    """Fit the answer reader on ``--reader-questions`` (less ``questions``, the instance-based system's own,
+    and ``held_out``) and set it on ``model_parts["instance"]``; the held-out questions' scores (and with
+    ``--learning-curve``, the curve) into ``metrics``.  The questions are read in ``--jobs`` processes (or
+    on the Dask cluster), each loading the model as it stands (``model_parts``, saved to a folder beside
+    ``out`` for them and removed after)."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from textqa.models.qa.store import save_qa
+    from textqa.training.qa import question_key
     exclude = {question_key(q["question"]) for q in [*questions, *held_out]}
     files = [f for name in args.reader_questions for f in (READER_QUESTIONS if name == "open" else [name])]
     qs = reader_questions(files, exclude, question_key, args.reader_max, args.seed)
-    say(f"answer reader: {len(qs)} training questions (distant supervision), {args.paragraphs} paragraphs each")
+    instance = model_parts["instance"]
+    say(f"answer reader: {len(qs):,} training questions (distant supervision), {instance.paragraphs} paragraphs "
+        f"and {instance.answer_k} sentences each, on {args.jobs} process(es)")
     t = time.perf_counter()
-    docs = parsed_cached([q.question for q in qs], cache_dir(), say, n_process=args.jobs)
-    rows = evidence_rows(instance, qs, docs, typed_questions(answer_types, docs), source, say, "reader questions")
-    instance.reader_ = fit_reader(rows)
-    used = sum(1 for r in rows if r is not None and r[2].any() and not r[2].all())
-    info = {"questions": len(qs), "questions_with_a_right_answer_read": used,
-            "files": [str(f) for f in files], "seconds": round(time.perf_counter() - t, 1)}
-    if held_out:
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".qa-reader-", dir=Path(out).parent))
+    try:
+        save_qa(model_parts["answer_types"], model_parts["selector"], scratch / "qa", instance=instance,
+                index=model_parts["index"])
+        read = lambda items, desc: rows_in_parallel(scratch / "qa", collections_root, collection,  # noqa: E731
+                                                   instance.paragraphs, instance.answer_k, items,
+                                                   n_jobs=min(args.jobs, 2), say=say, desc=desc)
+        rows = read(qs, "reader questions")
         held = [TrainingQuestion(q["qid"], q["question"], q["patterns"]) for q in held_out]
-        held_docs = parsed_cached([q.question for q in held], cache_dir(), say)
-        held_rows = evidence_rows(instance, held, held_docs, typed_questions(answer_types, held_docs), source,
-                                  say, "held-out questions")
+        held_rows = read(held, "held-out questions") if held else []
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    instance.reader_ = fit_reader(rows)
+    used = sum(1 for r in rows if r is not None and r[3].any() and not r[3].all())
+    info = {"questions": len(qs), "questions_with_a_right_answer_read": used, "paragraphs": instance.paragraphs,
+            "sentences": instance.answer_k, "files": [str(f) for f in files],
+            "seconds": round(time.perf_counter() - t, 1)}
+    if held:
         patterns = [q.patterns for q in held]
         info["held_out"] = held_out_scores(instance.reader_, held_rows, patterns)
         info["merged_score_only"] = held_out_scores(None, held_rows, patterns)

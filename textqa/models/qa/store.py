@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from textqa.runtime.paths import cache_dir
-from textqa.runtime.training_state import ANALYSIS_JOB, WIKIPEDIA_JOB
+from textqa.runtime.training_state import ANALYSIS_JOB, READER_JOB, WIKIPEDIA_JOB
 
 from ..artifact import MANIFEST, ArtifactError, load_arrays, load_manifest, save_arrays, write_artifact
 from ..sklearn_data import linear_from_arrays, linear_to_arrays, scaler_from_arrays, scaler_to_arrays
@@ -131,6 +131,22 @@ class QAModel:
                     "background and joins it when built")
         return ("default: the news pool only (the 'wikipedia' collection is not built yet; 'textqa qa index "
                 "wikipedia' builds it)")
+
+    def reader_status(self, background: dict | None = None) -> str:
+        """Which reader ranks the answers, in a line (``/v1/models`` shows it); ``background``: the background
+        jobs' states, for the answer reader's training while it is queued or running."""
+        if self.instance is not None and self.instance.reader_ is not None:
+            n = (self.manifest.get("metrics") or {}).get("reader", {}).get("questions")
+            return ("the answer reader, trained by distant supervision" + (f" on {n:,} questions" if n else "")
+                    + " (Lita & Carbonell 2008's merged strategies with redundancy features)")
+        job = (background or {}).get(READER_JOB) or {}
+        if job.get("state") == "training":
+            return (f"the merged strategy score for now; the answer reader is being trained in the background "
+                    f"(about {job.get('percent') or 0:.0f}%)")
+        if job.get("state") == "queued":
+            return "the merged strategy score for now; the answer reader is queued for training in the background"
+        return ("the merged strategy score (this model has no answer reader: 'textqa train qa --collection default "
+                "--reader-questions open' trains one)")
 
     def _described(self, name: str) -> dict:
         """:meth:`Collection.describe` of the collection ``name``; one that its checks refuse is described
