@@ -69,9 +69,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "training questions, dev/qa_cv.py)")
     p.add_argument("--query-content", action="store_true",
                    help="learn per-cluster query expansions (paper 4.2); lowered dev MRR@5 here, so off by default")
-    p.add_argument("--answer-k", type=int, default=10, metavar="K",
-                   help="sentences retrieved when answering (training retrieves --retrieve-k); default 10, "
-                        "chosen by cross-validation over the training questions (dev/qa_cv.py)")
+    p.add_argument("--answer-k", type=int, default=20, metavar="K",
+                   help="sentences read from each source when answering (training retrieves --retrieve-k); "
+                        "default 20, from the 30 best paragraphs (--paragraphs): chosen on dev "
+                        "(dev/qa_reader.py, docs/experiments/qa.md)")
     p.add_argument("--redundancy", type=float, default=0.05, metavar="W",
                    help="weight of ln(mentions) of an answer among the retrieved sentences, added to its best "
                         "mention's probability (default 0.05, chosen on the dev questions; 0: best mention only)")

@@ -169,7 +169,8 @@ def learning_curve(rows, held_rows, held_patterns, say=None) -> list[dict]:
     for n in sizes:
         reader = fit_reader(rows[:n])
         scores = held_out_scores(reader, held_rows, held_patterns)
-        out.append({"questions": n, **{k: round(v, 4) if isinstance(v, float) else v for k, v in scores.items()}})
+        out.append({**{k: round(v, 4) if isinstance(v, float) else v for k, v in scores.items()},
+                    "held_out_questions": scores["questions"], "questions": n})
         if say:
             say(f"reader learning curve: {n} questions: held-out accuracy@1 {scores['acc1']:.3f}, MRR@5 "
                 f"{scores['mrr5']:.3f}")
