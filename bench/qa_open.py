@@ -77,7 +77,7 @@ def retrieval(model, questions: list[dict]) -> dict:
         for k in plain:
             plain[k].append(first is not None and first < k)
         ours.append(any(pattern_match(q["patterns"], r[1]) for r in wiki.index.search(kws, 12)))
-        source = QuestionSource(*model.sources("default"))
+        source = QuestionSource(*model.sources("default"), model.instance.paragraphs)
         found = source.search(kws, model.instance.answer_k or model.instance.retrieve_k)
         sentences.append(any(pattern_match(q["patterns"], t) for _, t, _ in found))
     return {"plain": {k: float(np.mean(v)) for k, v in plain.items()}, "ours12": float(np.mean(ours)),
@@ -153,7 +153,11 @@ def main(argv=None) -> int:
     unseen = [{"question": q["question"], "top_k": 5}
               for q in question_texts(["trec14.jsonl.gz", "trec15.jsonl.gz", "trec16.jsonl.gz",
                                        "trec13.targets1-31.jsonl"])]
-    unseen = list({b["question"]: b for b in unseen}.values())[:args.questions]
+    unseen = list({b["question"]: b for b in unseen}.values())
+    from textqa.models.qa.answers import keywords
+    from textqa.models.qa.nlp import parse
+    # a question with no content word ("What is it?", a series question without its target) is a 400 by design
+    unseen = [b for b, d in zip(unseen, parse([b["question"] for b in unseen])) if keywords(d)][:args.questions]
     import subprocess
     with tempfile.TemporaryDirectory(prefix="bench-qa-open-") as tmp:
         scratch = Path(tmp)
@@ -185,7 +189,8 @@ def main(argv=None) -> int:
              f"| TREC 2002 ({rec['questions']} questions): plain BM25 OR query, paragraph recall@1/5/20/100 | "
              + " / ".join(f"{rec['plain'][k]:.3f}" for k in (1, 5, 20, 100)) + " |",
              f"| the collection's search (AND, then the pruned OR), recall@12 paragraphs | {rec['ours12']:.3f} |",
-             f"| answer in the 10 analysed sentences (Wikipedia and the pool) | {rec['sentences']:.3f} |",
+             f"| answer in the {model.instance.answer_k} sentences read from each source (Wikipedia's "
+             f"{model.instance.paragraphs} best paragraphs, and the pool) | {rec['sentences']:.3f} |",
              f"| HTTP `POST /v1/qa/answer`, 2 workers, `wrk -t2 -c4 -d{args.seconds}s`, questions never asked: "
              f"p50 / p99 | {ms('50%'):.0f} ms / {ms('99%'):.0f} ms |",
              f"| requests / errors (non-2xx or socket) / distinct questions available | {total:,} / {n_bad} / "
@@ -199,8 +204,9 @@ def main(argv=None) -> int:
     nq, everyday = second_opinion(model, args.nq_questions)
     lines += [f"| Natural Questions open dev, its first {nq['questions']:,} (never trained on): exact match of the "
               f"top answer (DrQA) | {nq['em']:.3f} [{nq['em_ci95'][0]:.3f}, {nq['em_ci95'][1]:.3f}] |",
-              f"| everyday questions (`tests/fixtures/everyday_questions.jsonl`) right at rank 1, from the named "
-              f"document | {sum(r['right'] for r in everyday)} of {len(everyday)} |"]
+              f"| everyday questions (`tests/fixtures/everyday_questions.jsonl`) right at rank 1: from a document "
+              f"the question names / from any document | {sum(r['right'] for r in everyday)} / "
+              f"{sum(r['answer_right'] for r in everyday)} of {len(everyday)} |"]
     if args.dev_model:
         lines += dev_lines(json.loads((args.dev_model / "manifest.json").read_text())["metrics"])
     lines.append("")

@@ -45,7 +45,7 @@ def main(argv=None) -> int:
     exclude = {question_key(q.question) for q in dev_q}
     train_files = [DATA_DIR / "qa" / "trec_qa" / "derived" / n for n in ("trec8.jsonl", "trec9.jsonl.gz")]
     exclude |= {question_key(q.question) for f in train_files for q in read_training_questions(f)}
-    reader_qs = R.reader_questions(R.READER_QUESTIONS, exclude, question_key, args.reader_max, args.seed)
+    reader_qs = R.reader_questions(R.READER_QUESTIONS, exclude, args.reader_max, args.seed)
     report = []
     for n_par in args.paragraphs:
         for n_sent in args.sentences:

@@ -183,9 +183,9 @@ def test_redundancy_term_is_saved_and_old_artifacts_keep_best_mention_only(qa_ar
     from textqa.models.qa.store import _instance_from_data, load_qa
     from textqa.models.qa.system import InstanceQA
     loaded = load_qa(qa_artifact / "qa").instance
-    assert loaded.redundancy == 0.05 and loaded.answer_k == 20 and loaded.retrieve_k == 20
+    assert loaded.redundancy == 0.05 and loaded.answer_k == 10 and loaded.retrieve_k == 20
     meta = json.loads((qa_artifact / "qa" / "instance.json").read_text())
-    assert meta["params"]["redundancy"] == 0.05 and meta["params"]["answer_k"] == 20
+    assert meta["params"]["redundancy"] == 0.05 and meta["params"]["answer_k"] == 10
     del meta["params"]["redundancy"], meta["params"]["answer_k"]
     old = _instance_from_data(meta, load_arrays(qa_artifact / "qa" / "instance.npz"))
     assert old.redundancy == 0.0 and old.answer_k is None

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import sys
 import tempfile
@@ -28,6 +27,7 @@ from textqa.models.qa.answer_type import AnswerTypeClassifier, read_uiuc
 from textqa.models.qa.collection import analysed_cached, build_index, trec_all_sentences
 from textqa.models.qa.expansion import LEXICAL
 from textqa.models.qa.nlp import parse, parsed_cached
+from textqa.models.qa.questions import question_key, typed_questions  # noqa: F401 (dev scripts import them here)
 from textqa.models.qa.resources import QuestionSetError, pattern_questions
 from textqa.models.qa.selection import SentenceSelector
 from textqa.models.qa.system import InstanceQA, pattern_match
@@ -69,10 +69,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "training questions, dev/qa_cv.py)")
     p.add_argument("--query-content", action="store_true",
                    help="learn per-cluster query expansions (paper 4.2); lowered dev MRR@5 here, so off by default")
-    p.add_argument("--answer-k", type=int, default=20, metavar="K",
+    p.add_argument("--answer-k", type=int, default=10, metavar="K",
                    help="sentences read from each source when answering (training retrieves --retrieve-k); "
-                        "default 20, from the 30 best paragraphs (--paragraphs): chosen on dev "
-                        "(dev/qa_reader.py, docs/experiments/qa.md)")
+                        "default 10, from the 30 best paragraphs (--paragraphs); 20 reached more answers on dev "
+                        "and ranked as many first, at more time (docs/experiments/qa.md)")
     p.add_argument("--redundancy", type=float, default=0.05, metavar="W",
                    help="weight of ln(mentions) of an answer among the retrieved sentences, added to its best "
                         "mention's probability (default 0.05, chosen on the dev questions; 0: best mention only)")
@@ -152,11 +152,6 @@ def answer_type_cv(docs, labels, folds: int, seed: int) -> dict:
         fine_ok += sum(p == g for p, g in zip(pred, labels[te]))
     return {"folds": folds, "seed": seed, "coarse_accuracy": coarse_ok / len(docs),
             "fine_accuracy": fine_ok / len(docs), "questions": len(docs)}
-
-
-def typed_questions(classifier, docs) -> list[tuple[dict, str]]:
-    """(UIUC coarse distribution, fine class) of each question: what the sentence ranker reads."""
-    return list(zip(classifier.distribution(docs), classifier.predict(docs)))
 
 
 def choose_c(train, X, y, folds: int, seed: int) -> tuple[float, dict]:
@@ -300,12 +295,6 @@ def build_wikipedia(dest: Path, rebuild: bool, say) -> None:
     info = passages.build_wikipedia(dest.parent, progress=progress)
     say(f"Wikipedia collection: {info['documents']:,} articles, {info['paragraphs']:,} paragraphs in "
         f"{info['seconds']:.0f} s")
-
-
-def question_key(text: str) -> str:
-    """A question's words, lowercased, without punctuation: TrecQA's tokenised text and TREC's raw
-    text of the same question meet here."""
-    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 def read_questions(paths) -> list[dict]:

@@ -23,7 +23,7 @@ import numpy as np
 
 from textqa.models.qa.answers import keywords, pattern_match
 from textqa.models.qa.merging import AnswerReader
-from textqa.models.qa.questions import TrainingQuestion, read_training_questions
+from textqa.models.qa.questions import TrainingQuestion, question_key, read_training_questions, typed_questions
 from textqa.runtime.paths import DATA_DIR
 
 OPEN = DATA_DIR / "qa" / "open"
@@ -50,7 +50,7 @@ def add_arguments(p) -> None:
                         "questions (--eval-questions)")
 
 
-def reader_questions(files, exclude_keys: set, question_key, max_n: int, seed: int) -> list:
+def reader_questions(files, exclude_keys: set, max_n: int, seed: int) -> list:
     """The reader's training questions: ``files`` less the questions whose key is in ``exclude_keys`` and
     NQ open dev's first :data:`NQ_SECOND_OPINION`, shuffled (``seed``), the first ``max_n`` (0: all)."""
     out = []
@@ -95,7 +95,6 @@ def rows_of(task) -> list:
     from textqa.models.qa.nlp import parse
     from textqa.models.qa.retrieval import QuestionSource
     from textqa.models.qa.store import load_qa
-    from textqa.training.qa import typed_questions
     path, collections_root, collection, n_par, n_sent, questions = task
     key = (str(path), str(collections_root))
     if key not in _MODELS:
@@ -189,10 +188,9 @@ def train_answer_reader(args, out, model_parts: dict, collections_root, collecti
     from pathlib import Path
 
     from textqa.models.qa.store import save_qa
-    from textqa.training.qa import question_key
     exclude = {question_key(q["question"]) for q in [*questions, *held_out]}
     files = [f for name in args.reader_questions for f in (READER_QUESTIONS if name == "open" else [name])]
-    qs = reader_questions(files, exclude, question_key, args.reader_max, args.seed)
+    qs = reader_questions(files, exclude, args.reader_max, args.seed)
     instance = model_parts["instance"]
     say(f"answer reader: {len(qs):,} training questions (distant supervision), {instance.paragraphs} paragraphs "
         f"and {instance.answer_k} sentences each, on {args.jobs} process(es)")

@@ -19,7 +19,6 @@ import ast
 import csv
 import gzip
 import io
-import json
 import lzma
 import re
 import string
@@ -143,5 +142,13 @@ def read_training_questions(path: str | Path) -> list[TrainingQuestion]:
     raise QuestionFileError(f"{path}: not a question file (.jsonl, .tsv or .json)")
 
 
-def json_line(q: TrainingQuestion) -> str:
-    return json.dumps({"qid": q.qid, "question": q.question, "patterns": q.patterns, "answers": q.answers})
+def question_key(text: str) -> str:
+    """A question's words, lowercased, without punctuation: TrecQA's tokenised text and TREC's raw
+    text of the same question meet here."""
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def typed_questions(classifier, docs) -> list[tuple[dict, str]]:
+    """(UIUC coarse distribution, fine class) of each parsed question, by an answer-type classifier:
+    what the sentence ranker and the extraction models read."""
+    return list(zip(classifier.distribution(docs), classifier.predict(docs)))
