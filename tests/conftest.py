@@ -364,6 +364,7 @@ SLOW_FILES = (
     "tests/truecaser/test_classes.py",
     "tests/service/test_playground.py",
     "tests/icd9/test_interfaces.py",
+    "tests/qa/test_analysis.py",
     "tests/evaluation/test_nugget.py",
 )
 
