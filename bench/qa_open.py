@@ -198,7 +198,7 @@ def main(argv=None) -> int:
              f"| memory per worker: RSS / PSS | {mem['rss']:,.0f} MB / {mem['pss']:,.0f} MB |"]
     manifest = json.loads((wiki_dir / "manifest.json").read_text())
     a = manifest.get("analysis")
-    lines.append(f"| its stored analysis: sentences / candidates / size / build time (2 processes) | "
+    lines.append("| its stored analysis: sentences / candidates / size / build time (2 processes) | "
                  + (f"{a['sentences']:,} / {a['candidates']:,} / {a['bytes'] / 1e6:,.0f} MB / {a['seconds'] / 60:.0f} min |"
                     if a else "not analysed |"))
     nq, everyday = second_opinion(model, args.nq_questions)

@@ -4,7 +4,6 @@ rebuild after the folder changes, and the errors of bad input."""
 import io
 import itertools
 import json
-import shutil
 import sys
 
 import pytest

@@ -65,13 +65,13 @@ def to_train(root: Path, entries=MODELS) -> tuple[list[Job], dict[str, str]]:
     from textqa.models.qa.analysis import is_analysed
     from textqa.models.qa.passages import WIKIPEDIA, collections_root, has_collection
     from textqa.registry import resolve
+    from textqa.runtime.paths import WIKIPEDIA_TEXT
 
     def analysed(folder: Path) -> bool:
         try:
             return is_analysed(folder)
         except ArtifactError:
             return True             # no readable collection: nothing to analyse (its index job rebuilds it)
-    from textqa.runtime.paths import WIKIPEDIA_TEXT
     todo, no_data, qa_there = [], {}, False
     for m in entries:
         target = root / m.name
@@ -101,7 +101,6 @@ def to_train(root: Path, entries=MODELS) -> tuple[list[Job], dict[str, str]]:
 #: ``textqa train qa`` with the answer reader: over Wikipedia and the pool, the reader trained on the
 #: open-domain questions (the background job that follows the analysis)
 READER_TRAINING = ("--collection", "default", "--reader-questions", "open", "--wikipedia", "skip")
-
 
 
 def _history() -> dict:

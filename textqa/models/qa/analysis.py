@@ -40,8 +40,10 @@ from pathlib import Path
 
 import numpy as np
 
+from textqa.runtime.files import replaced_whole
+
 from ..artifact import MANIFEST, ArtifactError, read_manifest, sha256_file, verify_payload
-from .candidates import ANSWER_TYPES, ENT_TYPE, Candidate, answer_type
+from .candidates import ANSWER_TYPES, Candidate, answer_type
 
 ANALYSIS = "analysis.sqlite"
 PARTIAL = ".analysis-partial.sqlite"
@@ -210,12 +212,6 @@ def sentence_of(text: str, candidates: list[tuple[int, int, int]]) -> Sentence:
     return Sentence(text, toks, offs, found)
 
 
-def read_sentences(paragraph: str, data: bytes) -> list[Sentence]:
-    """The sentences of ``paragraph`` with their candidates, from its stored row."""
-    spans, per = stored_sentences(data)
-    return [sentence_of(paragraph[a:b], c) for (a, b), c in zip(spans, per)]
-
-
 class StoredAnalysis:
     """The analysis file of a collection, read-only: each paragraph's row by its row id."""
 
@@ -338,12 +334,10 @@ def _finish(folder: Path, partial: sqlite3.Connection, version: str, seconds: fl
     info = {"analyser": version, "sentences": n_sents, "candidates": n_cands, "bytes": size,
             "seconds": round(seconds, 1)}
     manifest["analysis"] = info
-    tmp = folder / f".{MANIFEST}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
+    with replaced_whole(folder / MANIFEST) as tmp, open(tmp, "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=2, sort_keys=True, default=str)
         f.flush()
         os.fsync(f.fileno())
-    os.replace(tmp, folder / MANIFEST)
     partial.close()
     for suffix in ("", "-wal", "-shm"):
         Path(f"{folder / PARTIAL}{suffix}").unlink(missing_ok=True)

@@ -72,20 +72,20 @@ def definition_answers(question: str, fine: str | None, collections) -> list[dic
         return []
     found = []
     for c in collections:
-        for row, doc, description, first in c.index.titled(subject, MAX_TITLES):
+        for row, doc, description in c.index.titled(subject, MAX_TITLES):
             weight = title_weight(subject, doc["title"])
             if weight:
-                found.append((weight, bool(description), -len(doc["title"]), c.name, row, doc, description, first))
+                found.append((weight, bool(description), -len(doc["title"]), c, row, doc, description))
     found.sort(key=lambda f: (-f[0], -f[1], -f[2]))
     out = []
-    for weight, _, _, name, _row, doc, description, first in found[:MAX_TITLES]:
+    for weight, _, _, c, row, doc, description in found[:MAX_TITLES]:
         if description:
             sentence, start, end = description, 0, len(description)
-        else:
-            sentence, start, end = what_it_is(first or "")
+        else:                       # the first paragraph is looked up only where it is read
+            sentence, start, end = what_it_is(c.index.first_paragraph(row))
             if end <= start:
                 continue
         out.append({"answer": sentence[start:end], "score": weight, "clusters": ["<definition>"],
                     "sentence": sentence, "start": start, "end": end,
-                    "document": {**doc, "collection": name}})
+                    "document": {**doc, "collection": c.name}})
     return out

@@ -121,7 +121,7 @@ class AnswerReader:
 
     def scores(self, X: np.ndarray) -> np.ndarray:
         """The probability each answer is right."""
+        from ..sklearn_data import linear_decision, standardized
         if not len(X):
             return np.zeros(0)
-        z = (X - self.scaler_.mean_) / self.scaler_.scale_
-        return 1.0 / (1.0 + np.exp(-(z @ self.model_.coef_[0] + self.model_.intercept_[0])))
+        return 1.0 / (1.0 + np.exp(-linear_decision(self.model_, standardized(self.scaler_, X))))

@@ -182,10 +182,10 @@ class PassageIndex:
         return {"id": found[0], "title": found[1], "url": found[2]} if found else {"id": str(row), "title": "",
                                                                                    "url": None}
 
-    def titled(self, subject: str, k: int = 5) -> list[tuple[int, dict, str, str]]:
-        """(document row, ``{"id", "title", "url"}``, its description or "", its first paragraph) of the
-        documents whose title is ``subject`` or starts with it followed by a space, without case: at most
-        ``k`` of each kind, exact titles first."""
+    def titled(self, subject: str, k: int = 5) -> list[tuple[int, dict, str]]:
+        """(document row, ``{"id", "title", "url"}``, its description or "") of the documents whose title
+        is ``subject`` or starts with it followed by a space, without case: at most ``k`` of each kind,
+        exact titles first."""
         cols = "id, doc_id, title, url" + (", description" if self._has_descriptions() else ", NULL")
         like = subject.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         rows = self.db.execute(f"SELECT {cols} FROM documents WHERE title = ? COLLATE NOCASE LIMIT ?",
@@ -196,8 +196,7 @@ class PassageIndex:
         for row, doc_id, title, url, description in rows:
             if row not in seen:
                 seen.add(row)
-                out.append((row, {"id": doc_id, "title": title, "url": url}, description or "",
-                            self.first_paragraph(row)))
+                out.append((row, {"id": doc_id, "title": title, "url": url}, description or ""))
         return out
 
     def first_paragraph(self, row: int) -> str:
@@ -221,14 +220,6 @@ class PassageIndex:
             cols = {c[1] for c in self.db.execute("PRAGMA table_info(documents)")}
             self._descriptions = "description" in cols
         return self._descriptions
-
-    def description(self, row: int) -> str:
-        """The short description a document row keeps ("Italian physicist and astronomer (1564-1642)"), or
-        "" (a collection of format 1 keeps none)."""
-        if not self._has_descriptions():
-            return ""
-        found = self.db.execute("SELECT description FROM documents WHERE id = ?", (row,)).fetchone()
-        return (found[0] or "") if found else ""
 
     def counts(self) -> tuple[int, int]:
         return (self.db.execute("SELECT count(*) FROM documents").fetchone()[0],

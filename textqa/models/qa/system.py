@@ -41,8 +41,8 @@ from .candidates import ANSWER_TYPES, Candidate, cluster_distribution, type_dist
 from .expansion import LEXICAL, fuse, search
 from .frames import FrameClusters
 from .merging import FEATURES, answer_features, merge_strategies
-from .typecheck import (FINE_SYNSETS, UIUC_TYPES, WN_SENSES, _fine_synsets, fine_wordnet_match,  # noqa: F401
-                        uiuc_match, wordnet_type_match)
+from .typecheck import _fine_synsets  # noqa: F401 (the tests read it here)
+from .typecheck import FINE_SYNSETS, fine_wordnet_match, uiuc_match, wordnet_type_match
 from .query_content import learn, query_words, sentence_features
 from .trecqa import Sentence
 
