@@ -50,7 +50,8 @@ def test_a_reader_trained_by_distant_supervision_ranks_the_answers(qa_artifact, 
     metrics: dict = {}
     parts = {"answer_types": model.answer_types, "selector": model.selector, "instance": model.instance,
              "index": model.index}
-    qa_reader.train_answer_reader(args, root / "qa", parts, root / "collections", "pool", trained, [], metrics,
+    reader_qs = qa_reader.questions_for(args, trained, [])
+    qa_reader.train_answer_reader(args, root / "qa", parts, root / "collections", "pool", reader_qs, [], metrics,
                                   lambda m: None)
     info = metrics["reader"]
     assert info["questions"] == 120 and 10 <= info["questions_with_a_right_answer_read"] <= 120

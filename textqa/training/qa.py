@@ -208,6 +208,7 @@ def _run(args: argparse.Namespace) -> int:
     # the models' training questions are typed as new questions are: by a classifier that never saw them
     typer = unseen_answer_types(uiuc, docs, questions + [{"question": p.question.text} for p in train], say)
     held_out = read_questions(args.eval_questions) if args.eval_questions else []
+    reader = qa_reader.questions_for(args, questions, held_out) if args.reader_questions and questions else None
     selector = train_selector(args, train, dev, clean, typer, answer_types, held_out, metrics, say)
     instance = index = None
     plots = Path(tempfile.mkdtemp(prefix="qa-plots-"))
@@ -215,7 +216,7 @@ def _run(args: argparse.Namespace) -> int:
         files = None
         if not args.no_instance:
             instance, index, runs = train_instance(args, train, dev, metrics, say, answer_types, selector,
-                                                   typer, questions, held_out)
+                                                   typer, questions, held_out, reader)
             files = write_plots(instance, runs, plots)
         metrics["training_seconds"] = round(time.perf_counter() - t0, 1)
         save_qa(answer_types, selector, out, instance=instance, index=index, metrics=metrics,
@@ -390,7 +391,8 @@ def unseen_answer_types(uiuc, docs, questions, say=None):
     return AnswerTypeClassifier().fit([docs[i] for i in keep], [uiuc[i].label for i in keep])
 
 
-def train_instance(args, train, dev, metrics, say, answer_types, selector, typer, questions, held_out=()):
+def train_instance(args, train, dev, metrics, say, answer_types, selector, typer, questions, held_out=(),
+                   reader=None):
     """The instance-based system on ``questions`` (typed by ``typer``, :func:`unseen_answer_types`),
     scored on the dev questions and on ``held_out`` (the ``--eval-questions``; typed by ``answer_types``)."""
     without = read_questions(args.pool_without) if args.pool_without else []
@@ -427,11 +429,11 @@ def train_instance(args, train, dev, metrics, say, answer_types, selector, typer
     instance.fit(questions, qdocs, source(), progress=say, uiuc=typer.distribution(qdocs), selector=selector,
                  fine=typer.predict(qdocs))
     fit_seconds = time.perf_counter() - t
-    if args.reader_questions:
+    if reader is not None:
         out = args.out or artifacts_dir(args.artifacts) / "qa"
         qa_reader.train_answer_reader(args, out, {"answer_types": answer_types, "selector": selector,
                                                   "instance": instance, "index": index},
-                                      out.resolve().parent / "collections", args.collection, questions, held_out,
+                                      out.resolve().parent / "collections", args.collection, reader, held_out,
                                       metrics, say)
 
     def answer_all(texts):

@@ -23,7 +23,7 @@ import numpy as np
 
 from textqa.models.qa.answers import keywords, pattern_match
 from textqa.models.qa.merging import AnswerReader
-from textqa.models.qa.questions import TrainingQuestion, question_key, read_training_questions, typed_questions
+from textqa.models.qa.questions import QuestionFileError, TrainingQuestion, question_key, read_training_questions, typed_questions
 from textqa.runtime.paths import DATA_DIR
 
 OPEN = DATA_DIR / "qa" / "open"
@@ -176,10 +176,21 @@ def learning_curve(rows, held_rows, held_patterns, say=None) -> list[dict]:
     return out
 
 
-def train_answer_reader(args, out, model_parts: dict, collections_root, collection: str, questions, held_out,
+def questions_for(args, questions, held_out) -> tuple[list, list]:
+    """(the files of ``--reader-questions``, the reader's training questions: those files less ``questions``,
+    the instance-based system's own, and ``held_out``), read before any training starts, so that a bad
+    file stops the command at once with its name (``SystemExit``)."""
+    exclude = {question_key(q["question"]) for q in [*questions, *held_out]}
+    files = [f for name in args.reader_questions for f in (READER_QUESTIONS if name == "open" else [name])]
+    try:
+        return files, reader_questions(files, exclude, args.reader_max, args.seed)
+    except (QuestionFileError, OSError) as e:
+        raise SystemExit(f"error: --reader-questions: {e}") from None
+
+
+def train_answer_reader(args, out, model_parts: dict, collections_root, collection: str, reader: tuple, held_out,
                         metrics: dict, say) -> None:
-    """Fit the answer reader on ``--reader-questions`` (less ``questions``, the instance-based system's own,
-    and ``held_out``) and set it on ``model_parts["instance"]``; the held-out questions' scores (and with
+    """Fit the answer reader on ``reader`` (:func:`questions_for`) and set it on ``model_parts["instance"]``; the held-out questions' scores (and with
     ``--learning-curve``, the curve) into ``metrics``.  The questions are read in ``--jobs`` processes (or
     on the Dask cluster), each loading the model as it stands (``model_parts``, saved to a folder beside
     ``out`` for them and removed after)."""
@@ -188,9 +199,7 @@ def train_answer_reader(args, out, model_parts: dict, collections_root, collecti
     from pathlib import Path
 
     from textqa.models.qa.store import save_qa
-    exclude = {question_key(q["question"]) for q in [*questions, *held_out]}
-    files = [f for name in args.reader_questions for f in (READER_QUESTIONS if name == "open" else [name])]
-    qs = reader_questions(files, exclude, args.reader_max, args.seed)
+    files, qs = reader
     instance = model_parts["instance"]
     say(f"answer reader: {len(qs):,} training questions (distant supervision), {instance.paragraphs} paragraphs "
         f"and {instance.answer_k} sentences each, on {args.jobs} process(es)")
