@@ -14,6 +14,7 @@ errors are :class:`textqa.errors.InputError`: printed as ``textqa: error: MESSAG
     textqa eval truecase | rank | agreement | aqwv | cpa | nuggets | rouge | wer | material | correlate | icd9
     textqa batch truecase | blanc | icd9 | qa INPUT OUTPUT [--scheduler local|ADDRESS] [model options]
     textqa serve [--host --port --workers --artifacts --models]
+    textqa verify ARTIFACT [...]
 """
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ from textqa.version import __version__
 #: command -> module, in ``textqa --help``'s order: training, each model's command (the registry's
 #: verbs), then the commands over every model
 COMMANDS = {"train": "textqa.cli.train", **{m.verb: m.command for m in MODELS},
-            "eval": "textqa.cli.eval", "batch": "textqa.cli.batch", "serve": "textqa.cli.serve"}
+            "eval": "textqa.cli.eval", "batch": "textqa.cli.batch", "serve": "textqa.cli.serve",
+            "verify": "textqa.cli.verify"}
 
 
 class _Version(argparse.Action):

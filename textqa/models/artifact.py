@@ -32,6 +32,8 @@ import orjson
 
 from textqa.runtime.json_input import JSONInputError, parse_json
 
+from .checked_files import CheckedFiles, file_identity
+
 MANIFEST = "manifest.json"
 
 
@@ -234,8 +236,10 @@ def _read_arrays(path: str | os.PathLike, data: bytes | None = None) -> dict:
 
 def load_manifest(path: str | os.PathLike, expect_name: str | None = None,
                   max_format_version: int | None = None, verify: bool = True,
-                  min_format_version: int | None = None) -> dict:
-    """Read and check an artifact's manifest; verify every payload checksum.
+                  min_format_version: int | None = None, checked: CheckedFiles | None = None) -> dict:
+    """Read and check an artifact's manifest; verify every payload checksum (``checked``: the payloads
+    already found equal to their checksums, by file identity, which are not hashed again
+    (:mod:`.checked_files`); default :meth:`.CheckedFiles.default`).
 
     ``min_format_version``: older formats stored Python pickles; they are refused with a message
     to retrain, never unpickled.  Raises ``ArtifactError`` naming the directory and the problem.
@@ -262,9 +266,24 @@ def load_manifest(path: str | os.PathLike, expect_name: str | None = None,
         raise ArtifactError(f"{path}: payload {pickles[0]} is a pickle, which textqa never loads; "
                             f"retrain it with 'textqa train {manifest['name']}'")
     if verify:
-        for rel in manifest["files"]:
-            verify_payload(path, manifest, rel)
+        verify_payloads(path, manifest, CheckedFiles.default() if checked is None else checked)
     return manifest
+
+
+def verify_payloads(path: Path, manifest: dict, checked: CheckedFiles, remedy: str = "retrain it") -> None:
+    """Every payload of the artifact at ``path`` against its manifest checksum, but those ``checked``
+    holds as they are now; those hashed are remembered there."""
+    for rel, meta in manifest["files"].items():
+        p = path / rel
+        if checked.holds(p, meta["sha256"]):
+            continue
+        try:
+            identity = file_identity(p)
+        except OSError:
+            identity = None             # verify_payload names what is wrong with it
+        verify_payload(path, manifest, rel, remedy)
+        checked.remember(p, meta["sha256"], identity)
+    checked.save()
 
 
 def verify_payload(path: Path, manifest: dict, rel: str, remedy: str = "retrain it") -> None:
@@ -291,11 +310,6 @@ _AHEAD_LOCK = threading.Lock()
 READ_AHEAD_THREAD = "textqa-read-ahead"     # the name of read_ahead's thread
 
 
-def file_identity(path) -> tuple:
-    st = os.stat(path)
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
-
-
 def _take_read_ahead(path, what: str):
     """The value :func:`read_ahead` computed for ``path`` (waiting for it if it is under way), or None
     (nothing read ahead, it failed, or the file has changed since: the caller reads it itself)."""
@@ -311,7 +325,7 @@ def _take_read_ahead(path, what: str):
 
 
 @contextmanager
-def read_ahead(folder: str | os.PathLike, hash_only: tuple = ()):
+def read_ahead(folder: str | os.PathLike, hash_only: tuple = (), checked: CheckedFiles | None = None):
     """While the block runs (typically: importing the model's code, then its loader), a background
     thread hashes the payloads of the artifact in ``folder``; an ``.npz`` or ``.json.gz`` payload whose
     bytes match the manifest's checksum it then parses (the arrays, read with ``allow_pickle=False``)
@@ -321,8 +335,11 @@ def read_ahead(folder: str | os.PathLike, hash_only: tuple = ()):
     inode, size and modification time), and otherwise read it themselves; what the block did not take
     is dropped at its end.  So nothing is parsed before its checksum has matched, and the loader
     still checks every checksum (:func:`load_manifest`) before it uses any payload.  The payloads
-    named in ``hash_only`` (read by the model when first used, if ever) are hashed, not parsed."""
+    named in ``hash_only`` (read by the model when first used, if ever) are hashed, not parsed.  A
+    payload ``checked`` holds as it is now (:mod:`.checked_files`; default
+    :meth:`.CheckedFiles.default`) is not hashed: the loader will not ask for its hash."""
     folder = Path(folder)
+    checked = CheckedFiles.default() if checked is None else checked
     try:
         files = {rel: meta["sha256"] for rel, meta in read_manifest(folder)["files"].items()}
     except Exception:       # no readable manifest: the loader reports it
@@ -347,7 +364,12 @@ def read_ahead(folder: str | os.PathLike, hash_only: tuple = ()):
             path = folder / rel
             try:
                 ident = file_identity(path)
-                if rel in parse:
+                if checked.holds(path, expected):
+                    if rel not in parse:
+                        mine["sha256"].set_result((ident, expected))
+                        continue
+                    data, digest = path.read_bytes(), expected
+                elif rel in parse:
                     data = path.read_bytes()
                     digest = hashlib.sha256(data).hexdigest()
                 else:

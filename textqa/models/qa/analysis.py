@@ -81,12 +81,11 @@ def analyser_version() -> str:
 
 @lru_cache(maxsize=1)
 def _punkt():
-    from nltk.tokenize.punkt import PunktSentenceTokenizer  # deferred: loads nltk
-
+    from textqa.runtime.nltk_tokenizers import tokenizer_modules
     from textqa.runtime.paths import PUNKT_DIR
 
     from ..truecaser.tokenize import load_punkt_tables
-    return PunktSentenceTokenizer(load_punkt_tables(PUNKT_DIR))
+    return tokenizer_modules().punkt.PunktSentenceTokenizer(load_punkt_tables(PUNKT_DIR))
 
 
 def sentence_spans(paragraph: str) -> list[tuple[int, int]]:

@@ -7,10 +7,10 @@ then.  Every paragraph keeps its document: id, title and URL, which every answer
 
 Checking a large index: the manifest holds the sha256 of every file, as an artifact's does.  An
 index of Wikipedia is about 1 GB, whose hash takes seconds at every load, so a file's hash is
-computed once per file identity (device, inode, size, modification time) and remembered in the
-cache folder (``collection-verified.json``); a file whose identity changed is hashed again, and
-a file whose hash differs from the manifest is refused, naming it.  Whoever can rewrite the cache
-folder and the collection alike can fool this, as with any checksum beside its data.
+computed once per file identity (device, inode, size, modification and status-change times) and
+remembered in the cache folder, as every artifact's is (:mod:`textqa.models.checked_files`); a file
+whose identity changed is hashed again, and a file whose hash differs from the manifest is refused,
+naming it.
 """
 from __future__ import annotations
 
@@ -24,7 +24,9 @@ from pathlib import Path
 from textqa.runtime.json_input import parse_json
 from textqa.runtime.paths import VITAL_ARTICLES, WIKIPEDIA_TEXT
 
-from ..artifact import ArtifactError, file_identity, load_manifest, read_manifest, verify_payload, write_artifact
+from ..artifact import ArtifactError, load_manifest, read_manifest, verify_payloads, write_artifact
+from ..checked_files import RECORD as CHECKED_RECORD
+from ..checked_files import CheckedFiles
 from .analysis import ANALYSIS, StoredAnalysis, is_analysed
 from .documents import MIN_PARAGRAPH_CHARS, documents, source_files
 from .index import _TERM as _WORD  # the words SentenceIndex.query makes of a term
@@ -283,39 +285,6 @@ def has_collection(root: str | os.PathLike, name: str, current: bool = False) ->
         return False
 
 
-def _verified_path(cache: Path | None) -> Path | None:
-    return Path(cache) / "collection-verified.json" if cache else None
-
-
-def _check_files(folder: Path, manifest: dict, cache: Path | None) -> None:
-    """Every payload against the manifest: by its full hash, or by a hash already computed for the same
-    file identity (device, inode, size, modification time), remembered in ``cache``."""
-    record_path = _verified_path(cache)
-    try:
-        known = json.loads(record_path.read_text(encoding="utf-8")) if record_path and record_path.is_file() else {}
-        if not isinstance(known, dict):
-            known = {}
-    except (OSError, ValueError):
-        known = {}
-    changed = False
-    for rel, meta in manifest["files"].items():
-        p = folder / rel
-        key = str(p.resolve())
-        if p.is_file() and known.get(key) == [*file_identity(p), meta["sha256"]]:
-            continue
-        verify_payload(folder, manifest, rel, remedy="rebuild it with 'textqa qa index'")
-        known[key] = [*file_identity(p), meta["sha256"]]
-        changed = True
-    if changed and record_path:
-        try:
-            record_path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = record_path.with_suffix(f".tmp-{os.getpid()}")
-            tmp.write_text(json.dumps(known), encoding="utf-8")
-            os.replace(tmp, record_path)
-        except OSError:
-            pass                    # no writable cache: the next load hashes again
-
-
 class Collection:
     """A loaded collection: its name, manifest, summary, paragraph index and, once the collection is
     analysed (:mod:`textqa.models.qa.analysis`), its stored analysis (else None)."""
@@ -334,7 +303,8 @@ class Collection:
 def load_collection(folder: str | os.PathLike, cache: Path | None = None) -> Collection:
     folder = Path(folder)
     manifest = load_manifest(folder, expect_name=KIND, max_format_version=FORMAT_VERSION, verify=False)
-    _check_files(folder, manifest, cache)
+    verify_payloads(folder, manifest, CheckedFiles(Path(cache) / CHECKED_RECORD) if cache else CheckedFiles(None),
+                    remedy="rebuild it with 'textqa qa index'")
     try:
         info = parse_json((folder / "collection.json").read_bytes())
         index = PassageIndex(folder / INDEX, read_only=True, max_df=MAX_DF)

@@ -4,7 +4,8 @@ The evaluation data (Coster & Kauchak 2011 Wikipedia split, as used by Susanto
 et al. 2016) is PTB tokenized: ``-LRB-``/``-RRB-``, two backquotes and two
 single quotes for double quotes, ``'s`` and ``n't`` split off.  Training text is
 tokenized the same way so that the language model sees the tokens it will have
-to case (see NOTES.md).  Sentences are split with NLTK's Punkt, whose English
+to case (see NOTES.md).  Sentences are split with NLTK's Punkt (its modules imported without
+NLTK's package, which would import scikit-learn and SciPy: :mod:`textqa.runtime.nltk_tokenizers`), whose English
 parameters are passed in as a folder (``punkt_tab/english``) so that nothing is
 looked up or downloaded at run time.
 """
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+
+from textqa.runtime.nltk_tokenizers import tokenizer_modules
 
 #: Sentence-final tokens at which an already tokenized line is split (NOTES.md: dev
 #: lines often hold several sentences; decoding them one by one gives the LM its
@@ -28,11 +31,10 @@ def load_punkt_tables(lang_dir: str | Path) -> PunktParameters:
     NLTK's own loader only reads from its registered data path; reading the four
     tables directly keeps the tokenizer's data inside the artifact or ``data/``.
     """
-    from nltk.tabdata import PunktDecoder  # deferred: loads nltk (decoding tokenized text needs none of it)
-    from nltk.tokenize.punkt import PunktParameters  # deferred: loads nltk
+    nltk = tokenizer_modules()
     lang_dir = Path(lang_dir)
-    dec = PunktDecoder()
-    params = PunktParameters()
+    dec = nltk.tabdata.PunktDecoder()
+    params = nltk.punkt.PunktParameters()
 
     def open_(name):
         path = lang_dir / name
@@ -55,13 +57,11 @@ class PTBTokenizer:
     """Punkt sentence splitting + NLTK Treebank word tokenization with PTB brackets."""
 
     def __init__(self, punkt_dir: str | Path):
-        from nltk.tokenize.punkt import PunktSentenceTokenizer  # deferred: loads nltk
-        from nltk.tokenize.treebank import TreebankWordTokenizer  # deferred: loads nltk
-        from nltk.tokenize.util import align_tokens  # deferred: loads nltk
-        self._align = align_tokens
+        nltk = tokenizer_modules()
+        self._align = nltk.util.align_tokens
         self.punkt_dir = Path(punkt_dir)
-        self._sentences = PunktSentenceTokenizer(load_punkt_tables(self.punkt_dir))
-        self._words = TreebankWordTokenizer()
+        self._sentences = nltk.punkt.PunktSentenceTokenizer(load_punkt_tables(self.punkt_dir))
+        self._words = nltk.treebank.TreebankWordTokenizer()
 
     def sentences(self, text: str) -> list[str]:
         """Split running text into sentences."""
