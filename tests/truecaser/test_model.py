@@ -123,6 +123,34 @@ def test_set_params_refreshes_candidates(truecaser_copy):
     assert len(model.candidates("the")) == 1
 
 
+DECODE_CHANGES = {"n_casings": 1, "min_casing_share": 0.3, "first_word": "mask+upper", "oov_weight": 0.5,
+                  "phrase_weight": 0.0, "compound_casing": False, "context_weight": 0.0, "split_sentences": False}
+
+
+@pytest.mark.parametrize("how", ["attribute", "set_params"])
+def test_a_decode_parameter_set_on_a_used_model_decodes_as_a_fresh_load_with_it(truecaser_artifact, dev_sentences,
+                                                                                how):
+    """Every decode-time parameter, set by assignment or by ``set_params`` on a model that has
+    decoded already (its candidates and scores made), decodes as a freshly loaded model given that
+    parameter; and set back, as the model did before."""
+    from textqa.models.truecaser.store import load_truecaser
+    lines = [s.lower() for s in dev_sentences[:150]]
+    used = load_truecaser(truecaser_artifact / "truecaser")
+    before = used.predict(lines)
+    for name, value in DECODE_CHANGES.items():
+        fresh = load_truecaser(truecaser_artifact / "truecaser").set_params(**{name: value})
+        old = getattr(used, name)
+        if how == "attribute":
+            setattr(used, name, value)
+        else:
+            used.set_params(**{name: value})
+        assert used.predict(lines) == fresh.predict(lines), name
+        setattr(used, name, old)
+        assert used.predict(lines) == before, name
+    changed = load_truecaser(truecaser_artifact / "truecaser").set_params(**DECODE_CHANGES).predict(lines)
+    assert changed != before                    # the parameters change what is decoded
+
+
 def test_a_loaded_baseline_is_read_when_first_used_and_checked_again(small_truecaser, truecaser_artifact, tmp_path):
     """The unigram baseline table of a loaded artifact is read on first use (it is not needed to
     decode with the LM): it then gives the trained model's output, and a table changed after loading

@@ -126,6 +126,11 @@ class SentenceContext:
     def __len__(self) -> int:
         return len(self.targets)
 
+    @property
+    def n_codes(self) -> int:
+        """How many words have a :meth:`code` (codes run from 0 to ``n_codes - 1``)."""
+        return len(self._code)
+
     # --------------------------------------------------------------- scoring
     def code(self, word: str) -> int:
         """The word's code in :meth:`log10_ratios`'s ``codes`` (-1: neither modelled nor context)."""

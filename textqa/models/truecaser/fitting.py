@@ -67,8 +67,8 @@ def _indexed(sentences) -> tuple[Indexed, list]:
 
 class TruecaserFitting:
     """``fit`` and its parts for :class:`.model.Truecaser`: a mixin that reads the estimator's
-    parameters and sets its fitted attributes (those ending in ``_``), then calls its
-    ``_forget_search`` so that the search is made again from them."""
+    parameters and sets its fitted attributes (those ending in ``_``); the search is made again
+    from them when next used (:meth:`.model.Truecaser.scores`)."""
 
     def fit(self, sentences, y=None, progress=None, arpa_copy=None):
         """Count, estimate and binarise the LM; learn the casing table and the OOV model.
@@ -115,7 +115,6 @@ class TruecaserFitting:
                 raise RuntimeError("the discriminative pass trains with the C++ decoder, which is not built (run make)")
             say(f"training the discriminative pass ({self.discriminative} features) on the held-out sentences")
             self.reranker_ = train_weights(self, held, self.discriminative, progress=say)
-            self._forget_search()
         if self.context_cap:
             self.fit_context(indexed, progress=say)
         del indexed
@@ -137,7 +136,6 @@ class TruecaserFitting:
         samples = collect(targets, self.context_cap, stop) if collect is not None else None
         self.context_ = fit_context(sentences, targets, cap=self.context_cap, C=self.context_C, stop=stop,
                                     min_weight=self.context_min_weight, progress=say, samples=samples)
-        self._forget_search()
         return self
 
     def fit_counts(self, vocab: "LMVocabulary", count_ngrams, n_sentences: int, progress=None, arpa_copy=None,
@@ -174,6 +172,7 @@ class TruecaserFitting:
         self.lm_path_ = _binarised(self._estimate_lm(vocab, count_ngrams, sentence_ids, say), vocab.words, work, "lm",
                                    self.lm_binary, say, arpa_copy)
         self.lm_ = kenlm.Model(self.lm_path_)
+        self.search_inputs_ = None               # made when the model is saved (store.py) or first decodes
         self._fit_class_lm(vocab.words, sentence_ids, class_text, work, say)
         self._fit_tables(vocab.known, vocab.rare)
         self.oov_ = self._oov_future = None
@@ -181,7 +180,6 @@ class TruecaserFitting:
             self.start_oov(oov_training_words(vocab.known, vocab.rare, self.min_count), say)
         if wait:
             self.finish_oov(say)
-        self._forget_search(tables=True)
         return self
 
     def _estimate_lm(self, vocab: "LMVocabulary", count_ngrams, sentence_ids, say) -> "lmmod.ArpaModel":
@@ -255,7 +253,6 @@ class TruecaserFitting:
             if not future.done():
                 say("waiting for the character-level casing model")
             self.oov_ = future.result()
-            self._forget_search()
 
 
 def _binarised(model, words: list, work: Path, name: str, fmt: str, say, arpa_copy=None) -> str:

@@ -27,7 +27,7 @@ from .kneser_ney import prune_thresholds
 from .native_search import NativeSearch
 from .python_search import PythonSearch
 from .rerank import FEATURE_SETS
-from .scores import CandidateScores
+from .scores import CandidateScores, DecodeParams
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,39 @@ DEFAULT_PRUNE = (0, 0, 1)
 #: The OOV model's weight in the search: the middle of a plateau of dev F1 over 1 to 3
 #: (docs/experiments/truecaser.md, "The OOV model's weight, again").
 DEFAULT_OOV_WEIGHT = 2.0
+
+
+#: The fitted tables the search is made from: when one is another object (a fit, a load, another
+#: LM), or a decode-time parameter (:class:`.scores.DecodeParams`) has another value, the search is
+#: made again; nothing else resets it.
+SEARCH_TABLES = ("lm_", "lm_path_", "casing_", "rare_mc_", "compound_parts_", "oov_", "phrases_", "reranker_",
+                 "context_", "classes_", "class_lm_", "class_lm_path_", "search_inputs_")
+#: Every fitted attribute (:meth:`Truecaser.from_tables` takes these and no other).
+FITTED = SEARCH_TABLES + ("lm_info_", "ngram_counts_", "n_train_tokens_", "baseline_", "manifest_")
+
+
+def _same_key(a: tuple, b: tuple) -> bool:
+    """Two keys of :meth:`Truecaser._derived` alike: tuples compared item by item, objects by identity,
+    numbers, strings and parameters by value."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is y:
+            continue
+        if isinstance(x, tuple) and isinstance(y, tuple):
+            if not _same_key(x, y):
+                return False
+        elif not (isinstance(x, (int, float, str, bool)) and type(x) is type(y) and x == y):
+            return False
+    return True
+
+
+def _open_decoder(path: str):
+    try:
+        return native.NativeViterbi(path)
+    except RuntimeError as e:
+        log.warning("%s; decoding in Python", e)
+        return None
 
 
 class Truecaser(TruecaserFitting, Params):
@@ -151,7 +184,17 @@ class Truecaser(TruecaserFitting, Params):
         self.context_C = context_C
         self.context_min_weight = context_min_weight
 
-        self._forget_search(tables=True)
+    @classmethod
+    def from_tables(cls, params: dict, **tables) -> "Truecaser":
+        """A fitted model from its parameters and its fitted tables (:data:`FITTED`, each by name;
+        one not given is None): what loading an artifact builds.  An unknown name is a ``TypeError``."""
+        unknown = sorted(set(tables) - set(FITTED))
+        if unknown:
+            raise TypeError(f"not a fitted table of the truecaser: {', '.join(unknown)}")
+        model = cls(**params)
+        for name in FITTED:
+            setattr(model, name, tables.get(name))
+        return model
 
     # ------------------------------------------------------------------ parameters
     def prune_thresholds(self) -> tuple:
@@ -204,37 +247,39 @@ class Truecaser(TruecaserFitting, Params):
         if self.class_lm and self.discriminative != "none":
             raise ValueError("the class LM and the discriminative pass cannot be combined")
 
-    def _params_changed(self) -> None:
-        """``set_params`` changed a parameter: the candidates and scores are made again."""
-        self._forget_search()
-
     # ------------------------------------------------------------------ the search's state
-    def _forget_search(self, tables: bool = False) -> None:
-        """The one place where what the search derives is dropped, to be made again when next
-        needed: the candidates, their scores and the searches over them (:meth:`scores`,
-        :meth:`python_search`, :meth:`native_search`) when a parameter changes; with ``tables``
-        (the fitted tables changed: a fit, a load, another LM) the C++ decoders' opened LMs too."""
-        self._scores = self._python = self._native = None
-        if tables:
-            self._decoders = {}
+    def decode_params(self) -> DecodeParams:
+        """The decode-time parameters as they are now, frozen."""
+        return DecodeParams(*(getattr(self, name) for name in DecodeParams._fields))
+
+    def _tables(self) -> tuple:
+        """The fitted tables the search is made from, as they are now (each compared by identity)."""
+        return tuple(self.__dict__.get(name) for name in SEARCH_TABLES) + (self.emission_scorers, self.extra_class_lms)
+
+    def _derived(self, name: str, make, key):
+        """What the search derives, kept under ``name`` with the ``key`` it was made for, and made
+        again (``make()``) when the key differs: the fitted tables by identity, the rest by value."""
+        kept = self.__dict__.setdefault("_search_state", {}).get(name)
+        if kept is not None and _same_key(kept[0], key):
+            return kept[1]
+        value = make()
+        self._search_state[name] = (key, value)
+        return value
 
     def __getstate__(self):
         """Pickled without what the search derives (made again on first use)."""
-        state = dict(self.__dict__)
-        state.update(_scores=None, _python=None, _native=None, _decoders={})
-        return state
+        return {k: v for k, v in self.__dict__.items() if k != "_search_state"}
 
     def scores(self) -> CandidateScores:
-        """Each token's candidates and their emission scores (:class:`.scores.CandidateScores`)."""
-        if self._scores is None:
-            self._scores = CandidateScores(self)
-        return self._scores
+        """Each token's candidates and their emission scores (:class:`.scores.CandidateScores`), for
+        the fitted tables and the decode-time parameters as they are now."""
+        params = self.decode_params()
+        return self._derived("scores", lambda: CandidateScores(self, params), (self._tables(), params))
 
     def python_search(self) -> PythonSearch:
         """The Python search (:class:`.python_search.PythonSearch`)."""
-        if self._python is None:
-            self._python = PythonSearch(self.scores())
-        return self._python
+        scores = self.scores()
+        return self._derived("python", lambda: PythonSearch(scores), (scores,))
 
     def native_search(self) -> NativeSearch | None:
         """The C++ search (:class:`.native_search.NativeSearch`) over this model's LMs, or None when
@@ -242,15 +287,13 @@ class Truecaser(TruecaserFitting, Params):
         dec = self.native_decoder()
         if dec is None:
             return None
+        scores = self.scores()
         cdec = None
-        if self.scores().class_lm_active():
+        if scores.class_lm_active():
             cdec = self.native_class_decoder()
             if cdec is None:
                 return None
-        built = self._native
-        if built is None or built.decoder is not dec or built.class_decoder is not cdec:
-            built = self._native = NativeSearch(self.scores(), dec, cdec)
-        return built
+        return self._derived("native", lambda: NativeSearch(scores, dec, cdec), (scores, dec, cdec))
 
     def prepare(self) -> "Truecaser":
         """Make the search now, as it would be made on the first batch (every known word's row of
@@ -265,24 +308,15 @@ class Truecaser(TruecaserFitting, Params):
         return self._decoder(self.lm_path_) if native.available() else None
 
     def native_class_decoder(self):
-        """The C++ decoder's handle of the class LM (:mod:`.classes`), or None (no class LM, or a
-        library built before the class search: the Python search then decodes)."""
-        if self.class_lm_ is None or not native.available() or not hasattr(native._library(), "tc_viterbi_classes"):
+        """The C++ decoder's handle of the class LM (:mod:`.classes`), or None (no class LM)."""
+        if self.class_lm_ is None or not native.available():
             return None
-        return self._decoder(self.class_lm_path_)
+        return self._decoder(self.class_lm_path_, self.class_lm_)
 
-    def _decoder(self, path: str):
-        """The C++ decoder's handle of the LM file ``path``, opened once (False kept when it failed:
-        the Python search then decodes)."""
-        dec = self._decoders.get(path)
-        if dec is None:
-            try:
-                dec = native.NativeViterbi(path)
-            except RuntimeError as e:
-                log.warning("%s; decoding in Python", e)
-                dec = False
-            self._decoders[path] = dec
-        return dec or None
+    def _decoder(self, path: str, lm=None):
+        """The C++ decoder's handle of the LM file ``path`` (loaded in Python as ``lm``), opened once
+        per file and LM object (None when it failed: the Python search then decodes)."""
+        return self._derived(f"decoder {path}", lambda: _open_decoder(path), (lm if lm is not None else self.lm_,))
 
     # ------------------------------------------------------------------ extension points
     @property
@@ -347,7 +381,6 @@ class Truecaser(TruecaserFitting, Params):
     def replace_lm(self, lm_path: str) -> None:
         """Decode with another word LM (a KenLM file over the same tokens): the C++ search opens the new file."""
         self.lm_, self.lm_path_ = kenlm.Model(str(lm_path)), str(lm_path)
-        self._forget_search(tables=True)
 
     # ------------------------------------------------------------------ decoding
     def candidates(self, tok: str):

@@ -1,6 +1,6 @@
 """The C++ Viterbi decoder (``native/viterbi.cc``) through ctypes.
 
-The same exact search as :meth:`Truecaser.viterbi` (a test decodes real dev text with both and
+The same exact search as :meth:`.python_search.PythonSearch.viterbi` (a test decodes real dev text with both and
 requires identical output), 2-3x faster because the trellis loop, KenLM's scoring and the state
 recombination run in C++; Python only builds each token's candidate list.  ``make`` builds the
 library beside KenLM's ``build_binary`` (``.venv/lib/libtextqa_viterbi.so``).  When the library
@@ -37,28 +37,44 @@ def library_path() -> Path | None:
     return None
 
 
+#: The library interface this module speaks (``tc_version`` in ``native/viterbi.cc``).
+VERSION = 2
+
+
 @lru_cache(maxsize=1)
-def _library():
+def _opened():
+    """(the library, None) or (None, why it cannot be used)."""
     path = library_path()
     if path is None:
-        return None
+        return None, f"{LIBRARY} not found: reinstall textqa where g++ is present, or run make"
     lib = ctypes.CDLL(str(path))
+    try:
+        version = lib.tc_version
+    except AttributeError:
+        version = None
+    if version is None or version() != VERSION:
+        return None, (f"{path} was built from another version of the C++ search (interface "
+                      f"{version() if version else 1}, this code speaks {VERSION}): run make")
     lib.tc_load.restype = ctypes.c_void_p
     lib.tc_load.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
     lib.tc_free.argtypes = [ctypes.c_void_p]
-    lib.tc_index.restype = ctypes.c_uint
+    lib.tc_index.restype = lib.tc_vocab_size.restype = ctypes.c_uint
     lib.tc_index.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    lib.tc_vocab_size.argtypes = [ctypes.c_void_p]
     i32, u32, f64 = (np.ctypeslib.ndpointer(t, flags="C_CONTIGUOUS") for t in (np.int32, np.uint32, np.float64))
     lib.tc_viterbi.restype = ctypes.c_int
     lib.tc_viterbi.argtypes = [ctypes.c_void_p, ctypes.c_int, i32, i32, u32, f64, ctypes.c_int, i32]
-    if hasattr(lib, "tc_viterbi_classes"):        # a library built before the class LM has none
-        lib.tc_viterbi_classes.restype = ctypes.c_int
-        lib.tc_viterbi_classes.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, i32, i32, u32, u32, f64,
-                                           ctypes.c_double, ctypes.c_int, i32]
-    if hasattr(lib, "tc_index_many"):             # a library built before it looks words up one by one
-        lib.tc_index_many.restype = ctypes.c_int
-        lib.tc_index_many.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_long, ctypes.c_int, u32]
-    return lib
+    lib.tc_viterbi_classes.restype = ctypes.c_int
+    lib.tc_viterbi_classes.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, i32, i32, u32, u32, f64,
+                                       ctypes.c_double, ctypes.c_int, i32]
+    lib.tc_index_many.restype = ctypes.c_int
+    lib.tc_index_many.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_long, ctypes.c_int, u32]
+    return lib, None
+
+
+def _library():
+    """The C++ search's library, or None (:func:`status` says why)."""
+    return _opened()[0]
 
 
 def available() -> bool:
@@ -78,7 +94,7 @@ def status() -> str:
     if os.environ.get("TEXTQA_NATIVE_VITERBI", "1") == "0":
         return "python (switched off: TEXTQA_NATIVE_VITERBI=0)"
     if _library() is None:
-        return f"python ({LIBRARY} not found: reinstall textqa where g++ is present, or run make)"
+        return f"python ({_opened()[1]})"
     return f"native ({library_path()})"
 
 
@@ -102,6 +118,10 @@ class NativeViterbi:
             raise RuntimeError(f"{lm_path}: the native decoder cannot load the LM ({err.value.decode(errors='replace')})")
         self._lib, self._handle, self.lm_path = lib, handle, str(lm_path)
 
+    def vocab_size(self) -> int:
+        """One past the largest id of the LM's vocabulary."""
+        return self._lib.tc_vocab_size(self._handle)
+
     def index(self, word: str) -> int:
         """KenLM's vocabulary id of ``word`` (0: ``<unk>``)."""
         return self._lib.tc_index(self._handle, word.encode("utf-8"))
@@ -110,9 +130,6 @@ class NativeViterbi:
         """:meth:`index` of each of ``words`` (none holding a newline), in one call to the library."""
         out = np.zeros(len(words), dtype=np.uint32)
         if not words:
-            return out
-        if not hasattr(self._lib, "tc_index_many"):
-            out[:] = [self.index(w) for w in words]
             return out
         text = "\n".join(words).encode("utf-8") + b"\n"
         if self._lib.tc_index_many(self._handle, text, len(text), len(words), out) != len(words):

@@ -71,6 +71,44 @@ class CandidateRows:
                                                           (self.ids, self.cids, self.cem, self.length))
         return r, size
 
+def table_inputs(model, decoder, forms=None, index=None) -> dict:
+    """What the C++ search takes of each form and word of ``model``'s casing table, whatever the
+    decode-time parameters: each form's KenLM id (``lm_ids``, in the LM that ``decoder`` opened),
+    with a class LM its place among the class LM's words (``class_places``), and each word's
+    code in the sentence-context model (``context_codes``).  Stored with the model
+    (``search.npz``), so that loading reads them; made here at saving, or at loading for an artifact
+    that has none (``forms``, ``index``: the table's, if at hand)."""
+    if forms is None:
+        index, forms, _, _ = model.casing_.arrays()
+    out = {"lm_ids": decoder.index_many(forms)}
+    if model.classes_ is not None:
+        classes = model.classes_
+        out["class_places"] = classes.places(out["lm_ids"], forms,
+                                             classes.place_table(decoder.index_many(classes.words))).astype(np.int32)
+    if model.context_ is not None:
+        out["context_codes"] = model.context_.codes(index).astype(np.int32)
+    return out
+
+
+def check_table_inputs(inputs: dict, model, n_forms: int, n_words: int, decoder) -> None:
+    """``ArtifactError`` unless ``inputs`` (:func:`table_inputs`) fit ``model``'s tables and ``decoder``'s LM:
+    one entry a form or a word, every id and place in range (the C++ search reads them unchecked)."""
+    ids = np.asarray(inputs.get("lm_ids", ()))
+    ok = ids.dtype == np.uint32 and ids.shape == (n_forms,) and (not n_forms or int(ids.max()) < decoder.vocab_size())
+    if ok and model.classes_ is not None:
+        c = np.asarray(inputs.get("class_places", ()))
+        ok = c.dtype == np.int32 and c.shape == (n_forms,) and (not n_forms or (c.min() >= 0 and
+                                                                              c.max() < len(model.classes_.of)))
+    if ok and model.context_ is not None:
+        codes = np.asarray(inputs.get("context_codes", ()))
+        ok = codes.dtype == np.int32 and codes.shape == (n_words,) and (
+            not n_words or (codes.min() >= -1 and codes.max() < model.context_.n_codes))
+    if not ok:
+        from ..artifact import ArtifactError  # deferred: loads orjson
+        raise ArtifactError(f"{decoder.lm_path}: the search inputs stored beside it (search.npz) do not fit the "
+                            f"model's tables and LM; retrain it")
+
+
 class NativeSearch:
     """The C++ search over a truecaser's candidates and scores (``scores``, a
     :class:`.scores.CandidateScores`) with the decoder of its word LM (``decoder``, a
@@ -98,7 +136,8 @@ class NativeSearch:
         A word's candidates are its ``n_casings`` most frequent forms, less those below
         ``min_casing_share`` of its occurrences (the first kept whatever its share), as
         :meth:`.scores.CandidateScores.candidates` selects them, here for all words at once from the
-        table's arrays; their ids are looked up in one call per LM."""
+        table's arrays.  Their LM ids, class places and the words' context codes are those the
+        artifact stores (:func:`table_inputs`, read, not made), or made now when it stores none."""
         m = self.model
         index, all_forms, counts, off = m.casing_.arrays()
         n = np.diff(off)
@@ -107,21 +146,25 @@ class NativeSearch:
         of = np.repeat(np.arange(len(n)), n)
         rank, count = at - first[of], counts[at]
         total = np.add.reduceat(count, first) if len(count) else count
-        keep = (rank < m.n_casings) & ((rank == 0) | (count >= m.min_casing_share * total[of]))
-        forms = list(map(all_forms.__getitem__, at[keep].tolist()))
+        p = self.scores.params
+        keep = (rank < p.n_casings) & ((rank == 0) | (count >= p.min_casing_share * total[of]))
+        kept = at[keep]
+        forms = list(map(all_forms.__getitem__, kept.tolist()))
         n_kept = np.bincount(of[keep], minlength=len(n))
         rows = CandidateRows(len(n) + 1024, len(forms) + 4096)
         rows.start[:len(n)] = np.cumsum(n_kept) - n_kept
         rows.count[:len(n)] = n_kept
-        rows.ids[:len(forms)] = self.decoder.index_many(forms)
         rows.length[:len(forms)] = np.fromiter(map(len, forms), dtype=np.int64, count=len(forms))
+        stored = m.search_inputs_ or table_inputs(m, self.decoder, forms=all_forms, index=index)
+        check_table_inputs(stored, m, len(all_forms), len(n), self.decoder)
+        rows.ids[:len(forms)] = stored["lm_ids"][kept]
         if self.class_decoder is not None:          # the class LM's ids and log10 P(w | c)
             classes = m.classes_
             self._class_places = classes.place_table(self.decoder.index_many(classes.words))
-            c = classes.places(rows.ids[:len(forms)], forms, self._class_places)
+            c = stored["class_places"][kept]
             rows.cids[:len(forms)], rows.cem[:len(forms)] = self._class_ids[classes.of[c]], classes.emission[c]
         if m.context_ is not None:
-            rows.code[:len(n)] = m.context_.codes(index)
+            rows.code[:len(n)] = stored["context_codes"]
         rows.n_rows, rows.size = len(n), len(forms)
         return index, rows, forms
 
@@ -206,7 +249,7 @@ class NativeSearch:
         cids = None
         if self.class_decoder is not None:     # + mu * log10 P(w | c), added last as the Python search does
             cids = rows.cids[at]
-            em += m.class_lm_weight * rows.cem[at]
+            em += self.scores.params.class_lm_weight * rows.cem[at]
         return SimpleNamespace(parts_of=parts_of, flat=flat, low=low, sent_off=sent_off, ids=rows.ids[at], em=em,
                                cand_off=cand_off, first_entry=rows.start[row], forms_at=forms_at, lengths=rows.length,
                                unseen_at=unseen_at, cids=cids)
@@ -225,7 +268,7 @@ class NativeSearch:
         """Add to ``em`` the weighted OOV-model score of each candidate of the unseen words at
         ``unseen_at`` that has an OOV class (``oov_classes``: each word's, by candidate)."""
         ratios = self.scores.oov_log10_ratios(oov_classes)
-        w = self.model.oov_weight
+        w = self.scores.params.oov_weight
         pos, add = [], []
         for t in unseen_at:
             first, score = int(cand_off[t]), ratios[low[t]]
@@ -242,13 +285,13 @@ class NativeSearch:
 
     def decode(self, token_lists) -> list[list[str]]:
         """Truecase a batch of token lists with the C++ Viterbi: one call for the whole batch."""
-        m = self.model
+        p = self.scores.params
         inp = self.inputs(token_lists)
         sent_off = inp.sent_off
-        begin = not m.first_word.startswith("mask")
+        begin = not p.first_word.startswith("mask")
         if inp.cids is not None:
             choice = self.decoder.decode_classes(self.class_decoder, sent_off, inp.cand_off, inp.ids, inp.cids,
-                                                 inp.em, m.class_lm_weight, begin)
+                                                 inp.em, p.class_lm_weight, begin)
         else:
             choice = self.decoder.decode(sent_off, inp.cand_off, inp.ids, inp.em, begin)
         at = inp.first_entry + choice
@@ -256,7 +299,7 @@ class NativeSearch:
         flat = inp.flat          # a form of another length than its token (Unicode case mappings) keeps the token
         for t in np.flatnonzero(inp.lengths[at] != np.fromiter(map(len, flat), np.int64, len(flat))).tolist():
             cased[t] = flat[t]
-        if m.first_word.endswith("+upper"):
+        if p.first_word.endswith("+upper"):
             for a, b in zip(sent_off, sent_off[1:]):
                 capitalize_first_word_in(cased, a, b)
         self.scores.case_compounds(cased, inp.low, inp.unseen_at)

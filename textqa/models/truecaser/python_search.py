@@ -29,7 +29,7 @@ class PythonSearch:
 
     def decode(self, token_lists: list[list[str]]) -> list[list[str]]:
         """Truecase a batch of token lists, part by part (:meth:`.scores.CandidateScores.parts`)."""
-        scores, first_word = self.scores, self.model.first_word
+        scores, first_word = self.scores, self.scores.params.first_word
         oov = scores.oov_scores(token_lists)
         parts_of = [scores.parts(toks) for toks in token_lists]
         every = [part for parts in parts_of for part in parts]
@@ -69,7 +69,7 @@ class PythonSearch:
         summed in the C++ search's order (``native/viterbi.cc``), whose output the tests require to
         be this one's.
         """
-        lm, w = self.model.lm_, self.model.oov_weight
+        lm, w = self.model.lm_, self.scores.params.oov_weight
         base_score = lm.BaseScore
         State = kenlm.State
         cls_lms = self.scores.class_lms()
@@ -130,7 +130,7 @@ class PythonSearch:
         states = []
         for model in [self.model.lm_] + [clm for clm, _, _ in cls_lms]:
             states.append(kenlm.State())
-            if self.model.first_word.startswith("mask"):
+            if self.scores.params.first_word.startswith("mask"):
                 model.NullContextWrite(states[-1])
             else:
                 model.BeginSentenceWrite(states[-1])
@@ -139,7 +139,7 @@ class PythonSearch:
     def _emissions(self, tok: str, cands: list, oov_scores: dict, phrase: list | None, cls_lms: list):
         """(each candidate's emission score: the weighted OOV score, the added ``phrase`` score and
         each class LM's weighted log10 P(w | c); per class LM, each candidate's (class, log10 P(w | c)))."""
-        w = self.model.oov_weight
+        w = self.scores.params.oov_weight
         em = [w * oov_scores[tok.lower()][cls] if cls is not None and oov_scores else 0.0 for _, _, cls in cands]
         if phrase:
             em = [a + b for a, b in zip(em, phrase)]

@@ -1,12 +1,14 @@
 """What the truecaser's two searches share: each token's candidates and their emission scores.
 
-A :class:`CandidateScores` is built by :class:`.model.Truecaser` from its parameters and fitted
-tables and dropped with them (``Truecaser.set_params``, a new fit, another LM): the caches it keeps
-(candidates, phrase scores, the sentence-context model's candidate map, the OOV model's ratios)
-live and die with it."""
+A :class:`CandidateScores` is built by :class:`.model.Truecaser` from its fitted tables and a frozen
+tuple of its decode-time parameters (:class:`DecodeParams`); the model builds another when either
+differs (a parameter set by ``set_params`` or by assignment, a new fit, another LM), so the caches
+it keeps (candidates, phrase scores, the sentence-context model's candidate map, the OOV model's
+ratios) can never be those of other parameters."""
 from __future__ import annotations
 
 from itertools import accumulate
+from typing import NamedTuple
 
 from .casing import NONE, UNKNOWN_TOKENS, apply_class, capitalize_first, case_class
 from .compounds import SEPARATORS, compound_form
@@ -19,6 +21,20 @@ MAX_CACHED = 500_000
 MAX_OOV_CACHED = 200_000
 
 
+class DecodeParams(NamedTuple):
+    """The estimator parameters the search reads as it decodes (:class:`.model.Truecaser`'s, frozen)."""
+    n_casings: int
+    min_casing_share: float
+    first_word: str
+    split_sentences: bool
+    oov_weight: float
+    phrase_weight: float
+    compound_casing: bool
+    discriminative: str
+    class_lm_weight: float
+    context_weight: float
+
+
 def add_emissions(extra: dict, pos: int, scores: list) -> None:
     """Add ``scores`` (one per candidate) to the added emission scores of token ``pos`` in ``extra``
     ({token index: each candidate's added score}, as :meth:`CandidateScores.extra_scores` returns)."""
@@ -27,11 +43,11 @@ def add_emissions(extra: dict, pos: int, scores: list) -> None:
 
 class CandidateScores:
     """The candidates of each token and their emission scores beyond the word LM's, for one
-    truecaser ``model`` (its parameters and fitted tables, read as they are when this object is
-    built and while it lives; the model builds a new one when they change)."""
+    truecaser ``model``'s fitted tables and the decode-time parameters ``params`` (the model builds
+    a new one when either changes)."""
 
-    def __init__(self, model):
-        self.model = model
+    def __init__(self, model, params: DecodeParams):
+        self.model, self.params = model, params
         self._candidates: dict = {}
         self._phrases: dict = {}
         self._context_map = None
@@ -44,11 +60,11 @@ class CandidateScores:
         cached = self._candidates.get(key)
         if cached is not None:
             return cached
-        m = self.model
+        m, p = self.model, self.params
         forms = m.casing_.forms.get(key)
         if forms:
-            floor = m.min_casing_share * sum(c for _, c in forms)
-            cands = [(f, f, None) for i, (f, c) in enumerate(forms[:m.n_casings]) if i == 0 or c >= floor]
+            floor = p.min_casing_share * sum(c for _, c in forms)
+            cands = [(f, f, None) for i, (f, c) in enumerate(forms[:p.n_casings]) if i == 0 or c >= floor]
         elif case_class(key) == NONE:
             cands = [(key, UNKNOWN_NONE, None)]
         else:
@@ -56,7 +72,7 @@ class CandidateScores:
             mc = m.rare_mc_.get(key)
             if mc is not None:
                 cands.append((mc, UNKNOWN_TOKENS["MC"], "MC"))
-            elif m.compound_casing and m.compound_parts_ is not None:
+            elif p.compound_casing and m.compound_parts_ is not None:
                 # an unseen compound's capitalised candidate is what the compound casing renders
                 # ("Alpes-Maritimes", not "Alpes-maritimes"); its spelling evidence is then the OOV
                 # model's for a capital, first letter only or not (UC or MC), not UC's alone
@@ -73,17 +89,17 @@ class CandidateScores:
 
     def parts(self, toks: list[str]) -> list[list[str]]:
         """A token list as the searches decode it: sentence by sentence (``split_sentences``) or whole."""
-        return (split_at_sentence_final(toks) if self.model.split_sentences else [toks]) if toks else []
+        return (split_at_sentence_final(toks) if self.params.split_sentences else [toks]) if toks else []
 
     # ------------------------------------------------------------------ the LMs beside the word LM
     def class_lm_active(self) -> bool:
-        return self.model.class_lm_ is not None and self.model.class_lm_weight > 0
+        return self.model.class_lm_ is not None and self.params.class_lm_weight > 0
 
     def class_lms(self) -> list:
         """[(class LM, its word classes, weight)] that the search adds to the word LM: the model's
         class LM when it is on, and its ``extra_class_lms``."""
         m = self.model
-        own = [(m.class_lm_, m.classes_, m.class_lm_weight)] if self.class_lm_active() else []
+        own = [(m.class_lm_, m.classes_, self.params.class_lm_weight)] if self.class_lm_active() else []
         return own + list(m.extra_class_lms)
 
     # ------------------------------------------------------------------ emission scores
@@ -92,7 +108,7 @@ class CandidateScores:
         the lowercased sentences ``low`` (``sent_off``: their offsets, as
         :meth:`.phrases.PhraseTable.covered`); tokens with one candidate or no phrase are left out.
         None when there is no phrase table or the weight is 0."""
-        table, w = self.model.phrases_, self.model.phrase_weight
+        table, w = self.model.phrases_, self.params.phrase_weight
         if table is None or not w:
             return None
         return table.scores(low, self.candidate_forms, sent_off, w, self._phrases)
@@ -104,7 +120,7 @@ class CandidateScores:
         (``Truecaser.add_emission_scorer``), over the lowercased sentences ``low`` at the offsets ``sent_off``."""
         m = self.model
         out = self.phrase_scores(low, sent_off) or {}
-        if m.reranker_ is not None and m.discriminative != "none":
+        if m.reranker_ is not None and self.params.discriminative != "none":
             for k, x in m.reranker_.scores(low, sent_off, self.candidate_forms, m.casing_.forms.get).items():
                 add_emissions(out, k, x)
         scored = self.context_scores(low, sent_off) if context else None
@@ -123,12 +139,12 @@ class CandidateScores:
         lowercased sentences ``low`` at the offsets ``sent_off`` (``codes``: their codes in that
         model, if known); None without that model or weight."""
         ctx = self.model.context_
-        if ctx is None or not self.model.context_weight:
+        if ctx is None or not self.params.context_weight:
             return None
         if self._context_map is None:
             self._context_map = ctx.candidate_map(self.candidate_forms)
         pos, n, vals = ctx.candidate_scores(low, sent_off, self._context_map, codes)
-        return pos, n, self.model.context_weight * vals
+        return pos, n, self.params.context_weight * vals
 
     def oov_scores(self, token_lists) -> dict:
         """{unseen word of ``token_lists``: its OOV ratios (:meth:`oov_log10_ratios`)}; {} without an OOV model."""
@@ -160,7 +176,7 @@ class CandidateScores:
         that the search capitalised part by part (:mod:`.compounds`; ``compound_casing``)."""
         m = self.model
         parts = m.compound_parts_
-        if not m.compound_casing or parts is None:
+        if not self.params.compound_casing or parts is None:
             return
         forms = m.casing_.forms
         for t in unseen:

@@ -19,6 +19,7 @@ from .classes import WordClasses
 from .compounds import parts_from_data
 from .context import SentenceContext
 from .model import Truecaser
+from .native_search import table_inputs
 from .oov import oov_from_data, oov_to_data
 from .phrases import PhraseTable
 from .rerank import CandidateWeights
@@ -26,11 +27,12 @@ from .rerank import CandidateWeights
 log = logging.getLogger(__name__)
 
 # ---------------------------------------------------------------------- persistence
-FORMAT_VERSION = 8            # 8: the phrase table and the casing forms as arrays (phrases.npz, casing.npz), the JSON tables gzipped; 7: + context.json/.npz (the sentence-context model, when trained with one), baseline.json.gz for baseline.json; 6: + the fold_accents hyper-parameter; 5: + discriminative.json (when trained with one); 4: + the compound part table in casing.json; 3: + phrases.json; 2: the OOV model as JSON + .npz (1 pickled it with joblib)
+FORMAT_VERSION = 9            # 9: + search.npz (the C++ search's inputs of every casing form and word, read at load, not made); 8: the phrase table and the casing forms as arrays (phrases.npz, casing.npz), the JSON tables gzipped; 7: + context.json/.npz (the sentence-context model, when trained with one), baseline.json.gz for baseline.json; 6: + the fold_accents hyper-parameter; 5: + discriminative.json (when trained with one); 4: + the compound part table in casing.json; 3: + phrases.json; 2: the OOV model as JSON + .npz (1 pickled it with joblib)
 
 MIN_FORMAT_VERSION = 2
 
 BASELINE_FILE = "baseline.json.gz"
+SEARCH_FILE = "search.npz"
 
 ARTIFACT_NAME = "truecaser"
 
@@ -72,7 +74,21 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
             meta, arrays = model.phrases_.to_arrays()
             (tmp / "phrases.json").write_text(json.dumps(meta), encoding="utf-8")
             save_arrays(tmp / "phrases.npz", arrays, compress=True)
+        inputs = _search_inputs(model)
+        if inputs is not None:
+            save_arrays(tmp / SEARCH_FILE, inputs)
         shutil.copytree(punkt_dir, tmp / "punkt")
+
+
+def _search_inputs(model: Truecaser) -> dict | None:
+    """The C++ search's inputs of the model's casing table (:func:`.native_search.table_inputs`), or
+    None when the search's library is not built (a load then makes them, as it does for format 8)."""
+    decoder = model.native_decoder()
+    if decoder is None:
+        log.warning("the C++ search is not built: the artifact stores no search inputs (%s), so each load "
+                    "makes them (slower; run make and retrain to store them)", SEARCH_FILE)
+        return None
+    return table_inputs(model, decoder)
 
 def _write_json_gz(path: Path, value) -> None:
     """``value`` as gzipped JSON, with no name or time in the gzip header (the same model, the same
@@ -126,39 +142,36 @@ def _load_truecaser(path) -> Truecaser:
                              min_format_version=MIN_FORMAT_VERSION)
     params = manifest["hyper_parameters"]
     params["work_dir"] = None
-    model = Truecaser(**params)
     lm_file = path / ("lm.binary" if (path / "lm.binary").exists() else "lm.arpa")
-    model.lm_path_ = str(lm_file)
-    model.lm_ = kenlm.Model(str(lm_file))
-    model.lm_info_ = manifest.get("lm", {})
-    model.ngram_counts_ = manifest.get("ngram_counts", {})
-    model.n_train_tokens_ = manifest.get("training_tokens", 0)
     casing = read_json(_json_file(path, "casing.json"))
+    t = {"lm_path_": str(lm_file), "lm_": kenlm.Model(str(lm_file)), "lm_info_": manifest.get("lm", {}),
+         "ngram_counts_": manifest.get("ngram_counts", {}), "n_train_tokens_": manifest.get("training_tokens", 0),
+         "rare_mc_": casing["rare_mc"], "manifest_": manifest}
     # format 8: the forms as arrays; before, [form, count] pairs in the JSON, read as they are stored
-    model.casing_ = _read(path, "the casing table", lambda: CasingTable(casing["forms"]) if "forms" in casing else
-                          CasingTable.from_arrays(load_arrays(path / "casing.npz")))
-    model.rare_mc_ = casing["rare_mc"]
+    t["casing_"] = _read(path, "the casing table", lambda: CasingTable(casing["forms"]) if "forms" in casing else
+                         CasingTable.from_arrays(load_arrays(path / "casing.npz")))
     # format 3 has no compound part table: compounds render as UC
-    model.compound_parts_ = _read(_json_file(path, "casing.json"), "the compound part table", lambda: parts_from_data(
+    t["compound_parts_"] = _read(_json_file(path, "casing.json"), "the compound part table", lambda: parts_from_data(
         casing["compound_parts"]) if "compound_parts" in casing else None)
-    model.baseline_ = UnigramTruecaser.read_on_use(partial(_read_baseline, path, manifest))
-    model.oov_ = _read(path, "the OOV model", lambda: oov_from_data(
+    t["baseline_"] = UnigramTruecaser.read_on_use(partial(_read_baseline, path, manifest))
+    t["oov_"] = _read(path, "the OOV model", lambda: oov_from_data(
         read_json(path / "oov.json"), load_arrays(path / "oov.npz")) if (path / "oov.json").exists() else None)
-    model.phrases_ = _read(path, "the phrase table", lambda: _read_phrases(path, read_json, load_arrays))
-    model.classes_ = model.class_lm_ = None
+    t["phrases_"] = _read(path, "the phrase table", lambda: _read_phrases(path, read_json, load_arrays))
     if _json_file(path, "classes.json").exists():
         class_lm = path / ("class_lm.binary" if (path / "class_lm.binary").exists() else "class_lm.arpa")
-        model.classes_ = _read(path, "the class LM", lambda: WordClasses.from_data(
+        t["classes_"] = _read(path, "the class LM", lambda: WordClasses.from_data(
             read_json(_json_file(path, "classes.json")), load_arrays(path / "classes.npz")))
-        model.class_lm_path_ = str(class_lm)
-        model.class_lm_ = _read(path, "the class LM", lambda: kenlm.Model(str(class_lm)))
-    model.reranker_ = _read(path / "discriminative.json", "the discriminative weights", lambda: CandidateWeights.from_data(
+        t["class_lm_path_"] = str(class_lm)
+        t["class_lm_"] = _read(path, "the class LM", lambda: kenlm.Model(str(class_lm)))
+    t["reranker_"] = _read(path / "discriminative.json", "the discriminative weights", lambda: CandidateWeights.from_data(
         read_json(path / "discriminative.json")) if (path / "discriminative.json").exists() else None)
-    model.context_ = _read(path, "the sentence-context model", lambda: SentenceContext.from_data(
+    t["context_"] = _read(path, "the sentence-context model", lambda: SentenceContext.from_data(
         read_json(_json_file(path, "context.json")), load_arrays(path / "context.npz"))
         if _json_file(path, "context.json").exists() else None)
-    model.manifest_ = manifest
-    return model
+    # format 9 (made by the C++ search at saving; checked against the tables and the LM when first used)
+    t["search_inputs_"] = _read(path, "the search inputs", lambda: load_arrays(path / SEARCH_FILE)
+                                if (path / SEARCH_FILE).exists() else None)
+    return Truecaser.from_tables(params, **t)
 
 
 def _read(where: Path, what: str, read):

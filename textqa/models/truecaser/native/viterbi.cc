@@ -1,13 +1,14 @@
 // Exact Viterbi over the truecasing trellis (Lita et al. 2003, figure 1 and eq. 2) in C++ over
-// KenLM, the same search as Truecaser._viterbi in model.py, step for step: paths are merged on
+// KenLM, the same search as PythonSearch.viterbi in python_search.py, step for step: paths are merged on
 // equal KenLM states (the first path reaching a state is kept unless a later one scores strictly
 // higher), scores are summed in double from KenLM's float log10 probabilities, the best final
 // state (sentence end included) is the first of the strictly best.  With a class LM beside the word
 // LM (textqa/models/truecaser/classes.py) the states are pairs (word-LM state, class-LM state), as
-// in Truecaser._viterbi.  Built by the Makefile with KenLM's query-only sources; loaded by
+// in PythonSearch.viterbi.  Built by the Makefile with KenLM's query-only sources; loaded by
 // textqa/models/truecaser/native.py through ctypes.
 #include "lm/model.hh"
 #include "lm/state.hh"
+#include "lm/vocab.hh"
 
 #include <cstdint>
 #include <cstring>
@@ -164,6 +165,10 @@ int Search(const Decoder *d, const Decoder *dc, int n_sent, const int *sent_off,
 
 extern "C" {
 
+// The version of this library's interface: textqa/models/truecaser/native.py checks it once, when it
+// loads the library, and decodes in Python (saying to run make) when it is not the one it speaks.
+int tc_version() { return 2; }
+
 void *tc_load(const char *path, char *err, int errlen) {
   try {
     lm::ngram::Config config;
@@ -189,6 +194,15 @@ void tc_free(void *h) {
     delete d->model;
     delete d;
   }
+}
+
+// One past the largest id of the LM's vocabulary (0: a vocabulary of another kind), so that ids
+// stored with the model are checked before any is used.
+unsigned tc_vocab_size(void *h) {
+  const lm::base::Vocabulary *v = &static_cast<Decoder *>(h)->model->BaseVocabulary();
+  if (const auto *sorted = dynamic_cast<const lm::ngram::SortedVocabulary *>(v)) return sorted->Bound();
+  if (const auto *probing = dynamic_cast<const lm::ngram::ProbingVocabulary *>(v)) return probing->Bound();
+  return 0;
 }
 
 unsigned tc_index(void *h, const char *word) {
