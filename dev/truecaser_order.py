@@ -125,7 +125,8 @@ def main(argv=None) -> int:
     lower = [l.lower().split() for l in gold]
     n_tokens = sum(map(len, lower))
     svc = TruecaserService.load(artifacts_dir(None) / "truecaser")
-    model = svc.model
+    from textqa.models.truecaser.experiments import ExperimentalTruecaser
+    model = ExperimentalTruecaser.of(svc.model)
     news = {}
     if args.prune:
         from bench.truecaser import score_cells, scoring_sets

@@ -175,7 +175,9 @@ def main(argv=None) -> int:
     p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: artifacts/)")
     p.add_argument("--weights", type=float, nargs="+", default=[0.25, 0.5, 1.0], help="W values to score")
     args = p.parse_args(argv)
+    from textqa.models.truecaser.experiments import ExperimentalTruecaser
     truecaser, dev, sets = default_model_and_sets(args.artifacts)
+    truecaser = ExperimentalTruecaser.of(truecaser)
     sentences = training_sentences(truecaser, dev)
     model, hasher, feats, n, rate = fit(sentences, truecaser.casing_.forms)
     print(f"fitted on {n:,} tokens ({100 * rate:.1f}% capitalised)", file=sys.stderr)

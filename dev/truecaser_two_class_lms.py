@@ -51,7 +51,8 @@ def main() -> None:
     p.add_argument("--model", type=Path, default=ROOT / "artifacts" / "truecaser", help="the default model")
     args = p.parse_args()
     try:
-        model, second = load_truecaser(args.model), load_truecaser(args.second)
+        from textqa.models.truecaser.experiments import ExperimentalTruecaser
+        model, second = ExperimentalTruecaser.of(load_truecaser(args.model)), load_truecaser(args.second)
     except ArtifactError as e:
         p.error(str(e))
     mu2 = [0.0]

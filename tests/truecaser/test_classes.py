@@ -122,7 +122,8 @@ def test_the_search_over_several_class_lms_is_exact(class_model, dev_sentences):
     """A second class LM through ``extra_class_lms`` (``dev/truecaser_two_class_lms.py``'s way; here
     the word LM itself behind an identity class table, weight 0.3): the search over triples of
     states is exact, and the Python search decodes it."""
-    model, _ = class_model
+    from textqa.models.truecaser.experiments import ExperimentalTruecaser
+    model = ExperimentalTruecaser.of(class_model[0])
     model.extra_class_lms = [(model.lm_, _Identity(), 0.3)]
     assert model.scores().class_lms() == [(model.class_lm_, model.classes_, 0.5), (model.lm_, model.extra_class_lms[0][1], 0.3)]
     assert model.search_in_use() == "python"

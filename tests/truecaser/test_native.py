@@ -179,8 +179,10 @@ def test_a_loaded_model_starts_in_the_collectors_oldest_generation(truecaser_art
 
 def test_the_public_search_switch_and_emission_scorers(truecaser_copy, dev_sentences, monkeypatch):
     """``search`` picks the search ("python" decodes like "native"; "native" without the library is
-    an error, not a silent fallback), and ``add_emission_scorer`` reaches both searches alike."""
-    model = truecaser_copy
+    an error, not a silent fallback), and ``add_emission_scorer`` (the experiments' subclass) reaches
+    both searches alike."""
+    from textqa.models.truecaser.experiments import ExperimentalTruecaser
+    model = ExperimentalTruecaser.of(truecaser_copy)
     lowered = [s.lower() for s in dev_sentences[:120]]
     assert model.search == "auto" and model.search_in_use() == "native"
     native = model.predict(lowered)

@@ -11,8 +11,6 @@ from __future__ import annotations
 import logging
 import math
 
-import kenlm
-
 from textqa.runtime.gc_pause import gc_paused
 
 from ..params import Params
@@ -254,7 +252,7 @@ class Truecaser(TruecaserFitting, Params):
 
     def _tables(self) -> tuple:
         """The fitted tables the search is made from, as they are now (each compared by identity)."""
-        return tuple(self.__dict__.get(name) for name in SEARCH_TABLES) + (self.emission_scorers, self.extra_class_lms)
+        return tuple(self.__dict__.get(name) for name in SEARCH_TABLES) + self._experiment_hooks()
 
     def _derived(self, name: str, make, key):
         """What the search derives, kept under ``name`` with the ``key`` it was made for, and made
@@ -274,7 +272,8 @@ class Truecaser(TruecaserFitting, Params):
         """Each token's candidates and their emission scores (:class:`.scores.CandidateScores`), for
         the fitted tables and the decode-time parameters as they are now."""
         params = self.decode_params()
-        return self._derived("scores", lambda: CandidateScores(self, params), (self._tables(), params))
+        return self._derived("scores", lambda: CandidateScores(self, params, self._experiment_hooks()),
+                             (self._tables(), params))
 
     def python_search(self) -> PythonSearch:
         """The Python search (:class:`.python_search.PythonSearch`)."""
@@ -336,7 +335,7 @@ class Truecaser(TruecaserFitting, Params):
     def search_in_use(self) -> str:
         """``"native"`` when the next batch decodes with the C++ search, else ``"python"`` (the
         ``search`` setting, the library, and the class LMs the C++ search can take: its own one)."""
-        if self.search == "python" or self.extra_class_lms:
+        if self.search == "python" or self._experiment_hooks()[1]:
             return "python"
         ok = self.native_search() is not None
         if not ok and self.search == "native":
@@ -350,37 +349,10 @@ class Truecaser(TruecaserFitting, Params):
             return native.status()
         return "python (search='python')" if self.search == "python" else native.status()
 
-    @property
-    def emission_scorers(self) -> tuple:
-        """The scorers :meth:`add_emission_scorer` added (not saved with the model)."""
-        return tuple(self.__dict__.get("_emission_scorers", ()))
-
-    def add_emission_scorer(self, scorer) -> None:
-        """Add a source of evidence to both searches' emission scores.
-
-        ``scorer(low, sent_off)`` gets a batch's tokens, lowercased and flat (``low``), and the
-        offsets of its sentences in them (``sent_off``: sentence k is ``low[sent_off[k]:sent_off[k +
-        1]]``); it returns {flat token index: one score per candidate of that token, in the order of
-        :meth:`candidates`}, in log10 units like the LM's, added to those candidates' emission
-        scores.  Tokens it leaves out get nothing.  The C++ and the Python search add it alike."""
-        self._emission_scorers = [*self.emission_scorers, scorer]
-
-    @property
-    def extra_class_lms(self) -> tuple:
-        """More class LMs beside the model's own, as (``kenlm.Model`` over the class tokens of a
-        :class:`.classes.WordClasses`, that ``WordClasses``, weight) triples; the search scores each
-        candidate by every class LM (:meth:`.scores.CandidateScores.class_lms`).  The C++ search
-        takes one class LM, so a model with more decodes with the Python search
-        (:meth:`search_in_use`).  Not saved."""
-        return tuple(self.__dict__.get("_extra_class_lms", ()))
-
-    @extra_class_lms.setter
-    def extra_class_lms(self, lms) -> None:
-        self._extra_class_lms = [tuple(x) for x in lms]
-
-    def replace_lm(self, lm_path: str) -> None:
-        """Decode with another word LM (a KenLM file over the same tokens): the C++ search opens the new file."""
-        self.lm_, self.lm_path_ = kenlm.Model(str(lm_path)), str(lm_path)
+    def _experiment_hooks(self) -> tuple:
+        """(emission scorers, extra class LMs) the search adds: none here; the experiments' subclass
+        (:class:`.experiments.ExperimentalTruecaser`) has its own."""
+        return (), ()
 
     # ------------------------------------------------------------------ decoding
     def candidates(self, tok: str):

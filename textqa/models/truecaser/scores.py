@@ -46,8 +46,9 @@ class CandidateScores:
     truecaser ``model``'s fitted tables and the decode-time parameters ``params`` (the model builds
     a new one when either changes)."""
 
-    def __init__(self, model, params: DecodeParams):
+    def __init__(self, model, params: DecodeParams, hooks: tuple = ((), ())):
         self.model, self.params = model, params
+        self.emission_scorers, self.extra_class_lms = hooks     # the experiments' (.experiments)
         self._candidates: dict = {}
         self._phrases: dict = {}
         self._context_map = None
@@ -100,7 +101,7 @@ class CandidateScores:
         class LM when it is on, and its ``extra_class_lms``."""
         m = self.model
         own = [(m.class_lm_, m.classes_, self.params.class_lm_weight)] if self.class_lm_active() else []
-        return own + list(m.extra_class_lms)
+        return own + list(self.extra_class_lms)
 
     # ------------------------------------------------------------------ emission scores
     def phrase_scores(self, low: list[str], sent_off=None) -> dict | None:
@@ -117,7 +118,7 @@ class CandidateScores:
         """{token index: the added emission score of each candidate}: the phrase scores plus the
         discriminative pass's (:mod:`.rerank`; ``discriminative``) and, with ``context``, the
         sentence-context model's (:meth:`context_scores`), and the model's emission scorers
-        (``Truecaser.add_emission_scorer``), over the lowercased sentences ``low`` at the offsets ``sent_off``."""
+        (:meth:`.experiments.ExperimentalTruecaser.add_emission_scorer`), over the lowercased sentences ``low`` at the offsets ``sent_off``."""
         m = self.model
         out = self.phrase_scores(low, sent_off) or {}
         if m.reranker_ is not None and self.params.discriminative != "none":
@@ -128,7 +129,7 @@ class CandidateScores:
             pos, n, vals = scored
             for k, a, b in zip(pos.tolist(), accumulate(n.tolist(), initial=0), accumulate(n.tolist())):
                 add_emissions(out, k, vals[a:b].tolist())
-        for scorer in m.emission_scorers:
+        for scorer in self.emission_scorers:
             for k, x in scorer(low, sent_off).items():
                 add_emissions(out, k, x)
         return out
