@@ -183,7 +183,14 @@ def test_int8_storage_keeps_each_weight_within_half_a_step(with_context):
     back = SentenceContext.from_data(json.loads(json.dumps(meta)), arrays)
     step = np.repeat(arrays["scale"], np.diff(arrays["indptr"]))
     assert (np.abs(back.data - ctx.data) <= step / 2 + 1e-6).all() and back.targets == ctx.targets
+    # the weights' look-up index is stored (read, not made at load): the same index, the same look-ups
+    made = SentenceContext.from_data(meta, {k: v for k, v in arrays.items()
+                                            if k not in ("column_places", "bucket_counts")})
+    assert {"column_places", "bucket_counts"} <= set(arrays)
+    assert np.array_equal(made._index.start, back._index.start) and np.array_equal(made._index.place, back._index.place)
     for bad in ({**arrays, "data": arrays["data"].astype(np.float32)}, {**arrays, "scale": -arrays["scale"]},
+                {**arrays, "bucket_counts": arrays["bucket_counts"][1:]},
+                {**arrays, "column_places": arrays["column_places"] + (1 << 20)},
                 {**arrays, "indices": arrays["indices"] + len(ctx.features)}, {**arrays, "prior": arrays["prior"][1:]}):
         with pytest.raises(ValueError):
             SentenceContext.from_data(meta, bad)

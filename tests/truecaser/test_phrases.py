@@ -161,7 +161,16 @@ def test_the_table_round_trips_through_arrays_and_rejects_junk(wiki_sentences, d
     fresh = PhraseTable.from_arrays(meta, arrays)                  # a phrase asked for before any search
     assert fresh.entry(key) == table.entry(key) and fresh.entry("no such phrase") is None
     assert _covering_by_brute_force(fresh, low[:400]) == fresh.covering_keys(low[:400])
-    bad = [dict(arrays, ids=arrays["ids"] + np.uint32(len(table._words))),          # an id past the words
+    # the search's hashes and filter are stored (read at load, not made): the same as made from the ids
+    made = PhraseTable.from_arrays(meta, {k: v for k, v in arrays.items() if not k.startswith("search_")})
+    assert made.covered(low) == again.covered(low)
+    assert all(np.array_equal(made.search_arrays()[k], again.search_arrays()[k]) for k in made.search_arrays())
+    swapped = arrays["search_index"].copy()
+    swapped[[0, -1]] = swapped[[-1, 0]]                         # two phrases of different lengths swapped
+    bad = [dict(arrays, search_index=swapped),
+           dict(arrays, search_index=arrays["search_index"] + np.uint32(len(table))),
+           dict(arrays, search_bits=arrays["search_bits"][:-1]),
+           dict(arrays, search_hashes=arrays["search_hashes"][::-1].copy()),dict(arrays, ids=arrays["ids"] + np.uint32(len(table._words))),          # an id past the words
            dict(arrays, lengths=arrays["lengths"][:-1]),                           # one phrase short
            dict(arrays, ids=arrays["ids"].astype(np.int64)),
            dict(arrays, words=np.frombuffer(b"a b\nc", dtype=np.uint8))]

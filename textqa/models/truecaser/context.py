@@ -58,9 +58,10 @@ class SentenceContext:
     """
 
     def __init__(self, features: list, targets: list, classes: list, prior, intercept, indptr, indices, data=None,
-                 info: dict | None = None, *, quantised: tuple | None = None):
+                 info: dict | None = None, *, quantised: tuple | None = None, index: dict | None = None):
         """``data``: the weights; or ``quantised``: (int8 weights, each row's float32 scale), as
-        :meth:`to_data` stores them, kept so (a weight is the product, made when it is looked up)."""
+        :meth:`to_data` stores them, kept so (a weight is the product, made when it is looked up);
+        ``index``: the weights' look-up index as :meth:`to_data` stores it (else made here)."""
         self.features, self.targets, self.classes = list(features), list(targets), [list(c) for c in classes]
         n_cls = np.array([len(c) for c in self.classes], dtype=np.int64)
         if len(self.classes) != len(self.targets) or (n_cls < 2).any():
@@ -110,7 +111,7 @@ class SentenceContext:
         self._target_of = np.full(len(code) + 1, -1, np.int64)
         self._target_of[[code[w] for w in self.targets]] = np.arange(len(self.targets))
         self._code = code
-        self._index = RowColumnIndex(self.indptr, self.indices, F)
+        self._index = RowColumnIndex(self.indptr, self.indices, F, stored=index)
 
     @property
     def data(self) -> np.ndarray:
@@ -236,7 +237,7 @@ class SentenceContext:
         weights are stored as int8 with a scale a row (the row's largest weight / 127)."""
         meta = {"features": self.features, "targets": self.targets, "classes": self.classes, "info": self.info}
         arrays = {"prior": self.prior, "intercept": self.intercept, "indptr": self.indptr,
-                  "indices": self.indices.astype(np.int32)}
+                  "indices": self.indices.astype(np.int32), **self._index.to_arrays()}
         if self._data is None:                  # loaded quantised: stored as it was read
             return meta, {**arrays, "scale": self._scale, "data": self._q}
         rows = np.repeat(np.arange(len(self.indptr) - 1), np.diff(self.indptr))
@@ -264,8 +265,9 @@ class SentenceContext:
                     not np.isfinite(scale).all() or (scale <= 0).any() or indptr[-1] != len(q) or \
                     (np.diff(indptr) < 0).any():
                 raise ValueError("malformed quantised weights")
+            stored = {k: arrays[k] for k in ("column_places", "bucket_counts") if k in arrays}    # format 9
             return cls(features, targets, classes, arrays["prior"], arrays["intercept"], indptr,
-                       arrays["indices"], info=meta.get("info"), quantised=(q, scale))
+                       arrays["indices"], info=meta.get("info"), quantised=(q, scale), index=stored or None)
         except (KeyError, TypeError) as e:
             raise ValueError(f"malformed sentence-context model ({e!r})") from e
 

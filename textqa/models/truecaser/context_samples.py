@@ -30,10 +30,15 @@ class RowColumnIndex:
     weights are indexed with a few passes over them."""
     _BITS = 20
 
-    def __init__(self, indptr: np.ndarray, indices: np.ndarray, n_cols: int):
+    def __init__(self, indptr: np.ndarray, indices: np.ndarray, n_cols: int, stored: dict | None = None):
+        """``stored``: :meth:`to_arrays`' arrays of this index, read instead of made (ValueError when
+        they do not fit the matrix)."""
         self.indptr = np.asarray(indptr, np.int64)
         self.indices = np.asarray(indices)
         self.n = np.diff(self.indptr)
+        if stored is not None:
+            self._read(stored, n_cols)
+            return
         freq = np.bincount(self.indices, minlength=n_cols)
         below = np.cumsum(freq) - freq                   # entries at smaller columns
         self.place = (below << self._BITS) // max(int(freq.sum()), 1)     # in [0, 2**BITS)
@@ -42,6 +47,24 @@ class RowColumnIndex:
                                                         >> self._BITS)
         self.start = np.zeros(len(self.indices) + 1, np.int64)
         np.cumsum(np.bincount(bucket, minlength=len(self.indices)), out=self.start[1:])
+
+    def to_arrays(self) -> dict:
+        """The index as arrays: each column's place (``column_places``) and each bucket's number of
+        entries (``bucket_counts``, one byte each when they fit, as they do: a bucket holds about one)."""
+        counts = np.diff(self.start)
+        small = np.uint8 if counts.max(initial=0) < 256 else np.int64
+        return {"column_places": self.place.astype(np.int32), "bucket_counts": counts.astype(small)}
+
+    def _read(self, stored: dict, n_cols: int) -> None:
+        place, counts = np.asarray(stored["column_places"]), np.asarray(stored["bucket_counts"])
+        if place.dtype != np.int32 or place.shape != (n_cols,) or counts.dtype not in (np.uint8, np.int64) \
+                or counts.shape != (len(self.indices),) or (len(place) and (place.min() < 0 or
+                                                                          place.max() >= 1 << self._BITS)) \
+                or int(counts.sum(dtype=np.int64)) != len(self.indices):
+            raise ValueError("the stored row-column index does not fit its matrix")
+        self.place = place.astype(np.int64)
+        self.start = np.zeros(len(self.indices) + 1, np.int64)
+        np.cumsum(counts, out=self.start[1:])
 
     def _bucket(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         return self.indptr[rows] + ((self.place[cols] * self.n[rows]) >> self._BITS)

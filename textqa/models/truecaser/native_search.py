@@ -74,7 +74,8 @@ class CandidateRows:
 def table_inputs(model, decoder, forms=None, index=None) -> dict:
     """What the C++ search takes of each form and word of ``model``'s casing table, whatever the
     decode-time parameters: each form's KenLM id (``lm_ids``, in the LM that ``decoder`` opened),
-    with a class LM its place among the class LM's words (``class_places``), and each word's
+    with a class LM its place among the class LM's words (``class_places``) and every LM word's
+    (``class_place_table``, :meth:`.classes.WordClasses.place_table`), and each word's
     code in the sentence-context model (``context_codes``).  Stored with the model
     (``search.npz``), so that loading reads them; made here at saving, or at loading for an artifact
     that has none (``forms``, ``index``: the table's, if at hand)."""
@@ -83,8 +84,10 @@ def table_inputs(model, decoder, forms=None, index=None) -> dict:
     out = {"lm_ids": decoder.index_many(forms)}
     if model.classes_ is not None:
         classes = model.classes_
-        out["class_places"] = classes.places(out["lm_ids"], forms,
-                                             classes.place_table(decoder.index_many(classes.words))).astype(np.int32)
+        table = classes.place_table(decoder.index_many(classes.words))
+        out["class_places"] = classes.places(out["lm_ids"], forms, table).astype(np.int32)
+        if table is not None:                   # (None: two class-LM words share an id; made at each load)
+            out["class_place_table"] = table
     if model.context_ is not None:
         out["context_codes"] = model.context_.codes(index).astype(np.int32)
     return out
@@ -99,6 +102,9 @@ def check_table_inputs(inputs: dict, model, n_forms: int, n_words: int, decoder)
         c = np.asarray(inputs.get("class_places", ()))
         ok = c.dtype == np.int32 and c.shape == (n_forms,) and (not n_forms or (c.min() >= 0 and
                                                                               c.max() < len(model.classes_.of)))
+        t = np.asarray(inputs.get("class_place_table", np.zeros(0, np.int64)))
+        ok = ok and t.dtype == np.int64 and t.ndim == 1 and (not len(t) or (t.min() >= -1 and
+                                                                           t.max() < len(model.classes_.of)))
     if ok and model.context_ is not None:
         codes = np.asarray(inputs.get("context_codes", ()))
         ok = codes.dtype == np.int32 and codes.shape == (n_words,) and (
@@ -160,7 +166,9 @@ class NativeSearch:
         rows.ids[:len(forms)] = stored["lm_ids"][kept]
         if self.class_decoder is not None:          # the class LM's ids and log10 P(w | c)
             classes = m.classes_
-            self._class_places = classes.place_table(self.decoder.index_many(classes.words))
+            self._class_places = stored.get("class_place_table")
+            if self._class_places is None:
+                self._class_places = classes.place_table(self.decoder.index_many(classes.words))
             c = stored["class_places"][kept]
             rows.cids[:len(forms)], rows.cem[:len(forms)] = self._class_ids[classes.of[c]], classes.emission[c]
         if m.context_ is not None:

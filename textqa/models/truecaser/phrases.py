@@ -56,10 +56,11 @@ class PhraseTable:
         self._setup(list(word_id), ids, lengths, list(phrases.values()), max_n, keys)
 
     def _setup(self, words: list[str], ids: np.ndarray, lengths: np.ndarray, values: list, max_n: int,
-               keys: list | None = None) -> None:
+               keys: list | None = None, search: dict | None = None) -> None:
         """``words[i - 1]``: the word of id i; ``ids``: every phrase's word ids, one phrase after the
         other; ``lengths``: each phrase's; ``values``: each phrase's entry ((N, variants) or its stored
-        string); ``keys``: the phrases themselves, if at hand (else made from their ids when met)."""
+        string); ``keys``: the phrases themselves, if at hand (else made from their ids when met);
+        ``search``: the search's hashes and filter as :meth:`to_arrays` stores them (else made here)."""
         self.max_n = max_n
         self._words = words
         self._word_id = dict(zip(words, count(1)))
@@ -72,10 +73,17 @@ class PhraseTable:
         self._all_indexed = keys is not None
         self._positions: dict = {}
         self._totals = np.full(len(lengths), _UNPARSED, dtype=np.int64)  # N of each phrase met (-1: no phrase)
+        if search is not None:
+            self._read_search(search)
+        else:
+            self._make_search()
+
+    def _make_search(self) -> None:
+        """The search's tables (below) made from the phrases' word ids."""
+        ids, lengths, starts = self._flat, self._lengths, self._starts
         # the search: each phrase of length L has a 64-bit rolling hash of its word ids (sorted per
         # length, with the phrase's ids and index beside it); a batch's windows are hashed with numpy
         # and a window whose hash is a phrase's is then checked against the phrase's ids (no false matches)
-        starts = self._starts
         h = np.zeros(len(lengths), dtype=np.uint64)
         with np.errstate(over="ignore"):
             for p in range(int(lengths.max()) if len(lengths) else 0):      # h = h * P + id, mod 2**64
@@ -96,6 +104,43 @@ class PhraseTable:
             np.bitwise_or.at(self._bits, (top >> np.uint64(3)).astype(np.int64),
                              (np.uint8(1) << (top & np.uint64(7)).astype(np.uint8)))
         self._bits_bytes = self._bits.tobytes()        # read byte by byte by the short texts' look-up
+
+    def search_arrays(self) -> dict:
+        """The search's tables as arrays (stored by :meth:`to_arrays`, read by :meth:`_read_search`):
+        the phrases' hashes sorted within each length (``search_hashes``), each one's phrase
+        (``search_index``), the lengths (``search_lengths``) and how many phrases have each
+        (``search_counts``), and the filter's bits (``search_bits``)."""
+        n = sorted(self._hashes)
+        return {"search_hashes": np.concatenate([self._hashes[k] for k in n]) if n else np.zeros(0, np.uint64),
+                "search_index": np.concatenate([self._index[k] for k in n]).astype(np.uint32) if n
+                else np.zeros(0, np.uint32),
+                "search_lengths": np.array(n, dtype=np.uint8),
+                "search_counts": np.array([len(self._hashes[k]) for k in n], dtype=np.int64),
+                "search_bits": self._bits}
+
+    def _read_search(self, arrays: dict) -> None:
+        """The search's tables from :meth:`search_arrays`; ValueError when they do not fit the phrases
+        (a hash that is wrong only loses a match: every match is checked against the phrase's ids)."""
+        hashes, index = np.asarray(arrays["search_hashes"]), np.asarray(arrays["search_index"])
+        lengths, counts = np.asarray(arrays["search_lengths"]), np.asarray(arrays["search_counts"])
+        bits = np.asarray(arrays["search_bits"])
+        n = len(self._lengths)
+        if hashes.dtype != np.uint64 or index.dtype != np.uint32 or lengths.dtype != np.uint8 \
+                or counts.dtype != np.int64 or bits.dtype != np.uint8 or bits.shape != (1 << (_FILTER_BITS - 3),) \
+                or hashes.shape != index.shape or lengths.shape != counts.shape or int(counts.sum()) != len(hashes) \
+                or (len(counts) and counts.min() < 1) or (len(index) and int(index.max()) >= n) \
+                or len(np.unique(lengths)) != len(lengths):
+            raise ValueError("not a phrase table (inconsistent search arrays)")
+        self._hashes, self._rows, self._index = {}, {}, {}
+        for length, a, b in zip(lengths.tolist(), accumulate(counts.tolist(), initial=0), accumulate(counts.tolist())):
+            which = index[a:b].astype(np.int64)
+            h = hashes[a:b]
+            if (self._lengths[which] != length).any() or (h[1:] <= h[:-1]).any():
+                raise ValueError("not a phrase table (inconsistent search arrays)")
+            self._hashes[length], self._index[length] = h, which
+            self._rows[length] = self._flat[self._starts[which][:, None] + np.arange(length)]
+        self._bits = bits
+        self._bits_bytes = bits.tobytes()
 
     @classmethod
     def from_variants(cls, variants: dict[str, int], max_n: int = MAX_N) -> "PhraseTable":
@@ -187,10 +232,15 @@ class PhraseTable:
         word_id: dict[str, int] = {}
         ids = [word_id.setdefault(w, len(word_id) + 1) for k, _ in entries for w in k.split(" ")]
         lines = lambda xs: np.frombuffer("\n".join(xs).encode("utf-8"), dtype=np.uint8)
+        lengths = np.array([k.count(" ") + 1 for k, _ in entries], dtype=np.uint8)
+        stored = np.array(ids, dtype=np.uint32)
+        # the search's tables, over the stored phrases (those whose entries parse) and their word ids
+        search = PhraseTable.__new__(PhraseTable)
+        search._setup(list(word_id), stored.astype(np.uint64), lengths.astype(np.int64), [None] * len(entries),
+                      self.max_n)
         return ({"max_n": self.max_n, "phrases": len(entries)},
-                {"words": lines(word_id), "ids": np.array(ids, dtype=np.uint32),
-                 "lengths": np.array([k.count(" ") + 1 for k, _ in entries], dtype=np.uint8),
-                 "entries": lines(v for _, v in entries)})
+                {"words": lines(word_id), "ids": stored, "lengths": lengths, "entries": lines(v for _, v in entries),
+                 **search.search_arrays()})
 
     @classmethod
     def from_arrays(cls, meta: dict, arrays: dict) -> "PhraseTable":
@@ -209,7 +259,9 @@ class PhraseTable:
                 or len(set(words)) != len(words) or any(" " in w or not w for w in words if len(ids)):
             raise ValueError("not a phrase table (inconsistent arrays)")
         table = cls.__new__(cls)
-        table._setup(words, ids.astype(np.uint64), lengths.astype(np.int64), entries, max_n)
+        search = {k: arrays[k] for k in arrays if k.startswith("search_")}     # format 9
+        table._setup(words, ids.astype(np.uint64), lengths.astype(np.int64), entries, max_n,
+                     search=search if search else None)
         return table
 
     def _position(self, key: str, p: int) -> dict[str, int]:
