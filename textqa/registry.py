@@ -21,6 +21,7 @@ and each front end imports only the model it uses.
   lazy initialisation (numba, spaCy's first parse, ...);
 * ``read_on_use``: payloads its loader reads only when first used (the loading hashes them, and
   does not parse them ahead);
+* ``read_first``: payloads the loading reads ahead first, in this order (its loader's);
 * ``options``: its run-time options, each reaching ``textqa.load`` (keyword arguments, for options
   that configure the loaded model), the command line (flags) and ``textqa batch`` under one name.
 
@@ -89,6 +90,7 @@ class ModelEntry:
     options: tuple[Option, ...] = field(default_factory=tuple)
     train_minutes: float = 5.0
     read_on_use: tuple[str, ...] = ()
+    read_first: tuple[str, ...] = ()
 
     def option_values(self, source, stage: str | None = None) -> dict:
         """This model's options (of ``stage``, or all) read from ``source``: an ``argparse.Namespace``
@@ -108,7 +110,7 @@ class ModelEntry:
 
         arguments = self.loader_arguments(options)
         # the payloads are hashed and read while the model's code imports (those read on use: hashed only)
-        with read_ahead(folder, hash_only=self.read_on_use):
+        with read_ahead(folder, hash_only=self.read_on_use, first=self.read_first):
             loader = resolve(self.loader)
             return loader(folder, **arguments) if arguments else loader(folder)
 
@@ -178,7 +180,10 @@ MODELS: tuple[ModelEntry, ...] = (
         store="textqa.models.truecaser.store", trainer="textqa.training.truecaser",
         command="textqa.cli.truecase", batch="textqa.cli.truecase:run_partition",
         blueprint="textqa.service.truecaser:bp", warm_up=lambda m: m.truecase("warm up ."),
-        options=_TRUECASER_OPTIONS, train_minutes=15, read_on_use=("baseline.json.gz",)),
+        options=_TRUECASER_OPTIONS, train_minutes=15, read_on_use=("baseline.json.gz",),
+        # the loader's order, but the phrase table first: the largest to inflate
+        read_first=("phrases.npz", "casing.json.gz", "casing.npz", "oov.json", "oov.npz", "phrases.json",
+                    "classes.json.gz", "classes.npz", "context.json.gz", "context.npz", "search.npz")),
     ModelEntry(
         name="blanc", verb="blanc", title="BLANC MT metric (Lita, Rogati & Lavie 2005)", label="BLANC",
         loader="textqa.models.blanc.store:load_blanc", store="textqa.models.blanc.store",

@@ -206,15 +206,24 @@ def _swap_into_place(tmp: Path, dest: Path) -> None:
 PICKLE_SUFFIXES = (".joblib", ".pkl", ".pickle")
 
 
-def save_arrays(path: str | os.PathLike, arrays: dict, compress: bool = False) -> None:
-    """numpy arrays to an ``.npz`` file (zip-deflated with ``compress``: for arrays that shrink
-    several times, such as text); object arrays (which would be pickled) are refused."""
+def save_arrays(path: str | os.PathLike, arrays: dict, compress: bool | frozenset = False) -> None:
+    """numpy arrays to an ``.npz`` file, each zip-deflated with ``compress`` (True: all; a set: the
+    arrays of those names, typically text, which shrinks several times, while numbers that hardly
+    shrink are stored as they are and read without inflating); object arrays (which would be
+    pickled) are refused."""
+    import zipfile
+
     arrays = {k: np.asarray(v) for k, v in arrays.items()}
     bad = [k for k, v in arrays.items() if v.dtype.hasobject]
     if bad:
         raise TypeError(f"object arrays would be pickled: {', '.join(bad[:5])}")
-    with open(path, "wb") as f:
-        (np.savez_compressed if compress else np.savez)(f, **arrays)
+    with open(path, "wb") as f, zipfile.ZipFile(f, "w", allowZip64=True) as z:
+        for name, array in arrays.items():
+            info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+            deflate = compress is True or (not isinstance(compress, bool) and name in compress)
+            info.compress_type = zipfile.ZIP_DEFLATED if deflate else zipfile.ZIP_STORED
+            with z.open(info, "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, array, allow_pickle=False)
 
 
 def load_arrays(path: str | os.PathLike) -> dict:
@@ -307,7 +316,10 @@ def verify_payload(path: Path, manifest: dict, rel: str, remedy: str = "retrain 
 #: thread has computed, each taken once by :func:`sha256_file` or :func:`load_arrays`.
 _AHEAD: dict[tuple[str, str], Future] = {}
 _AHEAD_LOCK = threading.Lock()
-READ_AHEAD_THREAD = "textqa-read-ahead"     # the name of read_ahead's thread
+READ_AHEAD_THREAD = "textqa-read-ahead"     # the name of read_ahead's threads
+#: read_ahead's threads, each taking the next payload: two, so that a large compressed payload
+#: (inflated outside the GIL) does not hold up the ones after it
+READ_AHEAD_THREADS = 2
 
 
 def _take_read_ahead(path, what: str):
@@ -325,9 +337,10 @@ def _take_read_ahead(path, what: str):
 
 
 @contextmanager
-def read_ahead(folder: str | os.PathLike, hash_only: tuple = (), checked: CheckedFiles | None = None):
-    """While the block runs (typically: importing the model's code, then its loader), a background
-    thread hashes the payloads of the artifact in ``folder``; an ``.npz`` or ``.json.gz`` payload whose
+def read_ahead(folder: str | os.PathLike, hash_only: tuple = (), checked: CheckedFiles | None = None,
+               first: tuple = ()):
+    """While the block runs (typically: importing the model's code, then its loader), background
+    threads (:data:`READ_AHEAD_THREADS`) hash the payloads of the artifact in ``folder``; an ``.npz`` or ``.json.gz`` payload whose
     bytes match the manifest's checksum it then parses (the arrays, read with ``allow_pickle=False``)
     or decompresses, from the bytes it hashed.  That work runs mostly outside the GIL (hashlib and zlib
     release it) while the import holds it.  The loader's :func:`sha256_file`, :func:`load_arrays` and
@@ -337,11 +350,14 @@ def read_ahead(folder: str | os.PathLike, hash_only: tuple = (), checked: Checke
     still checks every checksum (:func:`load_manifest`) before it uses any payload.  The payloads
     named in ``hash_only`` (read by the model when first used, if ever) are hashed, not parsed.  A
     payload ``checked`` holds as it is now (:mod:`.checked_files`; default
-    :meth:`.CheckedFiles.default`) is not hashed: the loader will not ask for its hash."""
+    :meth:`.CheckedFiles.default`) is not hashed: the loader will not ask for its hash.  The payloads
+    named in ``first`` are read first, in that order (the loader's: it then rarely waits), the
+    others after them in the manifest's order."""
     folder = Path(folder)
     checked = CheckedFiles.default() if checked is None else checked
     try:
         files = {rel: meta["sha256"] for rel, meta in read_manifest(folder)["files"].items()}
+        files = {**{rel: files[rel] for rel in first if rel in files}, **files}
     except Exception:       # no readable manifest: the loader reports it
         yield
         return
@@ -352,8 +368,14 @@ def read_ahead(folder: str | os.PathLike, hash_only: tuple = (), checked: Checke
     with _AHEAD_LOCK:
         _AHEAD.update(keys)
 
+    queue, queue_lock = iter(list(files.items())), threading.Lock()
+
+    def next_file():
+        with queue_lock:
+            return next(queue, None)
+
     def work():     # a future taken by the loader is still this one: it is set whoever holds it
-        for rel, expected in files.items():
+        for rel, expected in iter(next_file, None):
             mine = futures[rel]
             # the block's end cancels what is still pending: whoever waits on one reads the file itself
             if not all([fut.set_running_or_notify_cancel() for fut in mine.values()]):
@@ -388,7 +410,8 @@ def read_ahead(folder: str | os.PathLike, hash_only: tuple = (), checked: Checke
                 except BaseException as e:
                     mine[what].set_exception(e)
 
-    threading.Thread(target=work, name=READ_AHEAD_THREAD, daemon=True).start()
+    for _ in range(READ_AHEAD_THREADS):
+        threading.Thread(target=work, name=READ_AHEAD_THREAD, daemon=True).start()
     try:
         yield
     finally:

@@ -87,7 +87,7 @@ def table_inputs(model, decoder, forms=None, index=None) -> dict:
         table = classes.place_table(decoder.index_many(classes.words))
         out["class_places"] = classes.places(out["lm_ids"], forms, table).astype(np.int32)
         if table is not None:                   # (None: two class-LM words share an id; made at each load)
-            out["class_place_table"] = table
+            out["class_place_table"] = table.astype(np.int32)
     if model.context_ is not None:
         out["context_codes"] = model.context_.codes(index).astype(np.int32)
     return out
@@ -102,8 +102,8 @@ def check_table_inputs(inputs: dict, model, n_forms: int, n_words: int, decoder)
         c = np.asarray(inputs.get("class_places", ()))
         ok = c.dtype == np.int32 and c.shape == (n_forms,) and (not n_forms or (c.min() >= 0 and
                                                                               c.max() < len(model.classes_.of)))
-        t = np.asarray(inputs.get("class_place_table", np.zeros(0, np.int64)))
-        ok = ok and t.dtype == np.int64 and t.ndim == 1 and (not len(t) or (t.min() >= -1 and
+        t = np.asarray(inputs.get("class_place_table", np.zeros(0, np.int32)))
+        ok = ok and t.dtype == np.int32 and t.ndim == 1 and (not len(t) or (t.min() >= -1 and
                                                                            t.max() < len(model.classes_.of)))
     if ok and model.context_ is not None:
         codes = np.asarray(inputs.get("context_codes", ()))

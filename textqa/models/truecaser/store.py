@@ -63,7 +63,7 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
         if model.context_ is not None:
             meta, arrays = model.context_.to_data()
             _write_json_gz(tmp / "context.json.gz", meta)
-            save_arrays(tmp / "context.npz", arrays)
+            save_arrays(tmp / "context.npz", arrays, compress=frozenset({"bucket_counts"}))   # (mostly 0 and 1)
         if model.classes_ is not None:
             shutil.copyfile(model.class_lm_path_,
                             tmp / ("class_lm.binary" if model.class_lm_path_.endswith(".binary") else "class_lm.arpa"))
@@ -73,7 +73,8 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
         if model.phrases_ is not None:
             meta, arrays = model.phrases_.to_arrays()
             (tmp / "phrases.json").write_text(json.dumps(meta), encoding="utf-8")
-            save_arrays(tmp / "phrases.npz", arrays, compress=True)
+            # the text deflated; the numbers, which hardly shrink, stored as they are: read without inflating
+            save_arrays(tmp / "phrases.npz", arrays, compress=frozenset({"words", "entries", "search_index"}))
         inputs = _search_inputs(model)
         if inputs is not None:
             save_arrays(tmp / SEARCH_FILE, inputs)
