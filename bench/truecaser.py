@@ -383,7 +383,7 @@ def main(argv=None) -> int:
         f"{manifest.get('training_tokens', 0):,} training tokens, n-grams {manifest.get('ngram_counts')}"
         + (f"; in the LM after count pruning (`--prune {' '.join(map(str, lm_info['prune']))}`): {lm_info['kept']}."
            if "kept" in (lm_info := manifest.get("lm", {})) else "."),
-        f"- Targets: >= 3x the peer's tokens/s: **{v['tokens_per_second'] / peer:.2f}x**; artifact <= 200 MB: "
+        f"- Targets: >= 3x the peer's tokens/s: **{v['tokens_per_second'] / peer:.2f}x**; artifact <= 230 MB: "
         f"**{size:,.1f} MB**; load <= 3 s (imports included, one core): **{v['load_seconds']:.2f} s**; training "
         f"<= 20 min on 2 cores, the first tokenization included: **{train_seconds / 60:.1f} min**; training "
         f"memory <= 12 GB: **" + (f"{train_peak / 1024:.1f} GB" if train_peak else "not recorded") + "**.",
@@ -392,11 +392,11 @@ def main(argv=None) -> int:
         f"{cli['startup']:.2f} s for one line (the start-up: imports and the model's load; best of 3): "
         f"{cli['tokens_per_second']:,.0f} tokens/s after the start-up, **{cli['tokens_per_second'] / v['tokens_per_second']:.2f}** "
         f"of the in-process decoder's best pass and **{cli['tokens_per_second'] / peer:.2f}x** the peer's. Targets: "
-        f">= 0.95 of the decoder, >= 3x the peer, start-up <= 1.2 s. The same text 8 times over takes "
+        f">= 0.95 of the decoder, >= 3x the peer, start-up <= 1.0 s. The same text 8 times over takes "
         f"{cli['twice']:.2f} s: once every word has been met, the command decodes "
         f"{cli['warm_tokens_per_second']:,.0f} tokens/s, **{cli['warm_tokens_per_second'] / v['tokens_per_second']:.2f}** "
         f"of the decoder's best pass; the decoder's own first pass over dev (every known word's search row is "
-        f"made at load; the phrase scores and the unseen words' OOV scores on first use) runs at "
+        f"made at load from the inputs the artifact stores; the phrase scores and the unseen words' OOV scores on first use) runs at "
         f"{v['first_pass_tokens_per_second']:,.0f} tokens/s. The in-process decoder over the command's own input "
         f"file, in a fresh process on one core and in the command's {BATCH_LINES:,}-line batches (so meeting "
         f"each word first, as the command does; load excluded), runs at {cli['same_input_tokens_per_second']:,.0f} "

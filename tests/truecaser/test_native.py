@@ -1,5 +1,6 @@
 """The C++ Viterbi decoder (textqa/models/truecaser/native): built by make, and exactly the Python
 search's output on real text, whatever the decoding options."""
+import os
 import pickle
 
 import pytest
@@ -210,3 +211,17 @@ def test_the_public_search_switch_and_emission_scorers(truecaser_copy, dev_sente
         model.predict(["paris ."])
     model.search = "auto"
     assert model.search_in_use() == "python" and model.predict(sentences) == python
+
+
+def test_a_library_of_another_interface_is_named_and_not_used():
+    """The C++ library states its interface version; one that does not (or states another) is not
+    used, and the status says to run make (here: a shared library that is no search at all)."""
+    import subprocess
+    import sys
+
+    import numpy._core._multiarray_umath as some_library
+    env = {**os.environ, "TEXTQA_VITERBI_LIBRARY": some_library.__file__}
+    out = subprocess.run([sys.executable, "-m", "textqa.cli", "--version"], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    assert "truecaser search: python (" in out and "another version of the C++ search" in out and "run make" in out
+    assert native.VERSION == 2 and native._library() is not None      # this checkout's own build speaks it
