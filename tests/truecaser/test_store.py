@@ -56,3 +56,29 @@ def test_every_payload_changed_with_its_size_and_mtime_restored_is_refused(truec
         data[len(data) // 2] ^= 0x20                    # put back: the next file is the only change
         path.write_bytes(bytes(data))
     assert main(["verify", str(folder)]) == 0
+
+
+def test_a_format_8_artifact_loads_builds_its_indexes_says_so_and_decodes_the_same(truecaser_artifact, copy_root,
+                                                                                  resign, caplog):
+    """Format 8 stored no indexes: it still loads (they are built at each load, as before), with a
+    warning that says to retrain, and decodes as the format-9 artifact of the same tables does."""
+    import json
+
+    from textqa.models.truecaser.store import load_truecaser
+    folder = copy_root(truecaser_artifact) / "truecaser"
+    with np.load(folder / "phrases.npz") as z:
+        arrays = {k: z[k] for k in z.files if not k.startswith("search_")}
+    save_arrays(folder / "phrases.npz", arrays, compress=True)
+    resign(folder, "phrases.npz")
+    (folder / "search.npz").unlink()
+    manifest = json.loads((folder / "manifest.json").read_text())
+    del manifest["files"]["search.npz"]
+    manifest["format_version"] = 8
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    with caplog.at_level("WARNING"):
+        old = load_truecaser(folder)
+    assert "format 8 stores no indexes" in caplog.text and "textqa train truecaser" in caplog.text
+    assert old.search_inputs_ is None
+    lines = ["the president of the united states visited new york .", "he said : `` i went to paris . ''",
+             "the bank of new york and the lord of the rings ."]
+    assert old.predict(lines) == load_truecaser(truecaser_artifact / "truecaser").predict(lines)

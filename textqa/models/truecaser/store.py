@@ -172,6 +172,9 @@ def _load_truecaser(path) -> Truecaser:
     # format 9 (made by the C++ search at saving; checked against the tables and the LM when first used)
     t["search_inputs_"] = _read(path, "the search inputs", lambda: load_arrays(path / SEARCH_FILE)
                                 if (path / SEARCH_FILE).exists() else None)
+    if manifest["format_version"] < 9:
+        log.warning("%s: format %s stores no indexes: each load builds them (the same output, a slower start); "
+                    "retrain it with 'textqa train truecaser' to store them", path, manifest["format_version"])
     return Truecaser.from_tables(params, **t)
 
 
