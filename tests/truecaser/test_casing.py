@@ -85,8 +85,15 @@ def test_the_casing_table_round_trips_through_arrays_and_rejects_junk(wiki_sente
     assert all([list(p) for p in table.forms[w]] == again.forms[w] for w in table.forms)
     assert "the" in again.forms and "no-such-word" not in again.forms and again.forms.get("no-such-word") is None
     assert again.most_frequent("the") == table.most_frequent("the")
+    assert {"word_hashes", "word_order"} <= set(arrays)       # the word index stored, read at load
+    unindexed = {k: v for k, v in arrays.items() if not k.startswith("word_")}
+    assert list(CasingTable.from_arrays(unindexed).forms) == list(table.forms)      # format 8: built at load
+    twice = np.frombuffer(b"\n".join([b"a"] * (len(arrays["off"]) - 1)), dtype=np.uint8)
     for junk in (dict(arrays, off=arrays["off"][:-1]), dict(arrays, counts=-arrays["counts"]),
                  dict(arrays, off=arrays["off"].astype(np.int32)), {"words": arrays["words"]},
-                 dict(arrays, words=np.frombuffer(b"\n".join([b"a"] * (len(arrays["off"]) - 1)), dtype=np.uint8))):
+                 dict(unindexed, words=twice), dict(arrays, word_order=arrays["word_order"][::-1][:-1]),
+                 dict(arrays, word_hashes=arrays["word_hashes"][::-1].copy()),
+                 dict(arrays, word_order=arrays["word_order"] + np.int32(1)),
+                 dict(arrays, words=twice, word_hashes=np.sort(np.zeros_like(arrays["word_hashes"])))):
         with pytest.raises(ValueError, match="not a casing table"):
             CasingTable.from_arrays(junk)

@@ -16,9 +16,13 @@ def same_numbers_anywhere(fn):
     """Run ``fn`` with BLAS and OpenMP on one thread.  For training tasks that run in this process,
     in joblib workers or on Dask workers: a multithreaded BLAS sums in an order that depends on the
     process's thread count, so the last digits of a fit (and, through a solver's tolerance, more)
-    would depend on where it ran.  The tasks run in parallel anyway."""
+    would depend on where it ran.  The tasks run in parallel anyway.  scikit-learn is imported first:
+    threadpoolctl limits the libraries loaded when the limit is set, and scikit-learn brings its
+    OpenMP runtime and SciPy's BLAS (a fit that imported them inside the limit would run them on
+    every core)."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        import sklearn  # noqa: F401  # deferred: loads sklearn, scipy (their OpenMP and BLAS, before the limit)
         from threadpoolctl import threadpool_limits  # deferred: loads threadpoolctl
         with threadpool_limits(limits=1):
             return fn(*args, **kwargs)

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..params import Params
 from .casing import NONE, capitalize_first, case_class, fold_accents, group_by_lowercase, restore_accents
+from .word_index import WordIndex
 
 log = logging.getLogger(__name__)
 
@@ -34,12 +35,12 @@ def capitalize_first_word_in(tokens: list[str], start: int, end: int) -> None:
 
 class StoredForms(Mapping):
     """{lowercased word: [[form, count], ...]} read from arrays (:meth:`CasingTable.to_arrays`): the
-    words are indexed at load, and a word's list is made when it is first asked for (for the default
-    model's words, reading JSON was the slowest part of the load; most words are never met)."""
+    words' index is read with them (:class:`.word_index.WordIndex`, not a dictionary built at load),
+    and a word's list is made when it is first asked for (most words are never met)."""
 
-    def __init__(self, words: list[str], forms: list[str], counts: np.ndarray, off: np.ndarray):
-        self._index = dict(zip(words, range(len(words))))
-        self._words, self._forms, self._counts, self._off = words, forms, counts, off
+    def __init__(self, index: WordIndex, forms: list[str], counts: np.ndarray, off: np.ndarray):
+        self._index = index
+        self._forms, self._counts, self._off = forms, counts, off
         self._made: dict = {}
 
     def __getitem__(self, key: str) -> list:
@@ -54,15 +55,15 @@ class StoredForms(Mapping):
         return key in self._index
 
     def arrays(self) -> tuple:
-        """(the word index {word: i}, the forms, their counts, where word i's forms start: ``off[i]``
-        to ``off[i + 1]``), for look-ups of many words with numpy."""
+        """(the word index {word: i} (:class:`.word_index.WordIndex`), the forms, their counts, where
+        word i's forms start: ``off[i]`` to ``off[i + 1]``), for look-ups of many words with numpy."""
         return self._index, self._forms, self._counts, self._off
 
     def __iter__(self):
-        return iter(self._words)
+        return iter(self._index)
 
     def __len__(self) -> int:
-        return len(self._words)
+        return len(self._index)
 
 
 class CasingTable:
@@ -98,34 +99,43 @@ class CasingTable:
         each form's count, and where each word's forms start (its forms in their stored order)."""
         words, forms, counts, off = self._flat()
         lines = lambda xs: np.frombuffer("\n".join(xs).encode("utf-8"), dtype=np.uint8)
-        return {"words": lines(words), "forms": lines(forms), "counts": counts, "off": off}
+        index = self.forms._index if isinstance(self.forms, StoredForms) else WordIndex.build(words)
+        return {"words": lines(words), "forms": lines(forms), "counts": counts, "off": off, **index.arrays()}
 
     def arrays(self) -> tuple:
         """:meth:`StoredForms.arrays` of the table: a loaded table's own, a counted one's made."""
         if isinstance(self.forms, StoredForms):
             return self.forms.arrays()
         words, forms, counts, off = self._flat()
-        return dict(zip(words, range(len(words)))), forms, counts, off
+        return WordIndex.build(words), forms, counts, off
 
     @classmethod
     def from_arrays(cls, arrays: dict) -> "CasingTable":
         """The inverse of :meth:`to_arrays`; ValueError on malformed input."""
         try:
-            words = arrays["words"].tobytes().decode("utf-8").split("\n")
+            blob = arrays["words"].tobytes()
+            blob.decode("utf-8")                                    # (checked, not kept: the index reads the bytes)
             forms = arrays["forms"].tobytes().decode("utf-8").split("\n")
             counts, off = np.asarray(arrays["counts"]), np.asarray(arrays["off"])
         except (KeyError, AttributeError, UnicodeDecodeError) as e:
             raise ValueError(f"not a casing table ({e!r})") from e
-        if words == [""] and len(off) == 1:
-            words, forms = [], []
-        if off.dtype != np.int64 or counts.dtype != np.int64 or off.shape != (len(words) + 1,) or off[0] != 0 \
+        if not blob and len(off) == 1:
+            forms = []
+        if "word_hashes" in arrays:                                 # format 9: the index stored
+            try:
+                index = WordIndex.from_words_blob(blob, arrays["word_hashes"], arrays.get("word_order"))
+            except ValueError as e:
+                raise ValueError(f"not a casing table ({e})") from e
+        else:
+            words = blob.decode("utf-8").split("\n") if blob else []
+            if len(set(words)) != len(words):
+                raise ValueError("not a casing table (a word twice)")
+            index = WordIndex.build(words)
+        if off.dtype != np.int64 or counts.dtype != np.int64 or off.shape != (len(index) + 1,) or off[0] != 0 \
                 or (np.diff(off) < 1).any() or off[-1] != len(forms) or counts.shape != (len(forms),) \
                 or (counts < 0).any():
             raise ValueError("not a casing table (inconsistent arrays)")
-        table = StoredForms(words, forms, counts, off)
-        if len(table._index) != len(words):
-            raise ValueError("not a casing table (a word twice)")
-        return cls(table)
+        return cls(StoredForms(index, forms, counts, off))
 
 class UnigramTruecaser(Params):
     """Baseline of paper section 2.1: each token takes its most frequent training casing.

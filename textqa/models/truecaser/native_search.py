@@ -7,7 +7,7 @@ decode as fast as its last.  Unseen words (the OOV model's candidates) get their
 from __future__ import annotations
 
 import threading
-from itertools import accumulate, chain, repeat
+from itertools import accumulate, chain
 from types import SimpleNamespace
 
 import numpy as np
@@ -227,7 +227,7 @@ class NativeSearch:
                 self._forget_unseen()
             rows, unseen, forms_at = self._state
         parts_of, flat, low, sent_off = self._parts(token_lists)
-        row = np.fromiter(map(self._index.get, low, repeat(-1)), dtype=np.int64, count=len(low))
+        row = self._index.find(low)
         unseen_at, oov_classes = [], {}          # the unseen words with OOV classes
         for t in np.flatnonzero(row < 0).tolist():
             key = low[t]

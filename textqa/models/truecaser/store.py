@@ -51,7 +51,8 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
         lm_name = "lm.binary" if model.lm_path_.endswith(".binary") else "lm.arpa"
         shutil.copyfile(model.lm_path_, tmp / lm_name)
         _write_json_gz(tmp / "casing.json.gz", {"rare_mc": model.rare_mc_, "compound_parts": model.compound_parts_})
-        save_arrays(tmp / "casing.npz", model.casing_.to_arrays(), compress=True)
+        # (the word index's hashes, which do not shrink, stored as they are)
+        save_arrays(tmp / "casing.npz", model.casing_.to_arrays(), compress=frozenset({"words", "forms", "counts", "off"}))
         _write_json_gz(tmp / BASELINE_FILE, model.baseline_.best_)
         if model.oov_ is not None:
             meta, arrays = oov_to_data(model.oov_)
