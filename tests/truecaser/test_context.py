@@ -188,6 +188,12 @@ def test_int8_storage_keeps_each_weight_within_half_a_step(with_context):
                                             if k not in ("column_places", "bucket_counts")})
     assert {"column_places", "bucket_counts"} <= set(arrays)
     assert np.array_equal(made._index.start, back._index.start) and np.array_equal(made._index.place, back._index.place)
+    # the words' codes are stored with their index (format 9); format 8 kept the words in the JSON
+    legacy = SentenceContext.from_data({**meta, "features": ctx.features},
+                                       {k: v for k, v in arrays.items() if not k.startswith("word")})
+    words = ctx.features + ctx.targets + ["no-such-word"]
+    assert [legacy.code(w) for w in words] == [back.code(w) for w in words] == [ctx.code(w) for w in words]
+    assert back.features == ctx.features and back.n_codes == ctx.n_codes > len(ctx.features)
     for bad in ({**arrays, "data": arrays["data"].astype(np.float32)}, {**arrays, "scale": -arrays["scale"]},
                 {**arrays, "bucket_counts": arrays["bucket_counts"][1:]},
                 {**arrays, "column_places": arrays["column_places"] + (1 << 20)},
@@ -295,7 +301,9 @@ def test_any_corrupted_array_or_field_is_a_value_error(with_context):
     meta, arrays = with_context[0].context_.to_data()
     bad_arrays = []
     for k, a in arrays.items():
-        bad_arrays += [{**arrays, k: a[:-1]}, {**arrays, k: a.reshape(-1, 1)}]
+        # (the words' UTF-8 one byte short is still words: a word changed only misses its look-ups, as
+        # any word not in the index does; their hashes and index are checked against them)
+        bad_arrays += [{**arrays, k: a[:-1]}] * (k != "words") + [{**arrays, k: a.reshape(-1, 1)}]
         if k in ("prior", "indptr", "indices", "scale"):          # the others may be negative
             bad_arrays.append({**arrays, k: -np.abs(a) - 1})
         if a.dtype.kind == "f":
@@ -303,9 +311,10 @@ def test_any_corrupted_array_or_field_is_a_value_error(with_context):
         else:
             bad_arrays.append({**arrays, k: a.astype(np.float64) + 0.5})
     bad_arrays.append({k: v for k, v in arrays.items() if k != "prior"})
-    bad_meta = [{**meta, "features": meta["features"][:-1]}, {**meta, "features": [1] + meta["features"][1:]},
+    bad_meta = [{**meta, "features": meta["features"] + 10 ** 6}, {**meta, "features": -1},
+                {**meta, "features": str(meta["features"])}, {**meta, "features": [1]},
                 {**meta, "classes": [["x"]] + meta["classes"][1:]}, {**meta, "targets": "x"}, [], {**meta, "info": 3},
-                {**meta, "features": meta["features"][:1] + meta["features"][:-1]}]
+                {**meta, "targets": meta["targets"][:1] + meta["targets"][:-1]}]
     for m, a in [(meta, b) for b in bad_arrays] + [(b, arrays) for b in bad_meta]:
         with pytest.raises(ValueError):
             SentenceContext.from_data(m, a)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import threading
 import warnings
-from itertools import chain, repeat
+from itertools import chain
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from textqa.runtime import process_pool
 
 from ..sklearn_data import same_numbers_anywhere
 from .context_samples import RowColumnIndex, collect, ranges
+from .word_index import WordIndex
 
 LN10 = math.log(10)
 #: The defaults of ``textqa train truecaser``: samples a casing (measured 1,000 / 3,000 / 10,000 in
@@ -57,12 +58,15 @@ class SentenceContext:
     rows); ``intercept``: each row's; ``indptr``, ``indices``, ``data``: the rows' sparse weights.
     """
 
-    def __init__(self, features: list, targets: list, classes: list, prior, intercept, indptr, indices, data=None,
-                 info: dict | None = None, *, quantised: tuple | None = None, index: dict | None = None):
+    def __init__(self, features: list | None, targets: list, classes: list, prior, intercept, indptr, indices,
+                 data=None, info: dict | None = None, *, quantised: tuple | None = None, index: dict | None = None,
+                 words: tuple | None = None):
         """``data``: the weights; or ``quantised``: (int8 weights, each row's float32 scale), as
         :meth:`to_data` stores them, kept so (a weight is the product, made when it is looked up);
-        ``index``: the weights' look-up index as :meth:`to_data` stores it (else made here)."""
-        self.features, self.targets, self.classes = list(features), list(targets), [list(c) for c in classes]
+        ``index``: the weights' look-up index as :meth:`to_data` stores it (else made here);
+        ``words``: (the stored index of the words' codes, :class:`.word_index.WordIndex`, the number
+        of features), read in place of ``features`` (None then)."""
+        self.targets, self.classes = list(targets), [list(c) for c in classes]
         n_cls = np.array([len(c) for c in self.classes], dtype=np.int64)
         if len(self.classes) != len(self.targets) or (n_cls < 2).any():
             raise ValueError("each target word needs two or more casings")
@@ -82,7 +86,17 @@ class SentenceContext:
         else:
             self._data = weights = np.asarray(data, np.float32)
             finite = np.isfinite(self._data).all()
-        n_rows, F = int(self.row_off[-1]), len(self.features)
+        if words is not None:
+            self._words, self.n_features = words
+        else:
+            features = list(features)
+            if len(set(features)) != len(features):
+                raise ValueError("the sentence-context words must be distinct")
+            known = set(features)
+            # a word's code: its feature index, or past the features, in the targets' order
+            self._words = WordIndex.build(features + [w for w in dict.fromkeys(self.targets) if w not in known])
+            self.n_features = len(features)
+        n_rows, F = int(self.row_off[-1]), self.n_features
         if any(a.ndim != 1 for a in (self.prior, self.intercept, self.indptr, self.indices, weights)):
             raise ValueError("the sentence-context arrays must be one-dimensional")
         if len(self.prior) != self.class_off[-1] or len(self.intercept) != n_rows or len(self.indptr) != n_rows + 1 \
@@ -101,17 +115,20 @@ class SentenceContext:
         if not rising.all():                     # a row's last and the next row's first may fall
             raise ValueError("the sentence-context columns must be increasing within a row")
         self._log_prior = np.log(self.prior)
-        code = dict(zip(self.features, range(F)))          # a word's code: its feature index, or past them
-        if len(code) != F or len(set(self.targets)) != len(self.targets):
-            raise ValueError("the sentence-context words must be distinct")
-        for w in self.targets:
-            code.setdefault(w, len(code))
-        self._feat_of = np.full(len(code) + 1, -1, np.int64)   # the last entry (code -1): a word in neither list
+        n_codes = len(self._words)
+        target_codes = self._words.find(self.targets)
+        if len(set(self.targets)) != len(self.targets) or n_codes < F or (target_codes < 0).any():
+            raise ValueError("the sentence-context words must be distinct, and every target word have a code")
+        self._feat_of = np.full(n_codes + 1, -1, np.int64)   # the last entry (code -1): a word in neither list
         self._feat_of[:F] = np.arange(F)
-        self._target_of = np.full(len(code) + 1, -1, np.int64)
-        self._target_of[[code[w] for w in self.targets]] = np.arange(len(self.targets))
-        self._code = code
+        self._target_of = np.full(n_codes + 1, -1, np.int64)
+        self._target_of[target_codes] = np.arange(len(self.targets))
         self._index = RowColumnIndex(self.indptr, self.indices, F, stored=index)
+
+    @property
+    def features(self) -> list[str]:
+        """The context words, by feature index (decoded from the stored words when asked for)."""
+        return self._words.words()[:self.n_features]
 
     @property
     def data(self) -> np.ndarray:
@@ -130,18 +147,17 @@ class SentenceContext:
     @property
     def n_codes(self) -> int:
         """How many words have a :meth:`code` (codes run from 0 to ``n_codes - 1``)."""
-        return len(self._code)
+        return len(self._words)
 
     # --------------------------------------------------------------- scoring
     def code(self, word: str) -> int:
         """The word's code in :meth:`log10_ratios`'s ``codes`` (-1: neither modelled nor context)."""
-        return self._code.get(word, -1)
+        return self._words.get(word, -1)
 
     def codes(self, index: dict) -> np.ndarray:
         """The :meth:`code` of each word of ``index`` ({word: i}), at i."""
         out = np.full(len(index), -1, dtype=np.int64)
-        out[np.fromiter(index.values(), dtype=np.int64, count=len(index))] = \
-            np.fromiter(map(self._code.get, index, repeat(-1)), dtype=np.int64, count=len(index))
+        out[np.fromiter(index.values(), dtype=np.int64, count=len(index))] = self._words.find(list(index))
         return out
 
     #: Batches are scored this many tokens at a time at most (whole sentences), which bounds the
@@ -155,8 +171,7 @@ class SentenceContext:
         Vectorised over the batch: the (row, word) weights are found in one hash look-up.  ``codes``:
         each word's :meth:`code`, if the caller has them (the C++ search's inputs keep them per type)."""
         if codes is None:
-            get = self._code.get
-            codes = np.fromiter((get(t, -1) for t in low), dtype=np.int64, count=len(low))
+            codes = self._words.find(low)
         off = np.asarray(sent_off, dtype=np.int64)
         if off[-1] - off[0] <= self.CHUNK:
             return self._log10_ratios(codes, off)
@@ -180,7 +195,7 @@ class SentenceContext:
             return pos, pos, np.zeros((0, 1))
         sent = np.repeat(np.arange(len(off) - 1, dtype=np.int64), np.diff(off))
         feat = self._feat_of[codes]
-        F = max(len(self.features), 1)
+        F = max(self.n_features, 1)
         has = feat >= 0
         pairs = np.unique(sent[has] * F + feat[has])          # each sentence's distinct feature words
         p_sent, p_feat = pairs // F, pairs % F
@@ -235,9 +250,12 @@ class SentenceContext:
     def to_data(self) -> tuple[dict, dict]:
         """(JSON-able metadata, numpy arrays) for :func:`.artifact.save_arrays`; no pickle.  The
         weights are stored as int8 with a scale a row (the row's largest weight / 127)."""
-        meta = {"features": self.features, "targets": self.targets, "classes": self.classes, "info": self.info}
+        # the words (features, then the targets that are none) stored with their index (format 9), not in the JSON
+        meta = {"features": self.n_features, "targets": self.targets, "classes": self.classes, "info": self.info}
+        words = np.frombuffer("\n".join(self._words.words()).encode("utf-8"), dtype=np.uint8)
         arrays = {"prior": self.prior, "intercept": self.intercept, "indptr": self.indptr,
-                  "indices": self.indices.astype(np.int32), **self._index.to_arrays()}
+                  "indices": self.indices.astype(np.int32), **self._index.to_arrays(),
+                  "words": words, **self._words.arrays()}
         if self._data is None:                  # loaded quantised: stored as it was read
             return meta, {**arrays, "scale": self._scale, "data": self._q}
         rows = np.repeat(np.arange(len(self.indptr) - 1), np.diff(self.indptr))
@@ -251,6 +269,13 @@ class SentenceContext:
         """The inverse of :meth:`to_data`; ValueError on malformed input."""
         try:
             features, targets, classes = meta["features"], meta["targets"], meta["classes"]
+            words = None
+            if isinstance(features, int) and "words" in arrays:     # format 9: the words and their index stored
+                if arrays["words"].dtype != np.uint8 or arrays["words"].ndim != 1 or features < 0:
+                    raise ValueError("malformed sentence-context words")
+                words = (WordIndex.from_words_blob(arrays["words"].tobytes(), arrays["word_hashes"],
+                                                   arrays["word_order"]), features)
+                features = []
             # types checked with C loops (set(map(type, ...))): over the default's 400,000 words a
             # Python loop over every word was a large share of the load
             if not (isinstance(features, list) and isinstance(targets, list) and isinstance(classes, list)) or \
@@ -267,7 +292,8 @@ class SentenceContext:
                 raise ValueError("malformed quantised weights")
             stored = {k: arrays[k] for k in ("column_places", "bucket_counts") if k in arrays}    # format 9
             return cls(features, targets, classes, arrays["prior"], arrays["intercept"], indptr,
-                       arrays["indices"], info=meta.get("info"), quantised=(q, scale), index=stored or None)
+                       arrays["indices"], info=meta.get("info"), quantised=(q, scale), index=stored or None,
+                       words=words)
         except (KeyError, TypeError) as e:
             raise ValueError(f"malformed sentence-context model ({e!r})") from e
 

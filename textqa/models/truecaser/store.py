@@ -64,7 +64,8 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
         if model.context_ is not None:
             meta, arrays = model.context_.to_data()
             _write_json_gz(tmp / "context.json.gz", meta)
-            save_arrays(tmp / "context.npz", arrays, compress=frozenset({"bucket_counts"}))   # (mostly 0 and 1)
+            save_arrays(tmp / "context.npz", arrays, compress=frozenset({"bucket_counts", "words", "column_places"}))
+            # (the text, and the numbers that shrink several times: the counts are mostly 0 and 1)
         if model.classes_ is not None:
             shutil.copyfile(model.class_lm_path_,
                             tmp / ("class_lm.binary" if model.class_lm_path_.endswith(".binary") else "class_lm.arpa"))
@@ -78,7 +79,7 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
             save_arrays(tmp / "phrases.npz", arrays, compress=frozenset({"words", "entries", "search_index"}))
         inputs = _search_inputs(model)
         if inputs is not None:
-            save_arrays(tmp / SEARCH_FILE, inputs)
+            save_arrays(tmp / SEARCH_FILE, inputs, compress=True)
         shutil.copytree(punkt_dir, tmp / "punkt")
 
 
