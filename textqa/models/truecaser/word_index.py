@@ -87,7 +87,8 @@ class WordIndex(Mapping):
         """Each word's place, or -1, by its hash and its bytes."""
         if self._offsets is None:
             self._offsets = self._off.tolist()
-        encoded = [w.encode("utf-8") for w in words]
+        # (a word of undecodable input carries surrogates, which pass as bytes no stored word has)
+        encoded = [w.encode("utf-8", "surrogatepass") for w in words]
         h = np.fromiter(map(zlib.crc32, encoded), dtype=np.uint32, count=len(words))
         lo = np.searchsorted(self._hashes, h, side="left").tolist()
         hi = np.searchsorted(self._hashes, h, side="right").tolist()
