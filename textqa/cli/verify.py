@@ -28,8 +28,8 @@ def _folder(name: str, root: Path) -> Path:
 
 
 def run(args) -> int:
-    from textqa.models.artifact import ArtifactError, read_manifest, verify_payload
-    from textqa.models.checked_files import CheckedFiles, file_identity
+    from textqa.models.artifact import ArtifactError, read_manifest, verify_and_remember
+    from textqa.models.checked_files import CheckedFiles
     from textqa.runtime.paths import artifacts_dir
 
     root = args.artifacts or artifacts_dir()
@@ -45,12 +45,9 @@ def run(args) -> int:
         except ArtifactError as e:
             raise InputError(str(e)) from None
         start, size, bad = time.perf_counter(), 0, []
-        for rel, meta in files.items():
+        for rel in files:
             try:
-                identity = file_identity(folder / rel)
-                verify_payload(folder, manifest, rel, remedy="retrain or rebuild it")
-                checked.remember(folder / rel, meta["sha256"], identity)
-                size += identity[2]
+                size += verify_and_remember(folder, manifest, rel, checked, remedy="retrain or rebuild it")
             except (ArtifactError, OSError) as e:
                 bad.append(str(e))
         checked.save()

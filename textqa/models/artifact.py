@@ -283,16 +283,24 @@ def verify_payloads(path: Path, manifest: dict, checked: CheckedFiles, remedy: s
     """Every payload of the artifact at ``path`` against its manifest checksum, but those ``checked``
     holds as they are now; those hashed are remembered there."""
     for rel, meta in manifest["files"].items():
-        p = path / rel
-        if checked.holds(p, meta["sha256"]):
-            continue
-        try:
-            identity = file_identity(p)
-        except OSError:
-            identity = None             # verify_payload names what is wrong with it
-        verify_payload(path, manifest, rel, remedy)
-        checked.remember(p, meta["sha256"], identity)
+        if not checked.holds(path / rel, meta["sha256"]):
+            verify_and_remember(path, manifest, rel, checked, remedy)
     checked.save()
+
+
+def verify_and_remember(path: Path, manifest: dict, rel: str, checked: CheckedFiles, remedy: str = "retrain it") -> int:
+    """:func:`verify_payload`, and the payload remembered in ``checked`` by its identity as it was
+    before it was read; its size in bytes."""
+    p = path / rel
+    try:
+        identity = file_identity(p)
+    except OSError:                     # missing or unreadable: verify_payload names what is wrong
+        identity = None
+    verify_payload(path, manifest, rel, remedy)
+    if identity is None:                # it appeared while it was checked: hashed again next time
+        return p.stat().st_size
+    checked.remember(p, manifest["files"][rel]["sha256"], identity)
+    return identity[2]
 
 
 def verify_payload(path: Path, manifest: dict, rel: str, remedy: str = "retrain it") -> None:

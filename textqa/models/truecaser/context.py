@@ -90,9 +90,9 @@ class SentenceContext:
             self._words, self.n_features = words
         else:
             features = list(features)
-            if len(set(features)) != len(features):
-                raise ValueError("the sentence-context words must be distinct")
             known = set(features)
+            if len(known) != len(features):
+                raise ValueError("the sentence-context words must be distinct")
             # a word's code: its feature index, or past the features, in the targets' order
             self._words = WordIndex.build(features + [w for w in dict.fromkeys(self.targets) if w not in known])
             self.n_features = len(features)

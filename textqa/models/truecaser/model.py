@@ -304,7 +304,7 @@ class Truecaser(TruecaserFitting, Params):
     def native_decoder(self):
         """The C++ decoder of the word LM's file (:mod:`.native`), or None (not built, switched off
         with ``TEXTQA_NATIVE_VITERBI=0``, or the LM cannot be opened)."""
-        return self._decoder(self.lm_path_) if native.available() else None
+        return self._decoder(self.lm_path_, self.lm_) if native.available() else None
 
     def native_class_decoder(self):
         """The C++ decoder's handle of the class LM (:mod:`.classes`), or None (no class LM)."""
@@ -312,10 +312,10 @@ class Truecaser(TruecaserFitting, Params):
             return None
         return self._decoder(self.class_lm_path_, self.class_lm_)
 
-    def _decoder(self, path: str, lm=None):
+    def _decoder(self, path: str, lm):
         """The C++ decoder's handle of the LM file ``path`` (loaded in Python as ``lm``), opened once
         per file and LM object (None when it failed: the Python search then decodes)."""
-        return self._derived(f"decoder {path}", lambda: _open_decoder(path), (lm if lm is not None else self.lm_,))
+        return self._derived(f"decoder {path}", lambda: _open_decoder(path), (lm,))
 
     # ------------------------------------------------------------------ extension points
     @property
