@@ -1,6 +1,7 @@
 """The cased-phrase table (textqa.models.truecaser.phrases) and its place in the Viterbi search."""
 import json
 import math
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -33,10 +34,10 @@ def test_runs_are_capitalised_at_both_ends_and_not_at_a_sentence_start():
 def test_every_casing_of_a_kept_phrase_is_counted():
     table = PhraseTable.build(SYNTHETIC, min_count=2)
     assert set(table.to_data()["phrases"]) == {"lord of the rings", "washington post"}
-    total, variants = table.entry("lord of the rings")
-    assert total == 4 and variants == [("Lord of the Rings", 3), ("lord of the rings", 1)]
-    assert table.entry("washington post") == (3, [("Washington Post", 2), ("washington post", 1)])
-    assert table.entry("lord of the") is None
+    total, positions = table.positions("lord of the rings")
+    assert total == 4 and positions == [{"Lord": 3, "lord": 1}, {"of": 4}, {"the": 4}, {"Rings": 3, "rings": 1}]
+    assert table.positions("washington post") == (3, [{"Washington": 2, "washington": 1}, {"Post": 2, "post": 1}])
+    assert table.positions("lord of the") is None
 
 
 def reference_run_counts(sentences, max_n=ph.MAX_N):
@@ -102,7 +103,8 @@ def test_counting_in_parts_and_merging_gives_the_whole(wiki_sentences):
 
 def test_the_longest_covering_phrase_wins_and_scores_are_smoothed_log_shares():
     table = PhraseTable.build(SYNTHETIC, min_count=1)
-    assert table.entry("the lord of the rings") == (3, [("the Lord of the Rings", 2), ("The Lord of the Rings", 1)])
+    assert table.positions("the lord of the rings") == (3, [{"the": 2, "The": 1}, {"Lord": 3}, {"of": 3}, {"the": 3},
+                                                           {"Rings": 3}])
     low = "we saw the lord of the rings at the washington post .".split()
     cover = table.covering(low)
     assert [i for i, c in enumerate(cover) if c is None] == [0, 1, 7, 8, 11]
@@ -115,11 +117,12 @@ def test_the_longest_covering_phrase_wins_and_scores_are_smoothed_log_shares():
     # log10((n(f) + 1/2) / (N + k/2)) with N = 3 occurrences, k = 2 candidates
     assert scores[3] == pytest.approx([math.log10(0.5 / 4), math.log10(3.5 / 4)])
     assert list(scores) == [3]                                                # one candidate: no score
-    cache: dict = {}
-    assert table.scores(low, forms_of, weight=0.5, cache=cache) == {3: [0.5 * x for x in scores[3]]}
-    assert cache[("the lord of the rings", 1)] == [0.5 * x for x in scores[3]]
-    cache[("the lord of the rings", 1)] = [7.0, 7.0]                          # a cached entry is what is used
-    assert table.scores(low, forms_of, cache=cache)[3] == [7.0, 7.0]
+    assert table.scores(low, forms_of, weight=0.5) == {3: [0.5 * x for x in scores[3]]}
+    # a form the table has never seen at that place scores as a count of 0; so does one it never saw at all
+    odd = lambda w: ["the", "The", "THE"] if w == "the" else ["lord", "LORD"] if w == "lord" else [w]
+    got = table.scores(low, odd)
+    assert got[2] == pytest.approx([math.log10(2.5 / 4.5), math.log10(1.5 / 4.5), math.log10(0.5 / 4.5)])
+    assert got[3] == pytest.approx([math.log10(0.5 / 4), math.log10(0.5 / 4)])
     # a batch of sentences: no phrase crosses from one into the next
     two = "she saw the washington".split() + "post today .".split()
     assert table.covering_keys(two, [0, 4, 7]) == [None] * 7
@@ -129,40 +132,56 @@ def test_the_longest_covering_phrase_wins_and_scores_are_smoothed_log_shares():
 def test_the_table_round_trips_through_json_and_rejects_junk():
     table = PhraseTable.build(SYNTHETIC, min_count=1)
     data = table.to_data()
-    assert data["phrases"]["washington post"] == "3\tWashington Post\t2\twashington post\t1"
+    assert data["phrases"]["washington post"] == [3, [{"Washington": 2, "washington": 1}, {"Post": 2, "post": 1}]]
     again = PhraseTable.from_data(json.loads(json.dumps(data)))
     assert again.to_data() == data and again.max_n == table.max_n
+    # the entry strings of formats 3 to 7 (every casing of the phrase, counted whole) read as the same table
+    strings = PhraseTable.from_data({"max_n": table.max_n, "phrases": {
+        "washington post": "3\tWashington Post\t2\twashington post\t1", "lord of the rings": "1\tLord of the Rings\t1"}})
+    assert strings.positions("washington post") == table.positions("washington post")
     assert again.covering("we saw the lord of the rings .".split()) == table.covering("we saw the lord of the rings .".split())
-    for junk in ({}, {"max_n": "five", "phrases": {}}, [], {"max_n": 5, "phrases": {"a b": [1, [["A B", 1]]]}},
+    for junk in ({}, {"max_n": "five", "phrases": {}}, [], {"max_n": 5, "phrases": {"a b": 3}},
                  {"max_n": 5, "phrases": ["a b"]}, {"max_n": 99, "phrases": {}}, {"max_n": 5, "phrases": {"ab": "1\tAb\t1"}}):
         with pytest.raises(ValueError, match="not a phrase table"):
             PhraseTable.from_data(junk)
     # an entry that does not parse, or whose forms are not its phrase, is no phrase (never an exception)
-    odd = PhraseTable.from_data({"max_n": 5, "phrases": {"a b": "x", "c d": "2\tC D", "e f": "2\tG H\t2",
-                                                         "k l": "-3\tK L\t-4", "m n": "1\tM N\t2",
-                                                         "i j": "3\tI J\t3"}})
-    keys = ("a b", "c d", "e f", "k l", "m n", "i j")
-    assert [odd.entry(k) for k in keys] == [None] * 5 + [(3, [("I J", 3)])]
-    assert odd.covering("x a b c d e f k l m n".split())[1:] == [None] * 10
+    odd = PhraseTable.from_data({"max_n": 5, "phrases": {
+        "a b": "x", "c d": "2\tC D", "e f": "2\tG H\t2", "k l": "-3\tK L\t-4", "m n": "1\tM N\t2",
+        "o p": [1, [{"O": 1}]], "q r": [1, [{"Q": 1}, {"X": 1}]], "s t": [1, [{"S": 2}, {"T": 2}]],
+        "u v": [1, [{"U": -1}, {"V": 1}]], "w x": [1, [{}, {"X": 1}]], "i j": "3\tI J\t3", "y z": [2, [{"Y": 1}, {"z": 1}]]}})
+    keys = ("a b", "c d", "e f", "k l", "m n", "o p", "q r", "s t", "u v", "w x", "i j", "y z")
+    assert [odd.positions(k) for k in keys] == [None] * 10 + [(3, [{"I": 3}, {"J": 3}]), (2, [{"Y": 1}, {"z": 1}])]
+    assert odd.covering("x a b c d e f k l m n o p q r s t u v w x".split())[1:] == [None] * 20
 
 
 def test_the_table_round_trips_through_arrays_and_rejects_junk(wiki_sentences, dev_sentences, tmp_path):
     """The artifact's form (arrays, no object per phrase at load) is the same table: the same entries,
     the same phrases found in real sentences, the same entry for any phrase asked for by name."""
     from textqa.models.artifact import load_arrays, save_arrays
+    from textqa.models.truecaser.baseline import CasingTable
     table = PhraseTable.build(wiki_sentences[:3000], min_count=2)
-    meta, arrays = table.to_arrays()
+    # the forms are stored as places in the casing table's forms, followed by those it lacks
+    casing = CasingTable.from_counts(Counter(t for s in wiki_sentences[:2000] for t in s.split())).arrays()[1]
+    meta, arrays = table.to_arrays(casing)
+    assert meta["casing_forms"] == len(casing) and 0 < len(bytes(arrays["extra_forms"]).split(b"\n")) < len(casing)
     save_arrays(tmp_path / "p.npz", arrays)
-    again = PhraseTable.from_arrays(json.loads(json.dumps(meta)), load_arrays(tmp_path / "p.npz"))
+    again = PhraseTable.from_arrays(json.loads(json.dumps(meta)), load_arrays(tmp_path / "p.npz"), casing)
+    assert again.bound_to(casing) and not table.bound_to(casing)
     low = [t.lower() for s in dev_sentences[:300] for t in s.split()]
     assert again.covered(low) == table.covered(low) and len(table.covered(low)) > 20
     assert again.to_data() == table.to_data() and len(again) == len(table) > 400
+    forms_of = lambda w: sorted({w, w.capitalize(), w.upper()})
+    assert again.scores(low, forms_of) == table.scores(low, forms_of) and len(table.scores(low, forms_of)) > 20
+    meta2, arrays2 = again.to_arrays(casing)                        # saved again: the same arrays
+    assert meta2 == meta and all(np.array_equal(arrays2[k], arrays[k]) for k in arrays)
+    with pytest.raises(ValueError, match="not a phrase table of this casing table"):
+        PhraseTable.from_arrays(meta, arrays, casing[:-1])
     key = next(iter(table.to_data()["phrases"]))
-    fresh = PhraseTable.from_arrays(meta, arrays)                  # a phrase asked for before any search
-    assert fresh.entry(key) == table.entry(key) and fresh.entry("no such phrase") is None
+    fresh = PhraseTable.from_arrays(meta, arrays, casing)           # a phrase asked for before any search
+    assert fresh.positions(key) == table.positions(key) and fresh.positions("no such phrase") is None
     assert _covering_by_brute_force(fresh, low[:400]) == fresh.covering_keys(low[:400])
     # the search's hashes and filter are stored (read at load, not made): the same as made from the ids
-    made = PhraseTable.from_arrays(meta, {k: v for k, v in arrays.items() if not k.startswith("search_")})
+    made = PhraseTable.from_arrays(meta, {k: v for k, v in arrays.items() if not k.startswith("search_")}, casing)
     assert made.covered(low) == again.covered(low)
     assert all(np.array_equal(made.search_arrays()[k], again.search_arrays()[k]) for k in made.search_arrays())
     swapped = arrays["search_index"].copy()
@@ -173,12 +192,40 @@ def test_the_table_round_trips_through_arrays_and_rejects_junk(wiki_sentences, d
            dict(arrays, search_hashes=arrays["search_hashes"][::-1].copy()),dict(arrays, ids=arrays["ids"] + np.uint32(len(table._words))),          # an id past the words
            dict(arrays, lengths=arrays["lengths"][:-1]),                           # one phrase short
            dict(arrays, ids=arrays["ids"].astype(np.int64)),
-           dict(arrays, words=np.frombuffer(b"a b\nc", dtype=np.uint8))]
+           dict(arrays, words=np.frombuffer(b"a b\nc", dtype=np.uint8)),
+           dict(arrays, totals=arrays["totals"][:-1]), dict(arrays, totals=arrays["totals"] * 0),
+           dict(arrays, pos_n=arrays["pos_n"][:-1]), dict(arrays, pos_n=arrays["pos_n"] * 0),
+           dict(arrays, pos_forms=arrays["pos_forms"] + np.uint32(len(casing) + 10 ** 6)),
+           dict(arrays, pos_counts=arrays["pos_counts"][:-1]), dict(arrays, pos_forms=arrays["pos_forms"].astype(np.int64))]
     for junk in bad:
         with pytest.raises(ValueError, match="not a phrase table"):
-            PhraseTable.from_arrays(meta, junk)
+            PhraseTable.from_arrays(meta, junk, casing)
     with pytest.raises(ValueError, match="not a phrase table"):
-        PhraseTable.from_arrays({"max_n": 5}, arrays)
+        PhraseTable.from_arrays({"max_n": 5}, arrays, casing)
+    # a token's forms out of order are found at the first scoring, not used
+    swapped = PhraseTable.from_arrays(meta, dict(arrays, pos_forms=arrays["pos_forms"][::-1].copy()), casing)
+    with pytest.raises(ValueError, match="not a phrase table"):
+        swapped.scores(low, forms_of)
+
+
+def test_the_entry_strings_of_formats_8_and_9_read_as_the_same_table(wiki_sentences):
+    """Before format 10 each phrase's entry was stored as its string (every casing of the phrase with
+    its count); such arrays are parsed into the same per-position counts."""
+    variants = ph.variant_counts(wiki_sentences[:3000], ph.phrase_keys(ph.run_counts(wiki_sentences[:3000]), 2))
+    table = PhraseTable.from_variants(variants)
+    grouped = {}
+    for form, c in variants.items():
+        grouped.setdefault(form.lower(), []).append((form, c))
+    keys = sorted(grouped)
+    words = list(dict.fromkeys(w for k in keys for w in k.split(" ")))
+    place = {w: i + 1 for i, w in enumerate(words)}
+    line = lambda xs: np.frombuffer("\n".join(xs).encode("utf-8"), dtype=np.uint8)
+    entries = ["\t".join([str(sum(c for _, c in grouped[k]))] + [x for f, c in grouped[k] for x in (f, str(c))])
+               for k in keys]
+    old = {"words": line(words), "ids": np.array([place[w] for k in keys for w in k.split(" ")], dtype=np.uint32),
+           "lengths": np.array([k.count(" ") + 1 for k in keys], dtype=np.uint8), "entries": line(entries)}
+    again = PhraseTable.from_arrays({"max_n": table.max_n, "phrases": len(keys)}, old, [])
+    assert again.to_data() == table.to_data() and len(again) == len(table) > 400
 
 
 def test_phrase_scores_change_the_search_and_weight_zero_is_the_trigram_decoder(truecaser_copy, dev_sentences,
@@ -233,7 +280,7 @@ def _covering_by_brute_force(table, low):
     for length in range(table.max_n, 1, -1):
         for i in range(1, len(low) - length + 1):
             key = " ".join(low[i:i + length])
-            e = table.entry(key)
+            e = table.positions(key)
             if e is not None:
                 for p in range(length):
                     cur = best[i + p]

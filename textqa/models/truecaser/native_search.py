@@ -18,8 +18,8 @@ from .scores import MAX_CACHED, CandidateScores
 
 class CandidateRows:
     """The C++ search's per-candidate inputs of words, one row of consecutive entries per word:
-    KenLM ids, class-LM ids, log10 P(w | c) and the output form's length (``length``), in growing
-    flat arrays, and the word's code in the
+    KenLM ids, class-LM ids, log10 P(w | c), the output form's length (``length``) and its id in
+    the phrase table (``form``, :meth:`.phrases.PhraseTable.form_ids`), in growing flat arrays, and the word's code in the
     sentence-context model (``code``, -1: none), so that a batch's inputs are numpy gathers, not
     per-token Python lists.  A row is seen only once :meth:`add` has returned, and the lock keeps
     two threads of a server from taking the same row."""
@@ -31,11 +31,12 @@ class CandidateRows:
         self.ids, self.cids = np.zeros(entries, dtype=np.uint32), np.zeros(entries, dtype=np.uint32)
         self.cem = np.zeros(entries)
         self.length = np.zeros(entries, dtype=np.int64)
+        self.form = np.zeros(entries, dtype=np.int64)
 
     def copy(self) -> "CandidateRows":
         """A copy with room to grow (its own arrays and lock)."""
         new = CandidateRows(len(self.start), len(self.ids))
-        for name in ("start", "count", "code", "ids", "cids", "cem", "length"):
+        for name in ("start", "count", "code", "ids", "cids", "cem", "length", "form"):
             getattr(new, name)[:] = getattr(self, name)
         new.n_rows, new.size = self.n_rows, self.size
         return new
@@ -46,7 +47,7 @@ class CandidateRows:
     def __setstate__(self, state):
         self.__dict__.update(state, lock=threading.Lock())
 
-    def add(self, ids: list, cids: list, cem: list, code: int = -1, length=0) -> int:
+    def add(self, ids: list, cids: list, cem: list, code: int = -1, length=0, form=0) -> int:
         """Append one token's row; its index."""
         k = len(ids)
         with self.lock:
@@ -55,6 +56,7 @@ class CandidateRows:
             self.ids[size:size + k], self.cids[size:size + k] = ids, cids
             self.cem[size:size + k] = cem
             self.length[size:size + k] = length
+            self.form[size:size + k] = form
             self.n_rows, self.size = r + 1, size + k
         return r
 
@@ -67,8 +69,8 @@ class CandidateRows:
             self.start, self.count, self.code = (np.resize(a, cap) for a in (self.start, self.count, self.code))
         if size + entries > len(self.ids):
             cap = 2 * (size + entries)
-            self.ids, self.cids, self.cem, self.length = (np.resize(a, cap) for a in
-                                                          (self.ids, self.cids, self.cem, self.length))
+            self.ids, self.cids, self.cem, self.length, self.form = (
+                np.resize(a, cap) for a in (self.ids, self.cids, self.cem, self.length, self.form))
         return r, size
 
 def table_inputs(model, decoder, forms=None, index=None) -> dict:
@@ -173,6 +175,8 @@ class NativeSearch:
             rows.cids[:len(forms)], rows.cem[:len(forms)] = self._class_ids[classes.of[c]], classes.emission[c]
         if m.context_ is not None:
             rows.code[:len(n)] = stored["context_codes"]
+        if m.phrases_ is not None:                  # (a loaded table's form ids are the casing forms' places)
+            rows.form[:len(forms)] = kept if m.phrases_.bound_to(all_forms) else m.phrases_.form_ids(forms)
         rows.n_rows, rows.size = len(n), len(forms)
         return index, rows, forms
 
@@ -195,7 +199,9 @@ class NativeSearch:
             got = unseen.get(key)
             if got is not None:                    # another thread added it meanwhile
                 return got
-            r = rows.add(ids, cids, cem, ctx.code(key) if ctx is not None else -1, [len(f) for f in forms])
+            phrases = self.model.phrases_
+            r = rows.add(ids, cids, cem, ctx.code(key) if ctx is not None else -1, [len(f) for f in forms],
+                         phrases.form_ids(forms, casing_free=True) if phrases is not None else 0)
             forms_at.extend(forms)
             entry = unseen[key] = (r, classes if any(c is not None for c in classes) else None, forms)
         return entry
@@ -241,10 +247,11 @@ class NativeSearch:
         np.cumsum(n_cands, out=cand_off[1:])
         at = ranges(rows.start[row], n_cands)              # each candidate's place in the rows
         em = np.zeros(int(cand_off[-1]))
-        extra = scores.extra_scores(low, sent_off, context=False)
-        if extra:                    # the phrase and discriminative scores of the tokens that have some
+        self._add_phrase_scores(em, low, sent_off, row, n_cands, cand_off, rows)
+        extra = scores.extra_scores(low, sent_off, context=False, phrases=False)
+        if extra:                    # the discriminative scores of the tokens that have some
             tok = np.fromiter(extra, dtype=np.int64, count=len(extra))
-            em[ranges(cand_off[tok].astype(np.int64), n_cands[tok])] = np.fromiter(
+            em[ranges(cand_off[tok].astype(np.int64), n_cands[tok])] += np.fromiter(
                 chain.from_iterable(extra.values()), dtype=np.float64, count=int(n_cands[tok].sum()))
         scored = scores.context_scores(low, sent_off, codes=rows.code[row])
         if scored is not None:       # the sentence-context scores, added as arrays
@@ -261,6 +268,23 @@ class NativeSearch:
         return SimpleNamespace(parts_of=parts_of, flat=flat, low=low, sent_off=sent_off, ids=rows.ids[at], em=em,
                                cand_off=cand_off, first_entry=rows.start[row], forms_at=forms_at, lengths=rows.length,
                                unseen_at=unseen_at, cids=cids)
+
+    def _add_phrase_scores(self, em: np.ndarray, low: list, sent_off, row: np.ndarray, n_cands: np.ndarray,
+                           cand_off: np.ndarray, rows: CandidateRows) -> None:
+        """Set in ``em`` the weighted phrase score of each candidate of the tokens inside a known phrase
+        that have two or more (:meth:`.scores.CandidateScores.phrase_scores`, with numpy over the
+        rows' form ids)."""
+        table, w = self.model.phrases_, self.scores.params.phrase_weight
+        if table is None or not w:
+            return
+        t, which, pos = table.covered_arrays(low, sent_off)
+        keep = n_cands[t] > 1
+        t, which, pos = t[keep], which[keep], pos[keep]
+        if not len(t):
+            return
+        k = n_cands[t]
+        at = ranges(cand_off[t].astype(np.int64), k)
+        em[at] = table.candidate_scores(t, which, pos, k, rows.form[ranges(rows.start[row[t]], k)], w)
 
     def _parts(self, token_lists) -> tuple[list, list, list, list]:
         """(each token list's number of parts, the parts' tokens flat, lowercased, the parts' offsets)."""

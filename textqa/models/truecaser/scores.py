@@ -3,7 +3,7 @@
 A :class:`CandidateScores` is built by :class:`.model.Truecaser` from its fitted tables and a frozen
 tuple of its decode-time parameters (:class:`DecodeParams`); the model builds another when either
 differs (a parameter set by ``set_params`` or by assignment, a new fit, another LM), so the caches
-it keeps (candidates, phrase scores, the sentence-context model's candidate map, the OOV model's
+it keeps (candidates, the sentence-context model's candidate map, the OOV model's
 ratios) can never be those of other parameters."""
 from __future__ import annotations
 
@@ -50,7 +50,6 @@ class CandidateScores:
         self.model, self.params = model, params
         self.emission_scorers, self.extra_class_lms = hooks     # the experiments' (.experiments)
         self._candidates: dict = {}
-        self._phrases: dict = {}
         self._context_map = None
         self._oov: dict = {}
 
@@ -112,15 +111,16 @@ class CandidateScores:
         table, w = self.model.phrases_, self.params.phrase_weight
         if table is None or not w:
             return None
-        return table.scores(low, self.candidate_forms, sent_off, w, self._phrases)
+        return table.scores(low, self.candidate_forms, sent_off, w)
 
-    def extra_scores(self, low: list[str], sent_off, context: bool = True) -> dict:
-        """{token index: the added emission score of each candidate}: the phrase scores plus the
-        discriminative pass's (:mod:`.rerank`; ``discriminative``) and, with ``context``, the
-        sentence-context model's (:meth:`context_scores`), and the model's emission scorers
-        (:meth:`.experiments.ExperimentalTruecaser.add_emission_scorer`), over the lowercased sentences ``low`` at the offsets ``sent_off``."""
+    def extra_scores(self, low: list[str], sent_off, context: bool = True, phrases: bool = True) -> dict:
+        """{token index: the added emission score of each candidate}: with ``phrases``, the phrase
+        scores, plus the discriminative pass's (:mod:`.rerank`; ``discriminative``) and, with
+        ``context``, the sentence-context model's (:meth:`context_scores`), and the model's emission
+        scorers (:meth:`.experiments.ExperimentalTruecaser.add_emission_scorer`), over the lowercased
+        sentences ``low`` at the offsets ``sent_off``."""
         m = self.model
-        out = self.phrase_scores(low, sent_off) or {}
+        out = (self.phrase_scores(low, sent_off) if phrases else None) or {}
         if m.reranker_ is not None and self.params.discriminative != "none":
             for k, x in m.reranker_.scores(low, sent_off, self.candidate_forms, m.casing_.forms.get).items():
                 add_emissions(out, k, x)

@@ -27,12 +27,14 @@ from .rerank import CandidateWeights
 log = logging.getLogger(__name__)
 
 # ---------------------------------------------------------------------- persistence
-FORMAT_VERSION = 9            # 9: + search.npz (the C++ search's inputs of every casing form and word, read at load, not made); 8: the phrase table and the casing forms as arrays (phrases.npz, casing.npz), the JSON tables gzipped; 7: + context.json/.npz (the sentence-context model, when trained with one), baseline.json.gz for baseline.json; 6: + the fold_accents hyper-parameter; 5: + discriminative.json (when trained with one); 4: + the compound part table in casing.json; 3: + phrases.json; 2: the OOV model as JSON + .npz (1 pickled it with joblib)
+FORMAT_VERSION = 10           # 10: the phrase table's per-position counts as arrays (phrases.npz), not entry strings; 9: + search.npz (the C++ search's inputs of every casing form and word, read at load, not made); 8: the phrase table and the casing forms as arrays (phrases.npz, casing.npz), the JSON tables gzipped; 7: + context.json/.npz (the sentence-context model, when trained with one), baseline.json.gz for baseline.json; 6: + the fold_accents hyper-parameter; 5: + discriminative.json (when trained with one); 4: + the compound part table in casing.json; 3: + phrases.json; 2: the OOV model as JSON + .npz (1 pickled it with joblib)
 
 MIN_FORMAT_VERSION = 2
 
 BASELINE_FILE = "baseline.json.gz"
 SEARCH_FILE = "search.npz"
+#: The phrase table's arrays stored deflated (the others hardly shrink)
+PHRASES_DEFLATED = frozenset({"words", "extra_forms", "search_index", "totals", "pos_n", "pos_forms", "pos_counts"})
 
 ARTIFACT_NAME = "truecaser"
 
@@ -73,10 +75,11 @@ def save_truecaser(model: Truecaser, dest, *, punkt_dir, metrics: dict | None = 
             _write_json_gz(tmp / "classes.json.gz", meta)
             save_arrays(tmp / "classes.npz", arrays, compress=True)
         if model.phrases_ is not None:
-            meta, arrays = model.phrases_.to_arrays()
+            meta, arrays = model.phrases_.to_arrays(model.casing_.arrays()[1])
             (tmp / "phrases.json").write_text(json.dumps(meta), encoding="utf-8")
-            # the text deflated; the numbers, which hardly shrink, stored as they are: read without inflating
-            save_arrays(tmp / "phrases.npz", arrays, compress=frozenset({"words", "entries", "search_index"}))
+            # the text and the counts deflated; the numbers that hardly shrink stored as they are: read
+            # without inflating
+            save_arrays(tmp / "phrases.npz", arrays, compress=PHRASES_DEFLATED)
         inputs = _search_inputs(model)
         if inputs is not None:
             save_arrays(tmp / SEARCH_FILE, inputs, compress=True)
@@ -159,7 +162,7 @@ def _load_truecaser(path) -> Truecaser:
     t["baseline_"] = UnigramTruecaser.read_on_use(partial(_read_baseline, path, manifest))
     t["oov_"] = _read(path, "the OOV model", lambda: oov_from_data(
         read_json(path / "oov.json"), load_arrays(path / "oov.npz")) if (path / "oov.json").exists() else None)
-    t["phrases_"] = _read(path, "the phrase table", lambda: _read_phrases(path, read_json, load_arrays))
+    t["phrases_"] = _read(path, "the phrase table", lambda: _read_phrases(path, read_json, load_arrays, t["casing_"]))
     if _json_file(path, "classes.json").exists():
         class_lm = path / ("class_lm.binary" if (path / "class_lm.binary").exists() else "class_lm.arpa")
         t["classes_"] = _read(path, "the class LM", lambda: WordClasses.from_data(
@@ -174,9 +177,10 @@ def _load_truecaser(path) -> Truecaser:
     # format 9 (made by the C++ search at saving; checked against the tables and the LM when first used)
     t["search_inputs_"] = _read(path, "the search inputs", lambda: load_arrays(path / SEARCH_FILE)
                                 if (path / SEARCH_FILE).exists() else None)
-    if manifest["format_version"] < 9:
-        log.warning("%s: format %s stores no indexes: each load builds them (the same output, a slower start); "
-                    "retrain it with 'textqa train truecaser' to store them", path, manifest["format_version"])
+    if manifest["format_version"] < FORMAT_VERSION:
+        log.warning("%s: format %s stores %s: each load makes them (the same output, a slower start); retrain it "
+                    "with 'textqa train truecaser' to store them", path, manifest["format_version"],
+                    "the phrase counts as strings" if manifest["format_version"] == 9 else "no indexes")
     return Truecaser.from_tables(params, **t)
 
 
@@ -189,11 +193,12 @@ def _read(where: Path, what: str, read):
         raise ArtifactError(f"{where}: cannot read {what} ({e})") from e
 
 
-def _read_phrases(path: Path, read_json, load_arrays) -> PhraseTable | None:
-    """The phrase table, as arrays (format 8) or JSON (format <= 7), or None (trained without one)."""
+def _read_phrases(path: Path, read_json, load_arrays, casing: CasingTable) -> PhraseTable | None:
+    """The phrase table, as arrays (format 8; per-position counts from format 10) or JSON (format <= 7),
+    or None (trained without one)."""
     if not (path / "phrases.json").exists():
         return None
     meta = read_json(path / "phrases.json")
     if isinstance(meta, dict) and isinstance(meta.get("phrases"), dict):
         return PhraseTable.from_data(meta)
-    return PhraseTable.from_arrays(meta, load_arrays(path / "phrases.npz"))
+    return PhraseTable.from_arrays(meta, load_arrays(path / "phrases.npz"), casing.arrays()[1])
