@@ -9,7 +9,7 @@ from bench.report import ROOT, sections, stale
 COMMANDS = {"truecaser": "python -m bench.truecaser", "truecase-mt": "python -m bench.truecase_mt",
             "blanc": "python -m bench.blanc", "icd9": "python -m bench.icd9", "qa": "python -m bench.qa",
             "qa-open": "python -m bench.qa_open --dev-model DIR",
-            "service": "python -m bench.service", "batch": "python -m bench.batch", "batch-worker": "python -m bench.batch_worker", "lm_scale": "python -m bench.lm_scale",
+            "service": "python -m bench.service", "service-overload": "python -m bench.service --overload", "batch": "python -m bench.batch", "batch-worker": "python -m bench.batch_worker", "lm_scale": "python -m bench.lm_scale",
             "rouge": "python -m bench.rouge", "metrics": "python -m bench.metrics", "wheel": "python -m bench.wheel", "first-answer": "python -m bench.first_answer"}
 
 

@@ -74,6 +74,32 @@ def _tar(path, members):
             tar.addfile(info, io.BytesIO(data))
 
 
+def test_synsets_read_from_many_threads_are_the_ones_read_from_one():
+    """A server's threads share the reader, whose data files NLTK seeks into: every synset read
+    by four threads at once is the one a fresh reader reads alone (unlocked, the threads read each
+    other's lines and raise, or return wrong synsets)."""
+    import threading
+
+    folder = wordnet.wordnet().root.path
+    lemmas = sorted(wordnet.wordnet()._lemma_pos_offset_map)[::60]
+    alone = wordnet.reader(folder)
+    expected = {lemma: [s.name() for s in alone.synsets(lemma)] for lemma in lemmas}
+    shared, got, failed = wordnet.reader(folder), {}, []
+
+    def read(part):
+        try:
+            for lemma in part:
+                got[lemma] = [s.name() for s in shared.synsets(lemma)]
+        except Exception as e:  # noqa: BLE001 (any failure is the finding)
+            failed.append(repr(e))
+    threads = [threading.Thread(target=read, args=(lemmas[k::4],)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failed and got == expected and len(expected) > 2000
+
+
 def test_unsafe_or_incomplete_archives_write_nothing_outside(tmp_path):
     bad = tmp_path / "bad.tar.xz"
     _tar(bad, [("wordnet/../../escaped", b"x")])

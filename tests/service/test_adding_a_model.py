@@ -3,28 +3,8 @@
 served, listed, documented in ``/openapi.json`` with its limits, and validated, with no other edit."""
 from __future__ import annotations
 
-import pytest
-
-from textqa import registry
-from textqa.service import contract, create_app
-
-ECHO = registry.ModelEntry(
-    name="echo", verb="echo", title="Echo (a test model)", label="echo",
-    loader="echo_model:load", store="echo_model",
-    trainer="echo_model", command="echo_model", batch="echo_model:load",
-    blueprint="echo_model:bp", warm_up=lambda m: m.echo("warm up"))
-
-
-@pytest.fixture
-def registered(monkeypatch):
-    """The echo model in the registry (its endpoint declared once), taken out again afterwards."""
-    before = list(contract.ENDPOINTS)
-    import echo_model
-    monkeypatch.setattr(registry, "MODELS", (*registry.MODELS, ECHO))
-    monkeypatch.setitem(registry.BY_NAME, "echo", ECHO)
-    yield echo_model
-    contract.ENDPOINTS[:] = before + [e for e in contract.ENDPOINTS if e.path != "/v1/echo" and e not in before]
-
+import textqa
+from textqa.service import create_app
 
 def test_a_model_added_by_the_documented_steps_is_served(registered, tmp_path):
     registered.save(tmp_path / "echo", times=2)

@@ -42,7 +42,7 @@ def test_metrics_are_summed_over_workers(truecaser_artifact, live_server):
         def post(_):
             return requests.post(server.base + "/v1/truecase", json={"text": text}, timeout=60).status_code
 
-        with ThreadPoolExecutor(4) as pool:                # sync workers: overlapping requests use both
+        with ThreadPoolExecutor(4) as pool:                # overlapping requests use both workers
             assert set(pool.map(post, range(60))) == {200}
         text = requests.get(server.base + "/metrics", timeout=10).text
         samples = [x for fam in text_string_to_metric_families(text) for x in fam.samples]
@@ -51,3 +51,34 @@ def test_metrics_are_summed_over_workers(truecaser_artifact, live_server):
         assert total == 60                      # every request counted once, whichever worker answered it
         names = {x.labels["name"] for x in samples if x.name == "textqa_model_info"}
         assert names == {"truecaser", "blanc"}
+
+
+def test_each_worker_refuses_past_its_bound_and_the_refusals_are_counted(truecaser_artifact, live_server):
+    """``--max-inflight 1`` on two gthread workers: of overlapping requests each worker takes one at a
+    time and refuses the others at once with 503 ``overloaded`` and ``Retry-After``; each refusal is
+    counted once in /metrics whichever worker made it, and the health checks answer meanwhile."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from prometheus_client.parser import text_string_to_metric_families
+    with live_server(truecaser_artifact, "--workers", "2", "--max-inflight", "1", "--models", "truecaser") as server:
+        server.wait_ready()
+        assert "Using worker: gthread" in server.text() and "takes at most 1 requests per model" in server.text()
+        text = " ".join(["paris is a city in france ."] * 500)
+
+        def post(_):
+            r = requests.post(server.base + "/v1/truecase", json={"text": text}, timeout=60)
+            assert r.status_code == 200 or (r.status_code == 503 and r.json()["error"]["code"] == "overloaded"
+                                            and r.headers["Retry-After"] == "1"), r.text[:300]
+            return r.status_code
+
+        with ThreadPoolExecutor(4) as pool:
+            health = pool.submit(lambda: [requests.get(server.base + p, timeout=30).status_code
+                                          for p in ("/healthz", "/readyz", "/metrics") * 5])
+            codes = list(pool.map(post, range(40)))
+            assert set(health.result()) == {200}
+        assert codes.count(200) >= 1 and codes.count(503) >= 1 and codes.count(200) + codes.count(503) == 40
+        samples = [x for fam in text_string_to_metric_families(requests.get(server.base + "/metrics", timeout=10).text)
+                   for x in fam.samples]
+        shed = sum(x.value for x in samples if x.name == "textqa_requests_shed_total" and x.labels["model"] == "truecaser")
+        assert shed == codes.count(503)
+    assert "Traceback" not in server.text()

@@ -28,7 +28,18 @@ def add_arguments(p) -> None:
     p.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
     p.add_argument("--artifacts", type=Path, default=None, help="artifacts root (default: $TEXTQA_ARTIFACTS "
                                                                  "or ./artifacts)")
-    p.add_argument("--timeout", type=int, default=120, help="worker timeout in seconds (default 120)")
+    p.add_argument("--timeout", type=int, default=120,
+                   help="gunicorn's worker timeout in seconds, the last resort: a worker whose main loop has not "
+                        "answered for this long is killed (default 120); a request's own limit is --request-timeout")
+    p.add_argument("--max-inflight", type=int, default=4, metavar="N",
+                   help="model requests a worker takes at once, per model: one computes, the others wait for "
+                        "it; one more is answered at once with 503 'overloaded' and Retry-After (default 4)")
+    p.add_argument("--request-timeout", type=float, default=30.0, metavar="SECONDS",
+                   help="a model request's deadline: past it the work stops where it can, or its answer is "
+                        "dropped, and the client gets 504 'deadline_exceeded' (default 30; 0: none)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="threads per worker (gthread): the model requests it takes and, always with a thread to "
+                        "spare, /healthz, /readyz and /metrics (default: --max-inflight + 2)")
     p.add_argument("--preload", action="store_true",
                    help="load models once before forking workers (shares memory; a HUP then cannot load new "
                         "artifacts: restart instead)")
@@ -53,7 +64,16 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     root = artifacts_dir(args.artifacts).resolve()
-    env = dict(os.environ, TEXTQA_ARTIFACTS=str(root))
+    for name, value, least in (("--workers", args.workers, 1), ("--max-inflight", args.max_inflight, 1),
+                               ("--threads", args.threads, 2), ("--request-timeout", args.request_timeout, 0)):
+        if value is not None and value < least:
+            print(f"textqa: error: {name} must be at least {least}", file=sys.stderr)
+            return 2
+    # a thread for each request a worker admits, and two beyond them for the health checks and the
+    # refusals: they never wait behind model work
+    threads = args.threads or args.max_inflight + 2
+    env = dict(os.environ, TEXTQA_ARTIFACTS=str(root), TEXTQA_MAX_INFLIGHT=str(args.max_inflight),
+               TEXTQA_REQUEST_TIMEOUT=str(args.request_timeout))
     if args.models:
         names = [n.strip() for n in args.models.split(",") if n.strip()]
         unknown = [n for n in names if n not in NAMES]
@@ -83,6 +103,7 @@ def run(args) -> int:
     # since its master loads numpy (and with it OpenBLAS's thread count) when it reads the app's config
     env = {**ONE_THREAD, **env}
     cmd = [sys.executable, "-m", "gunicorn", "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
+           "--worker-class", "gthread", "--threads", str(threads), "--keep-alive", "0",
            "--timeout", str(args.timeout), "--graceful-timeout", str(args.graceful_timeout),
            "-c", "python:textqa.service.gunicorn_conf",
            "textqa.service.wsgi:app"]    # access log: the app's JSON lines
@@ -90,7 +111,9 @@ def run(args) -> int:
         cmd[-1:-1] = ["--pid", str(args.pidfile)]
     if args.preload:
         cmd.insert(-1, "--preload")
-    print(f"textqa: serving {root} on http://{args.host}:{args.port} with {args.workers} gunicorn worker(s)",
+    limit = f"a deadline of {args.request_timeout:g} s" if args.request_timeout else "no deadline"
+    print(f"textqa: serving {root} on http://{args.host}:{args.port} with {args.workers} gunicorn worker(s) of "
+          f"{threads} threads; a worker takes at most {args.max_inflight} requests per model at once, each with {limit}",
           file=sys.stderr, flush=True)
     if args.train_missing:
         selected = [m for m in MODELS if not args.models or m.name in env["TEXTQA_MODELS"].split(",")]

@@ -128,8 +128,20 @@ def _reader_class():
     from nltk.corpus.reader.wordnet import WordNetCorpusReader  # deferred: loads sklearn, scipy, nltk
 
     class _Reader(WordNetCorpusReader):
+        _data_lock = threading.RLock()      # (NLTK may read another synset while reading one)
+
         def map_wn(self, version="wordnet"):          # no index.sense: nothing to map (see module doc)
             return None
+
+        def synset_from_pos_and_offset(self, pos, offset):
+            """NLTK's, one thread at a time: it seeks the part of speech's data file, which the
+            reader shares, and reads a line there, so two threads of a server interleaved read each
+            other's lines.  A synset read before comes from NLTK's cache without the lock."""
+            cached = self._synset_offset_cache[pos].get(offset)
+            if cached is not None:
+                return cached
+            with self._data_lock:
+                return super().synset_from_pos_and_offset(pos, offset)
 
         def open(self, file):
             """The files NLTK reads once from start to end while loading (``index.*``, ``*.exc``,

@@ -6,6 +6,7 @@ import logging
 import os
 import re
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -30,6 +31,8 @@ DEFAULT_CONFIG = {
     "TEXTQA_MODELS": None,                      # names to load (None: all known models)
     "TEXTQA_LOAD_OPTIONS": {},                  # {model: {load-time option: value}} (textqa serve's model options)
     "TEXTQA_ACCESS_LOG": True,                  # one JSON object per request on stderr (logger textqa.access)
+    "TEXTQA_MAX_INFLIGHT": None,                # model requests a worker takes at once, per model (None: 4)
+    "TEXTQA_REQUEST_TIMEOUT": 30.0,             # seconds a model request may take (504 past it; None: no deadline)
 }
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
@@ -53,6 +56,7 @@ def _install_request_ids_and_access_log(app: Flask) -> None:
         given = request.headers.get("X-Request-ID", "")
         g.request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
         g.started = time.perf_counter()
+        g.started_monotonic = time.monotonic()        # the start of a model request's deadline
 
     from . import metrics  # deferred: loads prometheus_client
 
@@ -74,6 +78,18 @@ def _install_request_ids_and_access_log(app: Flask) -> None:
         return resp
 
 
+def _install_admission(app: Flask) -> None:
+    """The bound on model requests in flight and their deadline (:mod:`.admission`)."""
+    from textqa.runtime.deadline import DeadlineExceeded
+
+    from .admission import InflightCounter, deadline_response, release_all
+
+    app.extensions["textqa_inflight"] = InflightCounter()
+    app.extensions["textqa_work_lock"] = threading.Lock()
+    app.teardown_request(release_all)
+    app.register_error_handler(DeadlineExceeded, lambda e: app.handle_user_exception(deadline_response(e)))
+
+
 def create_app(artifacts_dir: str | Path | None = None, config: dict | None = None) -> Flask:
     """Build the app and load every model found under ``artifacts_dir`` (once per process)."""
 
@@ -83,6 +99,10 @@ def create_app(artifacts_dir: str | Path | None = None, config: dict | None = No
         app.config["TEXTQA_MODELS"] = [n for n in os.environ["TEXTQA_MODELS"].split(",") if n]
     if os.environ.get("TEXTQA_LOAD_OPTIONS"):     # textqa serve's model options, as JSON
         app.config["TEXTQA_LOAD_OPTIONS"] = json.loads(os.environ["TEXTQA_LOAD_OPTIONS"])
+    if os.environ.get("TEXTQA_MAX_INFLIGHT"):     # textqa serve --max-inflight
+        app.config["TEXTQA_MAX_INFLIGHT"] = int(os.environ["TEXTQA_MAX_INFLIGHT"])
+    if os.environ.get("TEXTQA_REQUEST_TIMEOUT"):  # textqa serve --request-timeout (0: none)
+        app.config["TEXTQA_REQUEST_TIMEOUT"] = float(os.environ["TEXTQA_REQUEST_TIMEOUT"]) or None
     app.config.update(config or {})
     app.json.sort_keys = False
     root = Path(artifacts_dir) if artifacts_dir else default_artifacts()
@@ -92,6 +112,7 @@ def create_app(artifacts_dir: str | Path | None = None, config: dict | None = No
     record_models(app.extensions["textqa_models"])
     register_error_handlers(app)
     _install_request_ids_and_access_log(app)
+    _install_admission(app)
 
     from flask_swagger_ui import get_swaggerui_blueprint  # deferred: loads flask_swagger_ui
 

@@ -7,8 +7,10 @@ import functools
 from dataclasses import dataclass, field
 from typing import Callable
 
-from flask import current_app, jsonify
+from flask import current_app, g, jsonify
 from pydantic import BaseModel, ValidationError
+
+from textqa.runtime import deadline
 
 from .http_errors import invalid
 from .schemas import Limits, first_error
@@ -18,9 +20,11 @@ from .validation import json_body
 ERRORS = {400: "malformed JSON or not UTF-8", 405: "method not allowed (the Allow header lists the allowed)",
           413: "request body, or the work of the whole request, over its limit (the message names both)",
           415: "Content-Type is not application/json",
-          422: "a field with an invalid value (error.field names it)", 503: "the model is not loaded",
+          422: "a field with an invalid value (error.field names it)",
+          503: "the model is not loaded, or busy (code overloaded, with Retry-After)",
+          504: "the request's deadline passed (code deadline_exceeded)",
           404: "an unknown name (error.message lists the known ones)"}
-POST_ERRORS = (400, 413, 415, 422, 503)
+POST_ERRORS = (400, 413, 415, 422, 503, 504)
 
 
 @dataclass
@@ -78,6 +82,8 @@ def endpoint(target, method: str, path: str, *, summary: str, response: type[Bas
                 except ValidationError as e:
                     raise invalid(*first_error(e)) from None
                 out = fn(parsed)
+            if g.get("admitted"):               # a model's answer finished past its deadline is dropped
+                deadline.check("answered")
             code = 200
             if isinstance(out, tuple):
                 out, code = out

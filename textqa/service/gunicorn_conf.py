@@ -14,6 +14,7 @@ With ``--preload`` the models live in the master, so HUP keeps gunicorn's own re
 import os
 import shutil
 import signal
+import sys
 
 from gunicorn.arbiter import Arbiter
 
@@ -35,6 +36,14 @@ def child_exit(server, worker):
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         from prometheus_client import multiprocess  # deferred: loads prometheus_client
         multiprocess.mark_process_dead(worker.pid)
+
+
+def worker_abort(worker):
+    """gunicorn's worker timeout fired (SIGABRT): the last resort, logged as such.  A request's own
+    limit is its deadline (``--request-timeout``), which answers 504 and leaves the worker alive; a
+    worker killed here had a main loop blocked for ``--timeout`` seconds."""
+    worker.log.error("worker %s killed by gunicorn's worker timeout (%s s), the last resort: its main loop did not "
+                     "answer; its requests in flight are lost", worker.pid, worker.cfg.timeout)
 
 
 def on_exit(server):
@@ -85,7 +94,16 @@ def post_fork(server, worker):
     worker.textqa_successor = bool(_old_workers(server))
 
 
+#: The interpreter's switch interval in a worker (seconds; Python's default is 0.005): how long a
+#: thread that computes keeps the interpreter lock while another waits for it.  The health checks,
+#: the refusals and the accept loop wait at most that long behind a model request (docs/http.md,
+#: "Under load").
+SWITCH_INTERVAL = 0.001
+
+
 def post_worker_init(worker):
-    """The worker has loaded the app and its models: a successor tells the master it can stop an old one."""
+    """The worker has loaded the app and its models: its switch interval is set, and a successor tells
+    the master it can stop an old one."""
+    sys.setswitchinterval(SWITCH_INTERVAL)
     if getattr(worker, "textqa_successor", False):
         os.kill(worker.ppid, signal.SIGWINCH)

@@ -10,7 +10,8 @@ log = logging.getLogger(__name__)
 
 #: HTTP status -> stable error code
 CODES = {400: "malformed_json", 404: "not_found", 405: "method_not_allowed", 413: "payload_too_large",
-         415: "unsupported_media_type", 422: "invalid_request", 500: "internal_error", 503: "model_unavailable"}
+         415: "unsupported_media_type", 422: "invalid_request", 500: "internal_error", 503: "model_unavailable",
+         504: "deadline_exceeded"}
 #: the codes of a 503 for a model that ``textqa serve --train-missing`` is still training
 TRAINING_CODES = ("model_queued", "model_training")
 

@@ -27,6 +27,10 @@ LATENCY = Histogram("textqa_http_request_duration_seconds", "time to answer a re
                     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60))
 ITEMS = Histogram("textqa_http_request_items", "items (sentences, pairs, documents, questions) per request",
                   ["endpoint"], buckets=(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000))
+SHED = Counter("textqa_requests_shed_total", "model requests refused at once (503 overloaded): the bound on "
+               "requests in flight was reached", ["model"])
+DEADLINE = Counter("textqa_requests_deadline_exceeded_total", "model requests past their deadline (504): stopped "
+                   "at a stage, or their answer dropped ('answered')", ["model", "stage"])
 MODEL_INFO = Gauge("textqa_model_info", "a loaded model: name, artifact creation time and id (value 1)",
                    ["name", "created_at", "artifact_id"], multiprocess_mode="livemax")
 

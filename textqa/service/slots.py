@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flask import current_app
+from flask import current_app, request
 
 from textqa.models.artifact import ArtifactError
 from textqa import registry
@@ -26,6 +26,7 @@ from textqa.registry import ModelEntry
 from textqa.runtime import training_state
 from textqa.runtime.gc_pause import freeze_loaded
 
+from .admission import admit
 from .http_errors import APIError
 
 log = logging.getLogger(__name__)
@@ -126,4 +127,6 @@ def get_model(name: str):
                        headers={"Retry-After": str(training_state.retry_after(state))}, state=state)
     if not slot.loaded:
         raise APIError(503, f"model {name!r} is not loaded: {slot.error}")
+    if request.method == "POST":            # model work: bounded in flight, with a deadline
+        admit(name)
     return slot.model

@@ -6,10 +6,17 @@ import functools
 from flask import Blueprint
 from pydantic import ConfigDict, Field, model_validator
 
+from textqa.runtime import deadline
+
 from .contract import POST_ERRORS, endpoint
 from .schemas import FieldProblem, Limits, ModelInfo, Response, StrictRequest, text_field
 from .slots import get_model
 from .validation import check_request_budget
+
+#: Sentences of a batch decoded together: the deadline is checked between such chunks (a chunk of
+#: short sentences decodes in milliseconds; the output does not depend on it)
+CHUNK = 200
+
 
 # ---- request
 @functools.cache
@@ -64,6 +71,10 @@ def truecase(req):
         text = "\n".join(service.truecase_tokenized(req.text.split("\n"), req.baseline)) if req.tokenized \
             else service.truecase_text(req.text, req.baseline)
         return {"text": text, "model": info}
-    sentences = service.truecase_tokenized(req.sentences, req.baseline) if req.tokenized \
-        else service.truecase_texts(req.sentences, req.baseline)
+    case = service.truecase_tokenized if req.tokenized else service.truecase_texts
+    sentences = []
+    for at in range(0, len(req.sentences), CHUNK):      # a request past its deadline stops between chunks
+        if at:
+            deadline.check("between sentences")
+        sentences += case(req.sentences[at:at + CHUNK], req.baseline)
     return {"sentences": sentences, "model": info}

@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+from textqa.runtime import deadline
 from textqa.runtime.paths import cache_dir
 from textqa.runtime.training_state import ANALYSIS_JOB, READER_JOB, WIKIPEDIA_JOB
 
@@ -194,6 +195,7 @@ class QAModel:
             coarse = [None] * len(docs)
         out = []
         for q, doc, label, dist in zip(questions, docs, fine, coarse):
+            deadline.check("between questions")          # a request past its deadline stops here
             source = QuestionSource(collections, pool, self.instance.paragraphs)
             res = self.instance.answer(doc, source, top_k, dist, label)
             defined = definition_answers(q, str(label), collections)

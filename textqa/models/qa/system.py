@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from textqa.models.sklearn_data import same_numbers_anywhere
+from textqa.runtime import deadline
 from textqa.runtime.paths import english_stopwords
 
 from .answers import _Matcher, focus_of, keywords, normalise_answer, pattern_match, question_stems, restates_question  # noqa: F401
@@ -388,6 +389,7 @@ class InstanceQA:
                         if s.rowid not in seen:
                             seen.add(s.rowid)
                             sents.append(s)
+        deadline.check("retrieved")                 # a request past its deadline reads nothing
         data = self.candidates(doc, sents)
         block = _Block(self, set(kws), data, uiuc, focus_of(doc), self._ranked(doc, sents, uiuc, fine), fine)
         scored = _Scored(block) if data else None

@@ -219,8 +219,11 @@ function renderQa(body) {
 const RENDER = { truecase: renderTruecase, blanc: renderBlanc, icd9: renderIcd9, qa: renderQa };
 
 // ------------------------------------------------------------------ running a panel
-function describeError(status, body) {
+function describeError(status, body, retryAfter) {
   const e = body && body.error;
+  if (e && e.code === "overloaded") {   // the server is at its bound on requests in flight: nothing was done
+    return `Busy, retry in ${retryAfter || 1} s: the model is answering as many requests as it takes at once (HTTP ${status}, ${e.code}).`;
+  }
   if (e && e.message) {
     const where = e.field && !e.message.startsWith(e.field + ":") ? `${e.field}: ` : "";
     return `${where}${e.message} (HTTP ${status}, ${e.code})`;
@@ -239,10 +242,11 @@ async function run(model) {
   const [path, payload] = requestFor(model, values);
   panel.dataset.state = "running";
   errBox.hidden = true;
-  let status = 0, body = null;
+  let status = 0, body = null, retryAfter = null;
   try {
     const resp = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload) });
     status = resp.status;
+    retryAfter = resp.headers.get("Retry-After");
     body = await resp.json().catch(() => null);
   } catch (err) {
     errBox.textContent = `Could not reach the server: ${err.message}`;
@@ -250,7 +254,7 @@ async function run(model) {
     return;
   }
   if (status !== 200 || !body) {
-    errBox.textContent = describeError(status, body);
+    errBox.textContent = describeError(status, body, retryAfter);
     errBox.hidden = false; result.hidden = true; panel.dataset.state = "error";
     return;
   }
