@@ -18,7 +18,7 @@ its next request ready.
 
 **The deadline.**  An admitted request has ``TEXTQA_REQUEST_TIMEOUT`` seconds from its start
 (:mod:`textqa.runtime.deadline`).  Work that can stop early checks it (QA between retrieval and
-reading and between questions, the truecaser between batches of sentences); an answer finished past
+reading and between questions, the truecaser between batches of sentences, BLANC between pairs); an answer finished past
 it is dropped.  Either way the client gets 504 ``deadline_exceeded`` naming where the work stopped,
 the worker lives on, and ``textqa_requests_deadline_exceeded_total{model,stage}`` counts it.
 """

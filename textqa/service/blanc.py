@@ -6,6 +6,8 @@ import functools
 from flask import Blueprint
 from pydantic import ConfigDict, Field, model_validator
 
+from textqa.runtime import deadline
+
 from .contract import POST_ERRORS, endpoint
 from .http_errors import invalid
 from .schemas import NON_EMPTY, FieldProblem, Limits, ModelInfo, Response, StrictRequest, text_field
@@ -102,7 +104,10 @@ def score(req):
             s = metric.corpus_score([h for h, _ in pairs], [r for _, r in pairs])
             out["corpus"] = {"score": s.score, "precision": s.precision, "recall": s.recall}
         else:
-            scored = [metric.sentence_score(h, r) for h, r in pairs]
+            scored = []
+            for h, r in pairs:                      # a request past its deadline stops between pairs
+                deadline.check("between pairs")
+                scored.append(metric.sentence_score(h, r))
             out["scores"] = [{"score": s.score, "precision": s.precision, "recall": s.recall} for s in scored]
             if req.explain:
                 for item, s, (h, r) in zip(out["scores"], scored, pairs):
