@@ -176,3 +176,14 @@ def test_the_count_of_a_worker_gives_each_model_its_bound():
     assert counter.enter("truecaser", 2)                          # each model has its own bound
     counter.leave("qa")
     assert counter.enter("qa", 2) and not counter.enter("qa", 2)
+
+
+def test_serve_refuses_bounds_that_would_leave_no_thread_for_health(tmp_path):
+    import subprocess
+    import sys
+    for args, message in ((["--max-inflight", "0"], "--max-inflight must be at least 1"),
+                          (["--threads", "4"], "--threads must be more than --max-inflight (4)"),
+                          (["--request-timeout", "-1"], "--request-timeout must be at least 0")):
+        r = subprocess.run([sys.executable, "-m", "textqa.cli", "serve", "--artifacts", str(tmp_path), *args],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and message in r.stderr, (args, r.stderr)

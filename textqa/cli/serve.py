@@ -72,6 +72,10 @@ def run(args) -> int:
     # a thread for each request a worker admits, and two beyond them for the health checks and the
     # refusals: they never wait behind model work
     threads = args.threads or args.max_inflight + 2
+    if threads <= args.max_inflight:
+        print(f"textqa: error: --threads must be more than --max-inflight ({args.max_inflight}): a thread beyond "
+              f"the model requests answers the health checks", file=sys.stderr)
+        return 2
     env = dict(os.environ, TEXTQA_ARTIFACTS=str(root), TEXTQA_MAX_INFLIGHT=str(args.max_inflight),
                TEXTQA_REQUEST_TIMEOUT=str(args.request_timeout))
     if args.models:

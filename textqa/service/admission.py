@@ -17,10 +17,11 @@ the interpreter's switch interval.  The bound counts the waiting requests too, s
 its next request ready.
 
 **The deadline.**  An admitted request has ``TEXTQA_REQUEST_TIMEOUT`` seconds from its start
-(:mod:`textqa.runtime.deadline`).  Work that can stop early checks it (QA between retrieval and
-reading and between questions, the truecaser between batches of sentences, BLANC between pairs); an answer finished past
-it is dropped.  Either way the client gets 504 ``deadline_exceeded`` naming where the work stopped,
-the worker lives on, and ``textqa_requests_deadline_exceeded_total{model,stage}`` counts it.
+(:mod:`textqa.runtime.deadline`), waiting included.  Work that can stop early checks it (QA
+between retrieval and reading and between questions, the truecaser between batches of sentences,
+BLANC between pairs); an answer finished past it is dropped.  Either way the client gets 504
+``deadline_exceeded`` naming where the work stopped, the worker lives on, and
+``textqa_requests_deadline_exceeded_total{model,stage}`` counts it.
 """
 from __future__ import annotations
 
@@ -77,7 +78,7 @@ def admit(model: str) -> None:
     g.setdefault("admitted", []).append(model)
     if "deadline_token" not in g:
         g.deadline_token = deadline.start(app.config.get("TEXTQA_REQUEST_TIMEOUT"), g.get("started_monotonic"))
-    if not g.get("working"):                # one model request computes at a time in a worker (module doc)
+    if not g.get("working"):            # one model request computes at a time in a worker (module doc)
         left = deadline.remaining()
         if not app.extensions["textqa_work_lock"].acquire(timeout=-1 if left is None else max(left, 0)):
             raise deadline.DeadlineExceeded("waiting", app.config.get("TEXTQA_REQUEST_TIMEOUT"))
