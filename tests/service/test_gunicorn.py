@@ -53,16 +53,17 @@ def test_metrics_are_summed_over_workers(truecaser_artifact, live_server):
         assert names == {"truecaser", "blanc"}
 
 
-def test_each_worker_refuses_past_its_bound_and_the_refusals_are_counted(truecaser_artifact, live_server):
-    """``--max-inflight 1`` on two gthread workers: of overlapping requests each worker takes one at a
-    time and refuses the others at once with 503 ``overloaded`` and ``Retry-After``; each refusal is
-    counted once in /metrics whichever worker made it, and the health checks answer meanwhile."""
+def test_the_bound_on_requests_in_flight_holds_over_the_workers(truecaser_artifact, live_server):
+    """``--max-inflight 1`` over two gthread workers: of overlapping requests one works at a time, the
+    others are refused at once with 503 ``overloaded`` and ``Retry-After``, each refusal is counted
+    once in /metrics whichever worker made it, and the health checks answer meanwhile."""
     from concurrent.futures import ThreadPoolExecutor
 
     from prometheus_client.parser import text_string_to_metric_families
     with live_server(truecaser_artifact, "--workers", "2", "--max-inflight", "1", "--models", "truecaser") as server:
         server.wait_ready()
-        assert "Using worker: gthread" in server.text() and "takes at most 1 requests per model" in server.text()
+        assert "Using worker: textqa.service.gunicorn_worker.Worker" in server.text()
+        assert "at most 1 requests in flight per model" in server.text()
         text = " ".join(["paris is a city in france ."] * 500)
 
         def post(_):

@@ -8,6 +8,7 @@ a duration."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import threading
 import time
 import urllib.error
@@ -18,7 +19,7 @@ from werkzeug.serving import make_server
 
 from textqa.runtime import deadline
 from textqa.service import create_app
-from textqa.service.admission import InflightCounter
+from textqa.service.admission import InflightCounter, SharedInflight
 
 
 def _call(base: str, path: str, body: dict | None = None) -> tuple[int, dict, dict]:
@@ -170,6 +171,30 @@ def test_the_deadline_is_the_requests_own_and_absent_outside_one():
     assert deadline.remaining() is None
 
 
+def _hold(folder, limit, entered, done, queue):
+    counter = SharedInflight(folder)
+    queue.put([counter.enter("qa", limit) for _ in range(2)])
+    entered.set()
+    done.wait(30)
+
+
+def test_the_bound_is_shared_by_the_workers_and_a_dead_workers_requests_are_freed(tmp_path):
+    ctx = multiprocessing.get_context("fork")
+    entered, done, queue = ctx.Event(), ctx.Event(), ctx.Queue()
+    child = ctx.Process(target=_hold, args=(tmp_path, 3, entered, done, queue))
+    child.start()
+    assert entered.wait(30) and queue.get(timeout=30) == [True, True]
+    mine = SharedInflight(tmp_path)
+    assert mine.enter("qa", 3) and not mine.enter("qa", 3)     # two in the other process, one here: full
+    assert mine.enter("truecaser", 3)                            # each model has its own bound
+    mine.leave("qa")
+    assert mine.enter("qa", 3)
+    mine.leave("qa")
+    child.kill()                                                 # a worker killed with requests in flight
+    child.join(30)
+    assert [mine.enter("qa", 3) for _ in range(4)] == [True, True, True, False]
+
+
 def test_the_count_of_a_worker_gives_each_model_its_bound():
     counter = InflightCounter()
     assert counter.enter("qa", 2) and counter.enter("qa", 2) and not counter.enter("qa", 2)
@@ -182,7 +207,7 @@ def test_serve_refuses_bounds_that_would_leave_no_thread_for_health(tmp_path):
     import subprocess
     import sys
     for args, message in ((["--max-inflight", "0"], "--max-inflight must be at least 1"),
-                          (["--threads", "4"], "--threads must be more than --max-inflight (4)"),
+                          (["--workers", "1", "--threads", "4"], "--threads must be more than --max-inflight (4)"),
                           (["--request-timeout", "-1"], "--request-timeout must be at least 0")):
         r = subprocess.run([sys.executable, "-m", "textqa.cli", "serve", "--artifacts", str(tmp_path), *args],
                            capture_output=True, text=True, timeout=60)

@@ -31,9 +31,10 @@ def add_arguments(p) -> None:
     p.add_argument("--timeout", type=int, default=120,
                    help="gunicorn's worker timeout in seconds, the last resort: a worker whose main loop has not "
                         "answered for this long is killed (default 120); a request's own limit is --request-timeout")
-    p.add_argument("--max-inflight", type=int, default=4, metavar="N",
-                   help="model requests a worker takes at once, per model: one computes, the others wait for "
-                        "it; one more is answered at once with 503 'overloaded' and Retry-After (default 4)")
+    p.add_argument("--max-inflight", type=int, default=None, metavar="N",
+                   help="model requests the server takes at once per model, over all workers (each computes one "
+                        "at a time); one more is answered at once with 503 'overloaded' and Retry-After "
+                        "(default: 4 a worker)")
     p.add_argument("--request-timeout", type=float, default=30.0, metavar="SECONDS",
                    help="a model request's deadline: past it the work stops where it can, or its answer is "
                         "dropped, and the client gets 504 'deadline_exceeded' (default 30; 0: none)")
@@ -69,15 +70,17 @@ def run(args) -> int:
         if value is not None and value < least:
             print(f"textqa: error: {name} must be at least {least}", file=sys.stderr)
             return 2
-    # a thread for each request a worker admits, and two beyond them for the health checks and the
-    # refusals: they never wait behind model work
-    threads = args.threads or args.max_inflight + 2
-    if threads <= args.max_inflight:
-        print(f"textqa: error: --threads must be more than --max-inflight ({args.max_inflight}): a thread beyond "
+    max_inflight = args.max_inflight or 4 * args.workers
+    # a worker may hold every admitted request, and has two threads beyond them for the health checks
+    # and the refusals: they never wait behind model work
+    threads = args.threads or max_inflight + 2
+    if threads <= max_inflight:
+        print(f"textqa: error: --threads must be more than --max-inflight ({max_inflight}): a thread beyond "
               f"the model requests answers the health checks", file=sys.stderr)
         return 2
-    env = dict(os.environ, TEXTQA_ARTIFACTS=str(root), TEXTQA_MAX_INFLIGHT=str(args.max_inflight),
-               TEXTQA_REQUEST_TIMEOUT=str(args.request_timeout))
+    env = dict(os.environ, TEXTQA_ARTIFACTS=str(root), TEXTQA_WORKERS=str(args.workers),
+               TEXTQA_MAX_INFLIGHT=str(max_inflight), TEXTQA_REQUEST_TIMEOUT=str(args.request_timeout),
+               TEXTQA_INFLIGHT_DIR=tempfile.mkdtemp(prefix="textqa-inflight-"))
     if args.models:
         names = [n.strip() for n in args.models.split(",") if n.strip()]
         unknown = [n for n in names if n not in NAMES]
@@ -107,7 +110,7 @@ def run(args) -> int:
     # since its master loads numpy (and with it OpenBLAS's thread count) when it reads the app's config
     env = {**ONE_THREAD, **env}
     cmd = [sys.executable, "-m", "gunicorn", "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
-           "--worker-class", "gthread", "--threads", str(threads), "--keep-alive", "0",
+           "--worker-class", "textqa.service.gunicorn_worker.Worker", "--threads", str(threads), "--keep-alive", "0",
            "--timeout", str(args.timeout), "--graceful-timeout", str(args.graceful_timeout),
            "-c", "python:textqa.service.gunicorn_conf",
            "textqa.service.wsgi:app"]    # access log: the app's JSON lines
@@ -117,7 +120,7 @@ def run(args) -> int:
         cmd.insert(-1, "--preload")
     limit = f"a deadline of {args.request_timeout:g} s" if args.request_timeout else "no deadline"
     print(f"textqa: serving {root} on http://{args.host}:{args.port} with {args.workers} gunicorn worker(s) of "
-          f"{threads} threads; a worker takes at most {args.max_inflight} requests per model at once, each with {limit}",
+          f"{threads} threads; at most {max_inflight} requests in flight per model, each with {limit}",
           file=sys.stderr, flush=True)
     if args.train_missing:
         selected = [m for m in MODELS if not args.models or m.name in env["TEXTQA_MODELS"].split(",")]

@@ -31,7 +31,7 @@ DEFAULT_CONFIG = {
     "TEXTQA_MODELS": None,                      # names to load (None: all known models)
     "TEXTQA_LOAD_OPTIONS": {},                  # {model: {load-time option: value}} (textqa serve's model options)
     "TEXTQA_ACCESS_LOG": True,                  # one JSON object per request on stderr (logger textqa.access)
-    "TEXTQA_MAX_INFLIGHT": None,                # model requests a worker takes at once, per model (None: 4)
+    "TEXTQA_MAX_INFLIGHT": None,                # model requests at once per model, all workers (None: 4 a worker)
     "TEXTQA_REQUEST_TIMEOUT": 30.0,             # seconds a model request may take (504 past it; None: no deadline)
 }
 
@@ -82,9 +82,9 @@ def _install_admission(app: Flask) -> None:
     """The bound on model requests in flight and their deadline (:mod:`.admission`)."""
     from textqa.runtime.deadline import DeadlineExceeded
 
-    from .admission import InflightCounter, deadline_response, release_all
+    from .admission import counter_for_environment, deadline_response, release_all
 
-    app.extensions["textqa_inflight"] = InflightCounter()
+    app.extensions["textqa_inflight"] = counter_for_environment()
     app.extensions["textqa_work_lock"] = threading.Lock()
     app.teardown_request(release_all)
     app.register_error_handler(DeadlineExceeded, lambda e: app.handle_user_exception(deadline_response(e)))

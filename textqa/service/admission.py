@@ -1,13 +1,17 @@
 """A bound on the model requests in flight, and a deadline for each.
 
 **The bound.**  A model endpoint (a POST to a loaded model) takes at most ``TEXTQA_MAX_INFLIGHT``
-requests at once in a worker (``textqa serve --max-inflight``); one more is answered at once with
-503 ``overloaded`` and ``Retry-After``, not queued behind seconds of work, and counted in
-``/metrics`` (``textqa_requests_shed_total{model}``, summed over the workers).  The bound is each
-worker's own: a request is served by the worker that accepted its connection, so a count shared
-by the workers could only refuse work in one worker while another idles.  ``textqa serve`` closes
-each connection after its response (gunicorn's ``--keep-alive 0``, as its sync workers did), so
-that every request goes to the worker that accepts it first, most often an idle one.
+requests at once (``textqa serve --max-inflight``), counted over all of the server's workers; one
+more is answered at once with 503 ``overloaded`` and ``Retry-After``, not queued behind seconds of
+work, and counted in ``/metrics`` (``textqa_requests_shed_total{model}``).  Under ``textqa serve``
+the count lives in one small file per model in a folder the server makes (``TEXTQA_INFLIGHT_DIR``):
+each worker process has a slot (its pid and its requests in flight), read and written under
+``flock``, and the slot of a process that has died (a worker killed by its timeout) is freed by the
+next reader, so a crash never keeps capacity.  Without that folder (the tests, ``flask run``) the
+count is the process's own.  ``textqa serve`` closes each connection after its response
+(gunicorn's ``--keep-alive 0``, as its sync workers did), so that each request goes to the worker
+that accepts it first, most often an idle one: a connection kept alive would keep its requests on
+one worker while the other idles.
 
 **One at a time in a worker.**  An admitted request computes only while it holds its worker's work
 lock; the others admitted to that worker wait for it, blocked (which costs the interpreter lock
@@ -25,7 +29,11 @@ BLANC between pairs); an answer finished past it is dropped.  Either way the cli
 """
 from __future__ import annotations
 
+import fcntl
+import os
 import threading
+from array import array
+from pathlib import Path
 
 from flask import current_app, g
 
@@ -35,9 +43,11 @@ from .http_errors import APIError
 
 #: Seconds a refused client is told to wait (``Retry-After``)
 RETRY_AFTER = 1
-#: Model requests a worker takes at once, per model: one computing and three waiting (docs/http.md,
-#: "Under load", has the measurements)
-DEFAULT_MAX_INFLIGHT = 4
+#: Model requests the server takes at once per model, by default, for each worker: one computing and
+#: three waiting (docs/http.md, "Under load", has the measurements)
+DEFAULT_PER_WORKER = 4
+#: Worker processes a shared count has room for (the workers, and their successors in a reload)
+SLOTS = 256
 
 
 class InflightCounter:
@@ -59,14 +69,104 @@ class InflightCounter:
             self._n[model] -= 1
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class SharedInflight:
+    """Requests in flight per model over the server's worker processes: one small file per model in
+    ``folder``, a slot (pid, count) per process, read and written under ``flock`` (module doc)."""
+
+    def __init__(self, folder: str | os.PathLike):
+        self.folder = Path(folder)
+        self._fds: dict = {}                # (pid, model) -> fd: a forked process opens its own
+        self._lock = threading.Lock()
+
+    def _fd(self, model: str) -> int:
+        key = (os.getpid(), model)
+        fd = self._fds.get(key)
+        if fd is None:
+            fd = self._fds[key] = os.open(self.folder / f"{model}.inflight", os.O_RDWR | os.O_CREAT, 0o600)
+        return fd
+
+    def _update(self, model: str, change) -> bool:
+        """Under the file's lock: ``change(slots, this process's count's place, the others' sum)``."""
+        fd, me = self._fd(model), os.getpid()
+        with self._lock:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                raw = os.pread(fd, SLOTS * 8, 0)
+                slots = array("i", raw + bytes(SLOTS * 8 - len(raw)))
+                mine, others, free = None, 0, None
+                for k in range(SLOTS):
+                    pid = slots[2 * k]
+                    if pid == me:
+                        mine = k
+                    elif pid and not _alive(pid):          # a dead worker's requests are over
+                        slots[2 * k] = slots[2 * k + 1] = pid = 0
+                    else:
+                        others += slots[2 * k + 1]
+                    if not pid and free is None:
+                        free = k
+                if mine is None:
+                    if free is None:
+                        return True                     # no room to count: never refuse for that
+                    mine, slots[2 * free] = free, me
+                ok = change(slots, 2 * mine + 1, others)
+                os.pwrite(fd, slots.tobytes(), 0)
+                return ok
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def enter(self, model: str, limit: int) -> bool:
+        def take(slots, at, others):
+            if others + slots[at] >= limit:
+                return False
+            slots[at] += 1
+            return True
+        return self._update(model, take)
+
+    def leave(self, model: str) -> None:
+        def give(slots, at, others):
+            slots[at] = max(slots[at] - 1, 0)
+            return True
+        self._update(model, give)
+
+
+def counter_for_environment():
+    """The count ``textqa serve`` set up for its workers (``TEXTQA_INFLIGHT_DIR``), or this process's own."""
+    folder = os.environ.get("TEXTQA_INFLIGHT_DIR")
+    return SharedInflight(folder) if folder else InflightCounter()
+
+
+
+_computing = 0              # model requests computing in this process (0 or 1: the work lock)
+
+
+def computing() -> bool:
+    """Whether a model request is computing in this worker (:mod:`.gunicorn_worker` reads it)."""
+    return _computing > 0
+
+
 def max_inflight(config) -> int:
-    """``TEXTQA_MAX_INFLIGHT``: model requests a worker takes at once, per model (module doc)."""
-    return int(config.get("TEXTQA_MAX_INFLIGHT") or DEFAULT_MAX_INFLIGHT)
+    """``TEXTQA_MAX_INFLIGHT``: model requests the server takes at once, per model (module doc); by
+    default 4 a worker (``TEXTQA_WORKERS``, which ``textqa serve`` sets; 1 otherwise)."""
+    configured = config.get("TEXTQA_MAX_INFLIGHT")
+    if configured:
+        return int(configured)
+    return DEFAULT_PER_WORKER * max(int(os.environ.get("TEXTQA_WORKERS") or 1), 1)
 
 
 def admit(model: str) -> None:
     """Count a request to ``model`` in flight until the request ends (:func:`release_all`) and start
     its deadline; 503 ``overloaded`` at once when the bound is reached."""
+    global _computing
     app = current_app
     counter = app.extensions["textqa_inflight"]
     limit = max_inflight(app.config)
@@ -82,13 +182,16 @@ def admit(model: str) -> None:
         left = deadline.remaining()
         if not app.extensions["textqa_work_lock"].acquire(timeout=-1 if left is None else max(left, 0)):
             raise deadline.DeadlineExceeded("waiting", app.config.get("TEXTQA_REQUEST_TIMEOUT"))
+        _computing += 1                 # (under the work lock)
         g.working = True
 
 
 def release_all(exc=None) -> None:
     """The request is over: its models' counts go down and its deadline ends (a teardown callback)."""
+    global _computing
     counter = current_app.extensions.get("textqa_inflight")
     if g.pop("working", False):
+        _computing -= 1
         current_app.extensions["textqa_work_lock"].release()
     for model in g.pop("admitted", []):
         counter.leave(model)

@@ -47,10 +47,13 @@ def worker_abort(worker):
 
 
 def on_exit(server):
-    """The server stops: remove the metrics folder ``textqa serve`` made for this run."""
+    """The server stops: remove the metrics folder ``textqa serve`` made for this run, and the count
+    of requests in flight."""
     folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if folder and os.environ.get("TEXTQA_OWN_METRICS_DIR") == folder:
         shutil.rmtree(folder, ignore_errors=True)
+    if os.environ.get("TEXTQA_INFLIGHT_DIR"):
+        shutil.rmtree(os.environ["TEXTQA_INFLIGHT_DIR"], ignore_errors=True)
 
 
 _GUNICORN_HUP, _GUNICORN_WINCH = Arbiter.handle_hup, Arbiter.handle_winch
