@@ -179,7 +179,7 @@ def overload_section(artifacts, out: Path, seconds: int) -> None:
         shutil.rmtree(scratch, ignore_errors=True)
     qa = {r["connections"]: r for r in results if r["kind"] == "qa" and r["bound"] == "default"}
     lines = ["## HTTP service under overload (`python -m bench.service --overload`)", "",
-             f"Run on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, 2 cores (wrk and the side client on "
+             f"Run on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, 2 cores (the clients and the side client on "
              "the same cores as the server).", *lines_for(results, seconds), "",
              f"Targets: `/healthz` and `/readyz` p99 <= 50 ms during the overload run; QA answered/s no lower than "
              f"before the bound (23.5 requests/s, 2 workers, 32 connections, 2026-12-05; the unbounded row above "

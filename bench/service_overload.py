@@ -3,7 +3,7 @@
 ``textqa serve --workers 2`` on the default artifacts, and 32 clients, each on its own keep-alive
 connection, sending requests never sent before (QA: Natural Questions open dev questions, each
 once; truecasing, which keeps no answers: the lowercased dev sentences, cycled) for 30 s, against
-the bound on the requests a worker takes (``--max-inflight``, default 4):
+the bound on the requests in flight (``--max-inflight``, default 4 a worker):
 
 - a client that is refused waits what ``Retry-After`` says before its next request, as a client
   that reads the header does (:class:`Clients`); 503 ``overloaded`` and 504 ``deadline_exceeded``
@@ -217,8 +217,8 @@ def overload(artifacts, scratch: Path, seconds: int = 30) -> list[dict]:
 
 def lines_for(results: list[dict], seconds: int) -> list[str]:
     """The RESULTS.md lines of the runs."""
-    out = ["", f"`textqa serve --workers 2 --models qa,truecaser` with the default bound (4 requests a worker takes "
-           f"at once, per model); {seconds} s of requests never sent before from each number of clients, each on "
+    out = ["", f"`textqa serve --workers 2 --models qa,truecaser` with the default bound (8 requests in flight per "
+           f"model over the 2 workers, 4 a worker); {seconds} s of requests never sent before from each number of clients, each on "
            "one keep-alive connection, a refused client waiting `Retry-After` (`bench/service_overload.py`). "
            "Latencies are the clients'. The health checks' are a separate client's, polling each 10 times a "
            "second while it posts a model request twice a second in the 32-client runs (the last column: that "
