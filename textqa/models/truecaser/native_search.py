@@ -19,9 +19,9 @@ from .scores import MAX_CACHED, CandidateScores
 class CandidateRows:
     """The C++ search's per-candidate inputs of words, one row of consecutive entries per word:
     KenLM ids, class-LM ids, log10 P(w | c), the output form's length (``length``) and its id in
-    the phrase table (``form``, :meth:`.phrases.PhraseTable.form_ids`), in growing flat arrays, and the word's code in the
-    sentence-context model (``code``, -1: none), so that a batch's inputs are numpy gathers, not
-    per-token Python lists.  A row is seen only once :meth:`add` has returned, and the lock keeps
+    the phrase table (``form``, :meth:`.phrases.PhraseTable.form_ids`), in growing flat arrays, and
+    the word's code in the sentence-context model (``code``, -1: none), so that a batch's inputs are
+    numpy gathers, not per-token Python lists.  A row is seen only once :meth:`add` has returned, and the lock keeps
     two threads of a server from taking the same row."""
 
     def __init__(self, rows: int = 1024, entries: int = 4096):

@@ -130,6 +130,7 @@ class PhraseTable(PhraseSearch):
         self._pos_n, self._pos_form, self._pos_count = pos
         self._base, self._extra = base, extra
         self._space = len(base) + len(extra) + 1           # form ids < space - 1; space - 1: no form
+        self._pos_off = None                                # where each token's forms start, made on first use
         self._pos_keys = None                               # token * space + form id, made on first use
         self._form_ids: dict | None = None                  # {form: id}, made on first use
         self._extra_ids: dict | None = None                 # {extra form: id}, made on first use
@@ -187,10 +188,13 @@ class PhraseTable(PhraseSearch):
                                       for a, b in zip(off, off[1:])]
 
     def _offsets(self) -> np.ndarray:
-        """Where each phrase token's forms start in ``pos_forms`` (and, last, their number)."""
-        off = np.zeros(len(self._pos_n) + 1, dtype=np.int64)
-        np.cumsum(self._pos_n, out=off[1:])
-        return off
+        """Where each phrase token's forms start in ``pos_forms`` (and, last, their number); made once,
+        when first needed."""
+        if self._pos_off is None:
+            off = np.zeros(len(self._pos_n) + 1, dtype=np.int64)
+            np.cumsum(self._pos_n, out=off[1:])
+            self._pos_off = off
+        return self._pos_off
 
     def positions(self, key: str) -> tuple | None:
         """(N, [{form of the p-th token: occurrences} for each position p]) of a lowercased phrase, or None."""
