@@ -13,6 +13,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from types import SimpleNamespace
 
 import pytest
 from werkzeug.serving import make_server
@@ -60,22 +61,31 @@ def threaded_server(registered, tmp_path):
         s.shutdown()
 
 
+def _holding(monkeypatch, model):
+    """The echo model made to hold: the texts it has been given, in order (``inside``), and a call with
+    "hold" waits, once inside (``entered``), until ``release`` is set."""
+    held = SimpleNamespace(inside=[], entered=threading.Event(), release=threading.Event())
+    lock, plain = threading.Lock(), type(model).echo
+
+    def echo(self, text):
+        with lock:
+            held.inside.append(text)
+        if text == "hold":
+            held.entered.set()
+            held.release.wait(30)
+        return plain(self, text)
+    monkeypatch.setattr(type(model), "echo", echo)
+    return held
+
+
 def test_past_the_bound_a_request_is_refused_at_once_counted_and_health_still_answers(threaded_server, monkeypatch):
     base, model = threaded_server({"TEXTQA_MAX_INFLIGHT": 1})
-    entered, release = threading.Event(), threading.Event()
-    plain = type(model).echo
+    held = _holding(monkeypatch, model)
     shed = _counter(base, "textqa_requests_shed_total", model="echo")
-
-    def held(self, text):
-        if text == "hold":
-            entered.set()
-            release.wait(30)
-        return plain(self, text)
-    monkeypatch.setattr(type(model), "echo", held)
     first = {}
     worker = threading.Thread(target=lambda: first.setdefault("r", _call(base, "/v1/echo", {"text": "hold"})))
     worker.start()
-    assert entered.wait(30)
+    assert held.entered.wait(30)
     status, headers, body = _call(base, "/v1/echo", {"text": "more"})
     assert status == 503 and body["error"]["code"] == "overloaded" and headers["Retry-After"] == "1"
     assert "busy" in body["error"]["message"]
@@ -83,7 +93,7 @@ def test_past_the_bound_a_request_is_refused_at_once_counted_and_health_still_an
         assert _call(base, path)[0] == 200
     assert _counter(base, "textqa_requests_shed_total", model="echo") == shed + 1
     assert "r" not in first                                   # all of it while the first request still worked
-    release.set()
+    held.release.set()
     worker.join(30)
     assert first["r"][0] == 200 and first["r"][2]["text"] == "hold"
     assert _call(base, "/v1/echo", {"text": "again"})[0] == 200      # its place was given back
@@ -92,21 +102,12 @@ def test_past_the_bound_a_request_is_refused_at_once_counted_and_health_still_an
 def test_a_workers_admitted_requests_compute_one_at_a_time_and_a_wait_has_the_deadline(threaded_server,
                                                                                         monkeypatch):
     base, model = threaded_server({"TEXTQA_MAX_INFLIGHT": 3, "TEXTQA_REQUEST_TIMEOUT": 5.0})
-    inside, release, lock = [], threading.Event(), threading.Lock()
-    plain = type(model).echo
-
-    def held(self, text):
-        with lock:
-            inside.append(text)
-        if text == "hold":
-            release.wait(30)
-        return plain(self, text)
-    monkeypatch.setattr(type(model), "echo", held)
+    held = _holding(monkeypatch, model)
+    inside, release = held.inside, held.release
     results = {}
     first = threading.Thread(target=lambda: results.setdefault("hold", _call(base, "/v1/echo", {"text": "hold"})))
     first.start()
-    while not inside:
-        time.sleep(0.01)
+    assert held.entered.wait(30)
     second = threading.Thread(target=lambda: results.setdefault("next", _call(base, "/v1/echo", {"text": "next"})))
     second.start()
     second.join(0.5)
@@ -120,10 +121,10 @@ def test_a_workers_admitted_requests_compute_one_at_a_time_and_a_wait_has_the_de
     base, model = threaded_server({"TEXTQA_MAX_INFLIGHT": 3, "TEXTQA_REQUEST_TIMEOUT": 0.3})
     inside.clear()
     release.clear()
+    held.entered.clear()
     first = threading.Thread(target=lambda: results.update(hold=_call(base, "/v1/echo", {"text": "hold"})))
     first.start()
-    while not inside:
-        time.sleep(0.01)
+    assert held.entered.wait(30)
     status, _, body = _call(base, "/v1/echo", {"text": "late"})
     assert status == 504 and "waiting" in body["error"]["message"] and inside == ["hold"]
     release.set()

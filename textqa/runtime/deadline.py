@@ -13,7 +13,8 @@ import time
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-_DEADLINE: ContextVar[float | None] = ContextVar("textqa_deadline", default=None)
+#: (the deadline's start, a time.monotonic() time, and its seconds), or None: no deadline
+_DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("textqa_deadline", default=None)
 
 
 class DeadlineExceeded(Exception):

@@ -6,8 +6,8 @@ more is answered at once with 503 ``overloaded`` and ``Retry-After``, not queued
 work, and counted in ``/metrics`` (``textqa_requests_shed_total{model}``).  Under ``textqa serve``
 the count lives in one small file per model in a folder the server makes (``TEXTQA_INFLIGHT_DIR``):
 each worker process has a slot (its pid and its requests in flight), read and written under
-``flock``, and the slot of a process that has died (a worker killed by its timeout) is freed by the
-next reader, so a crash never keeps capacity.  Without that folder (the tests, ``flask run``) the
+``flock``, and the slots of processes that have died (a worker killed by its timeout) are freed
+when they would make the count full, so a crash never keeps capacity.  Without that folder (the tests, ``flask run``) the
 count is the process's own.  ``textqa serve`` closes each connection after its response
 (gunicorn's ``--keep-alive 0``, as its sync workers did), so that each request goes to the worker
 that accepts it first, most often an idle one: a connection kept alive would keep its requests on
@@ -96,47 +96,60 @@ class SharedInflight:
         return fd
 
     def _update(self, model: str, change) -> bool:
-        """Under the file's lock: ``change(slots, this process's count's place, the others' sum)``."""
+        """Under the file's lock: ``change(pids, counts, this process's slot)`` on the file's slots (a
+        pid each, then a count each), written back."""
         fd, me = self._fd(model), os.getpid()
         with self._lock:
             fcntl.flock(fd, fcntl.LOCK_EX)
             try:
                 raw = os.pread(fd, SLOTS * 8, 0)
-                slots = array("i", raw + bytes(SLOTS * 8 - len(raw)))
-                mine, others, free = None, 0, None
-                for k in range(SLOTS):
-                    pid = slots[2 * k]
-                    if pid == me:
-                        mine = k
-                    elif pid and not _alive(pid):          # a dead worker's requests are over
-                        slots[2 * k] = slots[2 * k + 1] = pid = 0
-                    else:
-                        others += slots[2 * k + 1]
-                    if not pid and free is None:
-                        free = k
+                raw += bytes(SLOTS * 8 - len(raw))
+                pids, counts = array("i", raw[:SLOTS * 4]), array("i", raw[SLOTS * 4:])
+                mine = _slot(pids, me)
                 if mine is None:
-                    if free is None:
+                    mine = _slot(pids, 0)
+                    if mine is None and _free_dead(pids, counts, me):
+                        mine = _slot(pids, 0)
+                    if mine is None:
                         return True                     # no room to count: never refuse for that
-                    mine, slots[2 * free] = free, me
-                ok = change(slots, 2 * mine + 1, others)
-                os.pwrite(fd, slots.tobytes(), 0)
+                    pids[mine] = me
+                ok = change(pids, counts, mine)
+                os.pwrite(fd, pids.tobytes() + counts.tobytes(), 0)
                 return ok
             finally:
                 fcntl.flock(fd, fcntl.LOCK_UN)
 
     def enter(self, model: str, limit: int) -> bool:
-        def take(slots, at, others):
-            if others + slots[at] >= limit:
+        def take(pids, counts, mine):
+            # a dead worker's requests are over: looked for only when they would make the count full
+            if sum(counts) >= limit and (not _free_dead(pids, counts, os.getpid()) or sum(counts) >= limit):
                 return False
-            slots[at] += 1
+            counts[mine] += 1
             return True
         return self._update(model, take)
 
     def leave(self, model: str) -> None:
-        def give(slots, at, others):
-            slots[at] = max(slots[at] - 1, 0)
+        def give(pids, counts, mine):
+            counts[mine] = max(counts[mine] - 1, 0)
             return True
         self._update(model, give)
+
+
+def _slot(pids: array, pid: int) -> int | None:
+    try:
+        return pids.index(pid)
+    except ValueError:
+        return None
+
+
+def _free_dead(pids: array, counts: array, me: int) -> bool:
+    """Free the slots of processes that have died (their requests are over); whether there was one."""
+    freed = False
+    for k, pid in enumerate(pids):
+        if pid and pid != me and not _alive(pid):
+            pids[k] = counts[k] = 0
+            freed = True
+    return freed
 
 
 def counter_for_environment():
@@ -146,12 +159,9 @@ def counter_for_environment():
 
 
 
-_computing = 0              # model requests computing in this process (0 or 1: the work lock)
-
-
-def computing() -> bool:
-    """Whether a model request is computing in this worker (:mod:`.gunicorn_worker` reads it)."""
-    return _computing > 0
+def computing(app) -> bool:
+    """Whether a model request of ``app`` is computing (holds the work lock; :mod:`.gunicorn_worker` asks)."""
+    return app.extensions["textqa_work_lock"].locked()
 
 
 def max_inflight(config) -> int:
@@ -166,7 +176,6 @@ def max_inflight(config) -> int:
 def admit(model: str) -> None:
     """Count a request to ``model`` in flight until the request ends (:func:`release_all`) and start
     its deadline; 503 ``overloaded`` at once when the bound is reached."""
-    global _computing
     app = current_app
     counter = app.extensions["textqa_inflight"]
     limit = max_inflight(app.config)
@@ -182,16 +191,13 @@ def admit(model: str) -> None:
         left = deadline.remaining()
         if not app.extensions["textqa_work_lock"].acquire(timeout=-1 if left is None else max(left, 0)):
             raise deadline.DeadlineExceeded("waiting", app.config.get("TEXTQA_REQUEST_TIMEOUT"))
-        _computing += 1                 # (under the work lock)
         g.working = True
 
 
 def release_all(exc=None) -> None:
     """The request is over: its models' counts go down and its deadline ends (a teardown callback)."""
-    global _computing
     counter = current_app.extensions.get("textqa_inflight")
     if g.pop("working", False):
-        _computing -= 1
         current_app.extensions["textqa_work_lock"].release()
     for model in g.pop("admitted", []):
         counter.leave(model)

@@ -23,6 +23,6 @@ ACCEPT_DEFER = 0.002
 
 class Worker(ThreadWorker):
     def accept(self, listener):
-        if computing():
+        if computing(self.wsgi):
             time.sleep(ACCEPT_DEFER)
         super().accept(listener)
