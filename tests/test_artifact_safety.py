@@ -95,7 +95,7 @@ def test_loading_works_with_pickle_disabled(artifacts, monkeypatch):
     monkeypatch.undo()
     assert tc.truecase("paris is a zorblaxian city .").startswith("Paris")
     assert coder.code(["Three day history of cough."])[0]["codes"][0]["code"] == "786.2"
-    assert blanc.score("a b", "a b").score == pytest.approx(1.0)
+    assert blanc.sentence_score("a b", "a b").score == pytest.approx(1.0)
     assert "Young" in qa.answer("Who is the author of the book The Iron Lady?")["answers"][0]["answer"]
 
 

@@ -171,7 +171,8 @@ def test_corpus_score_streams_one_segment_at_a_time():
     (lambda: WER().corpus_score(["a"], ["a", "b", "c"]), "3 references but 1 hypotheses"),
     (lambda: WER().corpus_score("a b", ["a b"]), "a single string was given"),
     (lambda: WER().corpus_score(["a", 3], ["a", "b"]), "hypotheses[1] is int, not a string"),
-    (lambda: WER().corpus_score(["a"], [["a"]]), "references[0] is list, not a string"),
+    (lambda: WER().corpus_score(["a"], [["a", 1]]), "references[0] holds int 1: its units must be strings"),
+    (lambda: WER().corpus_score(["a"], [{"a"}]), "references[0] is set, not a string"),
     (lambda: WER().sentence_score(None, "a"), "hypothesis is NoneType"),
     (lambda: WER(costs="fast"), "costs must be one of sclite, levenshtein"),
     (lambda: WER(unit="byte"), "unit must be one of word, char, mixed"),
@@ -551,3 +552,95 @@ def test_rouge_script_options_give_the_command_s_numbers(duc, capsys, flags, kwa
         else:
             assert (got.recall, got.precision, got.f) == (r["recall"], r["precision"], r["f"])
             assert list(got.f_ci) == r["f_ci"]
+
+
+def _public_scorers() -> list[type]:
+    """Every class ``textqa.metrics`` exports that scores: what has a ``signature``."""
+    return [obj for name in textqa.metrics.__all__ for obj in [getattr(textqa.metrics, name)]
+            if isinstance(obj, type) and "signature" in dir(obj) and obj not in
+            (textqa.metrics.Metric, textqa.metrics.SegmentMetric, textqa.metrics.SetMetric)]
+
+
+def test_every_public_scorer_is_a_metric_with_the_contract():
+    """Each scorer names its shape as a base, and has that shape's methods; the segment scorers'
+    ``segment_statistics`` sum to their ``corpus_score``, and ``sentence_score`` is the corpus score of
+    one segment."""
+    import inspect
+
+    from textqa.metrics import Metric, SegmentMetric, SetMetric
+    scorers = _public_scorers()
+    assert {c.__name__ for c in scorers} == {"AQWV", "BLANC", "BLEU", "CER", "CPA", "KrippendorffAlpha", "NIST",
+                                             "Nuggeteer", "ROUGE", "TrecEval", "Truecasing", "WER"}
+    for cls in scorers:
+        assert Metric in cls.__mro__, cls
+        assert (SegmentMetric in cls.__mro__) != (SetMetric in cls.__mro__), cls
+        shape = SegmentMetric if SegmentMetric in cls.__mro__ else SetMetric
+        for method in ("signature", "sentence_score", "corpus_score", "segment_statistics") \
+                if shape is SegmentMetric else ("signature", "score"):
+            owner = next(c for c in cls.__mro__ if method in vars(c))
+            assert owner not in (Metric, SegmentMetric, SetMetric), (cls, method)   # the scorer's, not the stub
+            assert inspect.isfunction(getattr(cls, method)) or isinstance(vars(owner)[method], property)
+        metric = cls(**({"task": 2} if cls.__name__ == "CPA" else {}))
+        assert isinstance(metric, shape) and isinstance(metric.name, str) and metric.name
+        assert metric.signature.split("|")[-1].startswith("version:textqa-")
+    texts = ["the cat sat on the mat today", "a dog barked at the moon", "It Rained in Paris ."]
+    refs = ["the cat sat on a mat today", "the dog barked at the moon", "It rained in Paris ."]
+    for cls in scorers:
+        if SegmentMetric not in cls.__mro__:
+            continue
+        metric, hyps = cls(), texts
+        many = [[r] for r in refs] if cls.__name__ not in ("WER", "CER", "Truecasing") else refs
+        if cls.__name__ == "Truecasing":            # a truecaser's output is the reference's tokens, recased
+            hyps = ["The Cat sat on a mat Today", "the dog barked at the Moon", "It Rained in Paris ."]
+        corpus = metric.corpus_score(hyps, many)
+        for measure, (stats, score) in metric.segment_statistics(hyps, many).items():
+            assert stats.shape[0] == len(hyps)
+            whole = _headline(corpus)
+            whole = whole[measure] if isinstance(whole, dict) else whole
+            assert float(score(stats.sum(0))[0]) == pytest.approx(whole, abs=1e-4), cls   # ROUGE prints 5 digits
+        assert _headline(metric.sentence_score(hyps[1], many[1])) == _headline(metric.corpus_score(hyps[1:2], many[1:2]))
+
+
+def _headline(result):
+    """A result's score: ROUGE's F per measure, the truecasing F1, the exact WER."""
+    if isinstance(result, dict):
+        return {k: v.f for k, v in result.items()}
+    return getattr(result, "f1", None) if hasattr(result, "f1") else getattr(result, "rate", None) or result.score
+
+
+def test_significance_takes_a_segment_metric_and_refuses_the_rest():
+    from textqa.metrics import TrecEval, paired_bootstrap
+    with pytest.raises(MetricInputError, match="TrecEval is not a scorer of segments"):
+        paired_bootstrap(TrecEval(), {"a": ["x"], "b": ["y"]}, ["x"])
+
+
+def test_bleu_sentence_score_is_sacrebleus_sentence_bleu_with_mtevals_smoothing():
+    """Where the settings agree (13a tokens, case kept, the 'exp' smoothing that is mteval's, hypotheses of
+    four words or more, a word matched): the same sentence BLEU on real WMT22 segments, zero matches of an
+    order included."""
+    from sacrebleu.metrics import BLEU as SacreBLEU
+
+    from textqa.metrics import BLEU
+    systems, refs = _wmt22_de_en(["LT22"])
+    theirs = SacreBLEU(smooth_method="exp", effective_order=True)
+    ours = BLEU(lowercase=False)
+    smoothed = 0
+    for h, r in list(zip(systems["LT22"], refs))[:400]:
+        if len(h.split()) < 6:
+            continue
+        s = ours.sentence_score(h, r)
+        if s.precisions[0] == 0:        # no word matches: sacrebleu stops at 0, mteval smooths every order
+            continue
+        smoothed += 0 in s.precisions
+        assert 100 * s.score == pytest.approx(theirs.sentence_score(h, [r]).score, abs=1e-9), h
+    assert smoothed > 10                         # the smoothing is exercised, not only the plain precisions
+
+
+def test_nist_segment_statistics_sum_to_the_corpus_score():
+    from textqa.metrics import NIST, paired_bootstrap
+    systems, refs = _wmt22_de_en(["Online-A", "LT22"])
+    systems, refs = {k: v[:200] for k, v in systems.items()}, [[r] for r in refs[:200]]
+    stats, score = NIST().segment_statistics(systems["LT22"], refs)["NIST"]
+    assert float(score(stats.sum(0))[0]) == pytest.approx(NIST().corpus_score(systems["LT22"], refs).score, abs=1e-12)
+    result = paired_bootstrap(NIST(), systems, refs, resamples=200)["NIST"]
+    assert result["LT22"].score == pytest.approx(NIST().corpus_score(systems["LT22"], refs).score)

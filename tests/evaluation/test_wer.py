@@ -5,6 +5,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from textqa.cli import main
@@ -48,12 +49,17 @@ def test_the_wmt18_case_is_not_trivial():
     assert result["substitutions"] > 500 and result["deletions"] > 300 and result["insertions"] > 300
 
 
+def _counts(ref, hyp, **options):
+    """(correct, substitutions, deletions, insertions) of ``wer.alignment``."""
+    return tuple(np.bincount(wer.alignment(ref, hyp, **options), minlength=4).tolist())
+
+
 def test_alignment_prefers_what_sclite_reports_among_equal_costs():
     # cost 4S + 3(D+I); ties are broken from the end: match/substitution, then insertion, then deletion
-    assert wer.align(["a", "b"], ["B", "c"]) == (1, 0, 1, 1)
-    assert wer.align(["x", "y", "z"], []) == (0, 0, 3, 0)
-    assert wer.align([], ["x"]) == (0, 0, 0, 1)
-    assert wer.align(["a;"[:1], ""], ["a", ""]) == (2, 0, 0, 0)
+    assert _counts(["a", "b"], ["B", "c"]) == (1, 0, 1, 1)
+    assert _counts(["x", "y", "z"], []) == (0, 0, 3, 0)
+    assert _counts([], ["x"]) == (0, 0, 0, 1)
+    assert _counts(["a;"[:1], ""], ["a", ""]) == (2, 0, 0, 0)
 
 
 def _align_reference(ref, hyp):
@@ -88,7 +94,7 @@ def test_the_compiled_alignment_equals_the_plain_one_on_random_segments():
     for _ in range(3000):
         ref = [rng.choice(words) for _ in range(rng.randrange(0, 12))]
         hyp = [rng.choice(words) for _ in range(rng.randrange(0, 12))]
-        assert wer.align(ref, hyp) == _align_reference(ref, hyp), (ref, hyp)
+        assert _counts(ref, hyp) == _align_reference(ref, hyp), (ref, hyp)
 
 
 def test_words_are_assigned_to_segments_as_sclite_does(tmp_path):
@@ -145,3 +151,67 @@ def test_json_safe_replaces_every_non_finite_number():
     value = {"a": float("nan"), "b": [1.5, float("-inf"), {"c": np.float64("inf")}], "d": np.array([1.0, np.nan]),
              "e": (2, "x"), "f": np.int64(3)}
     assert json_safe(value) == {"a": None, "b": [1.5, None, {"c": None}], "d": [1.0, None], "e": [2, "x"], "f": 3}
+
+
+def test_case_sensitive_alignment_compares_words_as_written():
+    assert _counts(["The", "cat"], ["the", "cat"]) == (2, 0, 0, 0)
+    assert _counts(["The", "cat"], ["the", "cat"], case_sensitive=True) == (1, 1, 0, 0)
+    assert _counts(["The", "cat"], ["the", "cat"], costs="levenshtein", case_sensitive=True) == (1, 1, 0, 0)
+    # words that are digits are words like any other (no conversion of ids to strings and back)
+    assert _counts(["1", "01"], ["01", "1"], case_sensitive=True) == (1, 0, 1, 1)
+
+
+AWKWARD_STM = """;; a comment line, and segments with nothing to score
+F A s 0 2 the cat sat
+F A s 2 4
+F A s 4 6 IGNORE_TIME_SEGMENT_IN_SCORING
+F A s 6 9 (uh) on the mat;x ;y
+F A s 9 12 a dog
+"""
+AWKWARD_CTM = """;; comment
+F A 0.1 0.2 The
+F A 0.6 0.2 cat
+F A 2.5 0.2 what
+F A 4.5 0.2 ignored
+F A 6.5 0.2 on
+F A 7.0 0.2 mat
+F A 7.5 0.2 ;z
+F A 9.5 0.2 A
+F A 10 0.2 dog
+F A 10.5 0.2 barked
+"""
+AWKWARD_CTM_2 = "\n".join(l for i, l in enumerate(AWKWARD_CTM.splitlines()) if i not in (2, 9)) + "\n"
+
+
+def test_paired_scores_the_units_the_single_run_scores(tmp_path, capsys):
+    """``--paired`` and the single run score the same units: an empty segment, ';;' comments, an ignored
+    segment, sclite's ';' words (empty units that count) and an optionally deletable '(uh)'."""
+    (tmp_path / "r.stm").write_text(AWKWARD_STM)
+    (tmp_path / "h.ctm").write_text(AWKWARD_CTM)
+    (tmp_path / "h2.ctm").write_text(AWKWARD_CTM_2)
+    single = {}
+    for name in ("h", "h2"):
+        assert main(["eval", "wer", str(tmp_path / "r.stm"), str(tmp_path / f"{name}.ctm"), "--json"]) == 0
+        single[name] = json.loads(capsys.readouterr().out)["overall"]
+    assert single["h"]["segments"] == 4 and single["h"]["insertions"] >= 2        # the empty segment's insertion
+    assert main(["eval", "wer", str(tmp_path / "r.stm"), str(tmp_path / "h.ctm"), str(tmp_path / "h2.ctm"),
+                 "--paired", "bs", "--paired-n", "50", "--json"]) == 0
+    paired = json.loads(capsys.readouterr().out)["measures"]["WER"]
+    assert paired[str(tmp_path / "h.ctm")]["score"] == pytest.approx(single["h"]["wer"])
+    assert paired[str(tmp_path / "h2.ctm")]["score"] == pytest.approx(single["h2"]["wer"])
+    assert single["h"]["wer"] != single["h2"]["wer"]
+
+
+def test_alignment_aligns_each_segment_once(monkeypatch, capsys):
+    """``--alignment`` gives the rates and the rows of one alignment per segment."""
+    calls = []
+    real = wer.alignment
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(wer, "alignment", counted)
+    assert main(["eval", "wer", str(FIX / "edges.stm"), str(FIX / "edges.ctm"), "--alignment"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("REF:") == 5 and len(calls) == 5
+    assert out.splitlines()[-1].split() == ["overall", "5", "19", "10", "2", "7", "6", "78.9"]

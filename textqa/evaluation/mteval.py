@@ -23,6 +23,8 @@ import math
 import re
 from collections import Counter
 
+import numpy as np
+
 from textqa.errors import InputError
 from textqa.runtime.files import read_lines
 
@@ -54,7 +56,9 @@ def ascii_lowercase(text: str) -> str:
     return text.translate(_ASCII_UPPER)
 
 
-def _tokens(text: str, lowercase: bool) -> list[str]:
+def tokens(text: str, lowercase: bool) -> list[str]:
+    """mteval-v13a's tokens of a segment: SGML entities undone, ASCII letters lowercased when
+    ``lowercase``, then its normalisation (sacrebleu's ``13a`` tokenizer)."""
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a  # deferred: loads sacrebleu
     text = _unescape(text)
     return Tokenizer13a()(ascii_lowercase(text) if lowercase else text).split()
@@ -66,8 +70,100 @@ def _unescape(text: str) -> str:
             .replace("&lt;", "<").replace("&gt;", ">"))
 
 
-def _ngrams(words: list[str], n: int) -> Counter:
+def ngrams(words: list[str], n: int) -> Counter:
+    """The n-grams of ``words`` (tuples) and their counts."""
     return Counter(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
+
+
+def bleu_statistics(hyp: list[str], refs: list[list[str]], order: int = 4) -> np.ndarray:
+    """One segment's BLEU statistics, additive over segments: for n = 1..``order`` the hypothesis
+    n-grams matched (clipped by the most any reference holds), then for n = 1..``order`` the
+    hypothesis n-grams, then the hypothesis words and the closest reference's words (the shorter on
+    a tie), as mteval-v13a counts them."""
+    row = np.zeros(2 * order + 2)
+    for n in range(1, order + 1):
+        best = ngrams(refs[0], n)
+        for r in refs[1:]:
+            best |= ngrams(r, n)
+        row[n - 1] = sum(min(c, best[g]) for g, c in ngrams(hyp, n).items())
+        row[order + n - 1] = max(len(hyp) - n + 1, 0)
+    row[2 * order] = len(hyp)
+    row[2 * order + 1] = min((abs(len(r) - len(hyp)), len(r)) for r in refs)[1]
+    return row
+
+
+def bleu_of_statistics(sums: np.ndarray, order: int = 4) -> np.ndarray:
+    """BLEU of each row of summed :func:`bleu_statistics` (Papineni et al. 2002, eq. 1-2, as
+    mteval-v13a's ``bleu_score`` computes it): the brevity penalty ``exp(min(0, 1 - r/c))`` (0 without
+    hypothesis words) times the geometric mean of the ``order`` n-gram precisions.  An order whose
+    hypothesis holds no n-gram counts as precision 1; an order with n-grams and no match takes
+    mteval's smoothing, ``1 / (2^k x n-grams)`` for the k-th such order (Chen & Cherry 2014's
+    method 3, sacrebleu's ``exp``).  A corpus of real output never meets either case; a segment may."""
+    sums = np.atleast_2d(np.asarray(sums, dtype=float))
+    matched, total, hyp, ref = sums[:, :order], sums[:, order:2 * order], sums[:, 2 * order], sums[:, 2 * order + 1]
+    out = np.zeros(len(sums))
+    for k in range(len(sums)):
+        if hyp[k] <= 0:
+            continue
+        log_p, smooth = 0.0, 1.0
+        for n in range(order):
+            if total[k, n] == 0:
+                continue
+            if matched[k, n] == 0:
+                smooth *= 2
+                log_p += math.log(1 / (smooth * total[k, n]))
+            else:
+                log_p += math.log(matched[k, n] / total[k, n])
+        out[k] = math.exp(min(0.0, 1 - ref[k] / hyp[k])) * math.exp(log_p / order)
+    return out
+
+
+def nist_information(refs: list[list[list[str]]], order: int = 5) -> dict:
+    """NIST's information weight of every reference n-gram to ``order`` (Doddington 2002, as
+    mteval-v13a): ``log2(count(w_1..w_{n-1}) / count(w_1..w_n))`` over all references of all segments,
+    the empty prefix counting the reference words."""
+    counts: Counter = Counter()
+    words = 0
+    for rs in refs:
+        for r in rs:
+            words += len(r)
+            for n in range(1, order + 1):
+                counts.update(ngrams(r, n))
+    return {g: math.log2((counts[g[:-1]] if len(g) > 1 else words) / c) for g, c in counts.items()}
+
+
+def nist_statistics(hyp: list[str], refs: list[list[str]], info: dict, order: int = 5) -> np.ndarray:
+    """One segment's NIST statistics, additive over segments (the information weights ``info`` fixed by
+    the corpus): for n = 1..``order`` the information of the matched hypothesis n-grams (each
+    clipped by the most any reference holds), then for n = 1..``order`` the hypothesis n-grams, then
+    the hypothesis words and the references' average words."""
+    row = np.zeros(2 * order + 2)
+    for n in range(1, order + 1):
+        best = ngrams(refs[0], n)
+        for r in refs[1:]:
+            best |= ngrams(r, n)
+        row[n - 1] = sum(min(c, best[g]) * info.get(g, 0.0) for g, c in ngrams(hyp, n).items() if best[g])
+        row[order + n - 1] = max(len(hyp) - n + 1, 0)
+    row[2 * order] = len(hyp)
+    row[2 * order + 1] = sum(len(r) for r in refs) / len(refs)
+    return row
+
+
+NIST_BETA = -math.log(2) / math.log(1.5) ** 2       # the brevity factor is 0.5 at a length ratio of 2/3
+
+
+def nist_of_statistics(sums: np.ndarray, order: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """NIST of each row of summed :func:`nist_statistics` (Doddington 2002, as mteval-v13a): the sum
+    over orders of the matched information per hypothesis n-gram, times ``exp(beta log^2 min(1, ratio))``
+    with ``ratio`` = hypothesis words / reference words (0 when either is 0).  Also each row's
+    per-order information (mteval's "individual" scores)."""
+    sums = np.atleast_2d(np.asarray(sums, dtype=float))
+    info, total, hyp, ref = sums[:, :order], sums[:, order:2 * order], sums[:, 2 * order], sums[:, 2 * order + 1]
+    individual = np.divide(info, total, out=np.zeros_like(info), where=total > 0)
+    ratio = np.divide(hyp, ref, out=np.zeros_like(hyp), where=ref > 0)
+    with np.errstate(divide="ignore"):
+        bp = np.where(ratio > 0, np.exp(NIST_BETA * np.log(np.minimum(np.where(ratio > 0, ratio, 1), 1.0)) ** 2), 0.0)
+    return individual.sum(1) * bp, individual
 
 
 def nist_bleu(hypotheses: list[str], references: list[list[str]], max_n_nist: int = 5, max_n_bleu: int = 4,
@@ -75,53 +171,23 @@ def nist_bleu(hypotheses: list[str], references: list[list[str]], max_n_nist: in
     """mteval-v13a NIST and BLEU of one system.  ``references[i]``: the references of segment i."""
     if len(hypotheses) != len(references):
         raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} reference lists")
-    hyps = [_tokens(h, lowercase) for h in hypotheses]
-    refs = [[_tokens(r, lowercase) for r in rs] for rs in references]
-    max_n = max(max_n_nist, max_n_bleu)
-    # information weights from all reference n-grams
-    ref_counts = Counter()
-    ref_words = 0
-    for rs in refs:
-        for r in rs:
-            ref_words += len(r)
-            for n in range(1, max_n_nist + 1):
-                ref_counts.update(_ngrams(r, n))
-    info = {}
-    for g, c in ref_counts.items():
-        prefix = ref_counts[g[:-1]] if len(g) > 1 else ref_words
-        info[g] = math.log2(prefix / c)
-    nist_num = [0.0] * max_n
-    matched = [0] * max_n
-    total = [0] * max_n
-    hyp_len = ref_len_avg = ref_len_closest = 0.0
-    for h, rs in zip(hyps, refs):
-        hyp_len += len(h)
-        ref_len_avg += sum(len(r) for r in rs) / len(rs)
-        ref_len_closest += min((abs(len(r) - len(h)), len(r)) for r in rs)[1]
-        for n in range(1, max_n + 1):
-            hc = _ngrams(h, n)
-            best = Counter()
-            for r in rs:
-                best |= _ngrams(r, n)
-            total[n - 1] += max(len(h) - n + 1, 0)
-            for g, c in hc.items():
-                k = min(c, best[g])
-                if k:
-                    matched[n - 1] += k
-                    if n <= max_n_nist:
-                        nist_num[n - 1] += k * info.get(g, 0.0)
-    nist_beta = -math.log(2) / math.log(1.5) ** 2
-    ratio = hyp_len / ref_len_avg if ref_len_avg else 0.0
-    nist_bp = math.exp(nist_beta * math.log(min(ratio, 1.0)) ** 2) if ratio > 0 else 0.0
-    nist_individual = [nist_num[n] / total[n] if total[n] else 0.0 for n in range(max_n_nist)]
-    bleu_individual = [matched[n] / total[n] if total[n] else 0.0 for n in range(max_n_bleu)]
-    bleu_bp = 1.0 if hyp_len > ref_len_closest else (math.exp(1 - ref_len_closest / hyp_len) if hyp_len else 0.0)
-    bleu = bleu_bp * math.exp(sum(math.log(p) for p in bleu_individual) / max_n_bleu) \
-        if all(bleu_individual) else 0.0
-    return {"nist": sum(nist_individual) * nist_bp, "bleu": bleu, "nist_individual": nist_individual,
-            "bleu_individual": bleu_individual, "length_ratio": ratio, "hyp_words": int(hyp_len),
-            "ref_words": ref_len_avg, "bleu_brevity_penalty": bleu_bp, "ref_words_closest": int(ref_len_closest),
-            "bleu_length_ratio": hyp_len / ref_len_closest if ref_len_closest else 0.0}
+    hyps = [tokens(h, lowercase) for h in hypotheses]
+    refs = [[tokens(r, lowercase) for r in rs] for rs in references]
+    info = nist_information(refs, max_n_nist)
+    b = sum((bleu_statistics(h, rs, max_n_bleu) for h, rs in zip(hyps, refs)), np.zeros(2 * max_n_bleu + 2))
+    n = sum((nist_statistics(h, rs, info, max_n_nist) for h, rs in zip(hyps, refs)), np.zeros(2 * max_n_nist + 2))
+    nist, nist_individual = nist_of_statistics(n, max_n_nist)
+    matched, total = b[:max_n_bleu], b[max_n_bleu:2 * max_n_bleu]
+    hyp_len, ref_closest, ref_avg = b[2 * max_n_bleu], b[2 * max_n_bleu + 1], n[2 * max_n_nist + 1]
+    return {"nist": float(nist[0]), "bleu": float(bleu_of_statistics(b, max_n_bleu)[0]),
+            "nist_individual": nist_individual[0].tolist(),
+            "bleu_individual": [float(m / t) if t else 0.0 for m, t in zip(matched, total)],
+            "length_ratio": float(hyp_len / ref_avg) if ref_avg else 0.0, "hyp_words": int(hyp_len),
+            "ref_words": float(ref_avg),
+            "bleu_brevity_penalty": (1.0 if hyp_len > ref_closest else math.exp(1 - ref_closest / hyp_len))
+            if hyp_len else 0.0,
+            "ref_words_closest": int(ref_closest),
+            "bleu_length_ratio": float(hyp_len / ref_closest) if ref_closest else 0.0}
 
 
 def score_sgml(src, ref, tst, lowercase: bool = True) -> dict:

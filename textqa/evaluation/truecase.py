@@ -13,6 +13,8 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from textqa.errors import InputError
 
 CLASSES = ("LC", "UC", "CA", "MC")
@@ -62,8 +64,7 @@ class TruecaseScores:
 
     @property
     def f1(self) -> float:
-        p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p + r else 0.0
+        return float(f1_of_counts(np.array([[self.correct_cased, self.proposed, self.gold_cased]]))[0])
 
     def as_dict(self, max_errors: int = 0) -> dict:
         d = {"tokens": self.tokens, "accuracy": round(self.accuracy, 3), "precision": round(self.precision, 3),
@@ -71,6 +72,15 @@ class TruecaseScores:
         if max_errors:
             d["errors"] = self.errors[:max_errors]
         return d
+
+
+def f1_of_counts(counts: np.ndarray) -> np.ndarray:
+    """F1 (percent) of each row of (tokens cased correctly, cased by the system, cased in the
+    reference): ``2PR / (P + R)`` with ``P = correct / proposed``, ``R = correct / gold``, which is
+    ``2 correct / (proposed + gold)``; 0 where nothing is cased correctly."""
+    c = np.atleast_2d(np.asarray(counts, dtype=float))
+    den = c[:, 1] + c[:, 2]
+    return np.divide(200 * c[:, 0], den, out=np.zeros(len(c)), where=(den > 0) & (c[:, 0] > 0))
 
 
 def score_truecase(gold: list[str], pred: list[str], gold_name: str = "gold", pred_name: str = "pred",

@@ -13,7 +13,7 @@ for the MATERIAL ASR regression test (IARPA MATERIAL evaluation plan, section 8.
   one, and words after the last segment against the last.
 * **Alignment**: minimum-cost word alignment with sclite's costs (substitution 4, insertion 3,
   deletion 3), case-insensitive (ASCII), as sclite's default; among equal-cost alignments the one
-  sclite reports (see ``align``).  Words in parentheses are compared as written, as sclite does
+  sclite reports (see ``alignment``).  Words in parentheses are compared as written, as sclite does
   without ``-D``.
 * **";"** starts a comment inside a word for sclite, in both files: "patients;" is "patients",
   ";x" is an empty word, which still counts (it matches only another empty word) (``clean``).  Alternations (``{ a / b }``) are not supported and are
@@ -189,27 +189,49 @@ def _is_float(s: str) -> bool:
         return False
 
 
-def align(ref: list[str], hyp: list[str]) -> tuple[int, int, int, int]:
-    """(correct, substitutions, deletions, insertions) of the minimum-cost alignment with sclite's
-    costs (0 / 4 / 3 / 3).  Among alignments of equal cost the trace-back from the end prefers a
-    match or substitution, then an insertion, then a deletion: of the six orders, the one that
-    gives sclite's counts on every one of 9,000 real segments (the others miss 12 to 345).
-    The words are compared case-folded (:func:`fold`), as integer ids in :func:`_align_ops`."""
-    c, s, d, i = np.bincount(alignment(ref, hyp), minlength=4)
-    return int(c), int(s), int(d), int(i)
-
-
 #: the operations of an alignment, as :func:`alignment` gives them
 CORRECT, SUBSTITUTION, DELETION, INSERTION = 0, 1, 2, 3
+COSTS = ("sclite", "levenshtein")
+_OPCODE = {"equal": CORRECT, "replace": SUBSTITUTION, "delete": DELETION, "insert": INSERTION}
 
 
-def alignment(ref: list[str], hyp: list[str]) -> np.ndarray:
-    """The operations of :func:`align`'s alignment, first to last (``CORRECT``, ``SUBSTITUTION``,
-    ``DELETION``: a reference word and its hypothesis word, or none; ``INSERTION``: a hypothesis word)."""
+def alignment(ref: list[str], hyp: list[str], costs: str = "sclite", case_sensitive: bool = False) -> np.ndarray:
+    """The operations of the minimum-cost alignment of ``hyp`` to ``ref``, first to last:
+    ``CORRECT``, ``SUBSTITUTION``, ``DELETION`` (a reference word and its hypothesis word, or none) or
+    ``INSERTION`` (a hypothesis word); their counts are the WER's parts.
+
+    * ``costs="sclite"``: sclite's costs (substitution 4, insertion and deletion 3).  Among
+      alignments of equal cost the trace-back from the end prefers a match or substitution, then an
+      insertion, then a deletion: of the six orders, the one that gives sclite's counts on every
+      segment of the WER data (``tests/evaluation/test_wer.py`` checks them against sclite's).
+    * ``costs="levenshtein"``: every edit costs 1, the alignment of RapidFuzz's Levenshtein
+      ``opcodes`` (what jiwer reports).
+
+    Words are compared case-folded (:func:`fold`, ASCII letters, sclite's default) unless
+    ``case_sensitive``, and as integer ids either way."""
     ids: dict = {}
-    r = [ids.setdefault(w, len(ids)) for w in _folded(ref)]
-    h = [ids.setdefault(w, len(ids)) for w in _folded(hyp)]
-    return _align_ops(np.array(r, dtype=np.int64), np.array(h, dtype=np.int64))
+    if case_sensitive:
+        r = [ids.setdefault(w, len(ids)) for w in ref]
+        h = [ids.setdefault(w, len(ids)) for w in hyp]
+    else:
+        r = [ids.setdefault(w, len(ids)) for w in _folded(ref)]
+        h = [ids.setdefault(w, len(ids)) for w in _folded(hyp)]
+    if costs == "sclite":
+        return _align_ops(np.array(r, dtype=np.int64), np.array(h, dtype=np.int64))
+    if costs != "levenshtein":
+        raise ValueError(f"costs must be one of {', '.join(COSTS)}, not {costs!r}")
+    from rapidfuzz.distance import Levenshtein  # deferred: loads rapidfuzz
+    blocks = Levenshtein.opcodes(r, h)
+    return np.repeat(np.array([_OPCODE[b.tag] for b in blocks], dtype=np.int8),
+                     [b.dest_end - b.dest_start if b.tag == "insert" else b.src_end - b.src_start for b in blocks])
+
+
+def rates(errors, reference_words) -> np.ndarray:
+    """WER = (S + D + I) / N of each pair of counts (arrays): ``inf`` where there are errors and no
+    reference word, 0 where there are neither."""
+    e, n = np.asarray(errors, dtype=float), np.asarray(reference_words, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(n > 0, e / np.where(n > 0, n, 1), np.where(e > 0, np.inf, 0.0))
 
 
 def _folded(words: list[str]) -> list[str]:
@@ -222,7 +244,7 @@ def _folded(words: list[str]) -> list[str]:
 
 @njit(cache=True)
 def _align_ops(r, h):
-    """:func:`alignment` over word ids: the dynamic programme and its trace-back, compiled."""
+    """:func:`alignment` over word ids with sclite's costs: the dynamic programme and its trace-back, compiled."""
     n, m = len(r), len(h)
     cost = np.empty((n + 1, m + 1), dtype=np.int64)
     for j in range(m + 1):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textqa.evaluation.agreement import DISTANCES, krippendorff_alpha
+from textqa.runtime.metric import SetMetric
 from textqa.runtime.metric_input import MetricInputError, signature
 
 
@@ -27,7 +28,7 @@ class AlphaScore:
     pairable_units: int
 
 
-class KrippendorffAlpha:
+class KrippendorffAlpha(SetMetric):
     """Krippendorff's alpha with ``distance`` ``"masi"`` (default), ``"jaccard"`` or ``"nominal"``."""
 
     name = "alpha"

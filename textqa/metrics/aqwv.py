@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass
 
 from textqa.evaluation.aqwv import DEFAULT_BETA, score_decisions, score_trec
+from textqa.runtime.metric import SetMetric
 from textqa.runtime.metric_input import MetricInputError, signature
 
 from .rank import _checked
@@ -69,7 +70,7 @@ def _score(result) -> AQWVScore:
                       for q, v in result.queries.items()})
 
 
-class AQWV:
+class AQWV(SetMetric):
     """AQWV and modified AQWV with false-alarm weight ``beta`` (see the module)."""
 
     name = "AQWV"

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textqa.evaluation import cpa
+from textqa.runtime.metric import SetMetric
 from textqa.runtime.metric_input import MetricInputError, signature
 
 _DEPTH = {1: 3, 2: 2, 3: 3}         # nesting of each task's judgements, down to the string labels
@@ -32,7 +33,7 @@ class CPAScore:
     verbs: dict
 
 
-class CPA:
+class CPA(SetMetric):
     """The score of ``task`` 1, 2 or 3 (see the module); ``official``: as the official scorer."""
 
     name = "CPA"

@@ -12,13 +12,13 @@ is refused where the counts tell it apart, with the conversion named.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from textqa.evaluation.mteval import _ngrams, _tokens, nist_bleu
-from textqa.runtime.metric_input import MetricInputError, references_per_segment, signature, texts
+from textqa.evaluation import mteval
+from textqa.runtime.metric import SegmentMetric
+from textqa.runtime.metric_input import MetricInputError, references_per_segment, signature, text_of, texts
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class NISTScore:
     reference_words: float
 
 
-class _MTEval:
+class _MTEval(SegmentMetric):
     name = ""
     default_order = 4
 
@@ -58,70 +58,85 @@ class _MTEval:
     def signature(self) -> str:
         return signature(self.name, order=self.max_order, lowercase=self.lowercase, tok="13a", impl="mteval-v13a")
 
-    def _counts(self, hypotheses, references) -> dict:
+    def _tokens(self, hypotheses, references) -> tuple[list, list]:
+        """The segments' tokens, hypotheses and their references, after the inputs are checked."""
         hyps = texts(hypotheses, "hypotheses")
         refs = references_per_segment(references, len(hyps))
         if not hyps:
             raise MetricInputError("no segments to score")
-        order = {"max_n_bleu": self.max_order} if self.name == "BLEU" else {"max_n_nist": self.max_order}
-        return nist_bleu(hyps, refs, lowercase=self.lowercase, **order)
+        return ([mteval.tokens(h, self.lowercase) for h in hyps],
+                [[mteval.tokens(r, self.lowercase) for r in rs] for rs in refs])
+
+    def _statistics(self, hyps: list, refs: list) -> np.ndarray:
+        raise NotImplementedError
+
+    def _result(self, sums: np.ndarray):
+        raise NotImplementedError
+
+    def corpus_score(self, hypotheses, references):
+        """The score of the corpus: its segments' statistics summed (mteval's pooled counts)."""
+        return self._result(self._statistics(*self._tokens(hypotheses, references)).sum(0))
+
+    def sentence_score(self, hypothesis: str, references):
+        """The score of one segment against its references (one string or a list), mteval's formula on
+        that segment alone (for NIST, the information weights come from that segment's references)."""
+        refs = [references] if isinstance(references, str) else references
+        return self.corpus_score([text_of(hypothesis, "hypothesis")], [refs])
+
+    def segment_statistics(self, hypotheses, references) -> dict:
+        """{name: (stats, score)}: each segment's additive statistics (:func:`textqa.evaluation.mteval.
+        bleu_statistics` or ``nist_statistics``) and the function that makes the corpus score of summed
+        rows (``score(stats.sum(0))`` is :meth:`corpus_score`'s; rows of resamples at once): what
+        :mod:`textqa.metrics.significance` resamples."""
+        stats = self._statistics(*self._tokens(hypotheses, references))
+        return {self.name: (stats, self._of_sums)}
 
 
 class BLEU(_MTEval):
-    """Corpus BLEU of mteval-v13a: modified n-gram precisions to ``max_order`` (4), the closest
-    reference length for the brevity penalty, ASCII lowercasing unless ``lowercase=False`` (mteval's
-    ``-c``).  Unsmoothed, as mteval: a corpus without a matching 4-gram scores 0."""
+    """BLEU of mteval-v13a: modified n-gram precisions to ``max_order`` (4), the closest reference
+    length for the brevity penalty, ASCII lowercasing unless ``lowercase=False`` (mteval's ``-c``).
+    A precision of zero takes mteval's smoothing (:func:`textqa.evaluation.mteval.bleu_of_statistics`,
+    sacrebleu's ``exp``), so ``sentence_score`` is sacrebleu's ``sentence_bleu(smooth_method="exp")``
+    wherever the hypothesis has ``max_order`` words or more and one of them matches (below that length
+    sacrebleu drops the empty orders where mteval counts them as precision 1; with no word matched
+    sacrebleu gives 0 where mteval smooths every order)."""
 
     name = "BLEU"
 
-    def corpus_score(self, hypotheses, references) -> BLEUScore:
-        r = self._counts(hypotheses, references)
-        return BLEUScore(r["bleu"], tuple(r["bleu_individual"]), r["bleu_brevity_penalty"], r["bleu_length_ratio"],
-                         r["hyp_words"], r["ref_words_closest"])
+    def _statistics(self, hyps, refs) -> np.ndarray:
+        return np.array([mteval.bleu_statistics(h, rs, self.max_order) for h, rs in zip(hyps, refs)])
 
-    def segment_statistics(self, hypotheses, references) -> dict:
-        """{"BLEU": (stats, score)}: each segment's sufficient statistics (matched and total n-grams of
-        each order, hypothesis words, closest reference words), and the function that makes corpus BLEU
-        of summed rows (``score(stats.sum(0))`` is :meth:`corpus_score`'s; rows of resamples at once):
-        what :mod:`textqa.metrics.significance` resamples."""
-        hyps = texts(hypotheses, "hypotheses")
-        refs = references_per_segment(references, len(hyps))
+    def _of_sums(self, sums) -> np.ndarray:
+        return mteval.bleu_of_statistics(sums, self.max_order)
+
+    def _result(self, sums: np.ndarray) -> BLEUScore:
         N = self.max_order
-        stats = np.zeros((len(hyps), 2 * N + 2))
-        for i, (h, rs) in enumerate(zip(hyps, refs)):
-            ht = _tokens(h, self.lowercase)
-            rts = [_tokens(r, self.lowercase) for r in rs]
-            for n in range(1, N + 1):
-                best = _ngrams(rts[0], n)
-                for r in rts[1:]:
-                    best |= _ngrams(r, n)
-                stats[i, n - 1] = sum(min(c, best[g]) for g, c in _ngrams(ht, n).items())
-                stats[i, N + n - 1] = max(len(ht) - n + 1, 0)
-            stats[i, 2 * N] = len(ht)
-            stats[i, 2 * N + 1] = min((abs(len(r) - len(ht)), len(r)) for r in rts)[1]
-        return {"BLEU": (stats, lambda x: _bleu_of(np.atleast_2d(x), N))}
+        matched, total, hyp, ref = sums[:N], sums[N:2 * N], sums[2 * N], sums[2 * N + 1]
+        return BLEUScore(float(self._of_sums(sums)[0]),
+                         tuple(float(m / t) if t else 0.0 for m, t in zip(matched, total)),
+                         (1.0 if hyp > ref else float(np.exp(1 - ref / hyp))) if hyp else 0.0,
+                         float(hyp / ref) if ref else 0.0, int(hyp), int(ref))
 
 
 class NIST(_MTEval):
-    """Corpus NIST of mteval-v13a (Doddington 2002): information-weighted n-gram matches to
-    ``max_order`` (5), the weights from the n-gram counts of all references, and its brevity
-    penalty over the references' average length."""
+    """NIST of mteval-v13a (Doddington 2002): information-weighted n-gram matches to ``max_order``
+    (5), the weights from the n-gram counts of all references, and its brevity penalty over the
+    references' average length.  ``segment_statistics`` keeps the weights of the whole corpus fixed
+    while segments are resampled."""
 
     name = "NIST"
     default_order = 5
 
-    def corpus_score(self, hypotheses, references) -> NISTScore:
-        r = self._counts(hypotheses, references)
-        return NISTScore(r["nist"], tuple(r["nist_individual"]), r["length_ratio"], r["hyp_words"], r["ref_words"])
+    def _statistics(self, hyps, refs) -> np.ndarray:
+        info = mteval.nist_information(refs, self.max_order)
+        return np.array([mteval.nist_statistics(h, rs, info, self.max_order) for h, rs in zip(hyps, refs)])
 
+    def _of_sums(self, sums) -> np.ndarray:
+        return mteval.nist_of_statistics(sums, self.max_order)[0]
 
-def _bleu_of(sums: np.ndarray, N: int) -> np.ndarray:
-    """Corpus BLEU of each row of summed :meth:`BLEU.segment_statistics` (mteval-v13a's formula)."""
-    matched, total, hyp, ref = sums[:, :N], sums[:, N:2 * N], sums[:, 2 * N], sums[:, 2 * N + 1]
-    out = np.zeros(len(sums))
-    for k in range(len(sums)):
-        if hyp[k] == 0 or not all(total[k]) or not all(matched[k]):
-            continue
-        bp = 1.0 if hyp[k] > ref[k] else math.exp(1 - ref[k] / hyp[k])
-        out[k] = bp * math.exp(sum(math.log(matched[k, n] / total[k, n]) for n in range(N)) / N)
-    return out
+    def _result(self, sums: np.ndarray) -> NISTScore:
+        N = self.max_order
+        score, individual = mteval.nist_of_statistics(sums, N)
+        hyp, ref = sums[2 * N], sums[2 * N + 1]
+        return NISTScore(float(score[0]), tuple(individual[0].tolist()), float(hyp / ref) if ref else 0.0,
+                         int(hyp), float(ref))

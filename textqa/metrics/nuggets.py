@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass
 
 from textqa.evaluation.nuggeteer import DEFAULT_THRESHOLD, default_idf, normalize_response, score_runs
+from textqa.runtime.metric import SetMetric
 from textqa.runtime.metric_input import MetricInputError, signature
 
 
@@ -55,7 +56,7 @@ class NuggetScores:
         return out
 
 
-class Nuggeteer:
+class Nuggeteer(SetMetric):
     """Nugget F (F-beta with ``beta`` 3, or ``pyramid`` recall) with Nuggeteer's judgement (see the module)."""
 
     name = "nuggets"

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textqa.evaluation.rank import score_run
+from textqa.runtime.metric import SetMetric
 from textqa.runtime.metric_input import MetricInputError, signature
 
 
@@ -36,7 +37,7 @@ class RankScore:
     per_query: dict
 
 
-class TrecEval:
+class TrecEval(SetMetric):
     """trec_eval's MAP, reciprocal rank (``mrr_cutoff``: counted only within the top N), P@k at ``ks``
     and R-precision; a document is relevant at ``relevance_level`` or above."""
 

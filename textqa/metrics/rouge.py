@@ -47,6 +47,7 @@ import numpy as np
 from textqa.evaluation.rouge import Options, Scorer, averages
 from textqa.evaluation.rouge_run import evaluate
 from textqa.evaluation.rouge_input import Resources
+from textqa.runtime.metric import SegmentMetric
 from textqa.runtime.metric_input import MetricInputError, references_per_segment, signature, texts
 
 
@@ -73,7 +74,7 @@ class RougeScore:
         return f"RougeScore(recall={self.recall}, precision={self.precision}, f={self.f}{ci})"
 
 
-class ROUGE:
+class ROUGE(SegmentMetric):
     """ROUGE-1.5.5 (see the module for the arguments)."""
 
     name = "ROUGE"

@@ -1,7 +1,7 @@
 """Is one system's corpus score really better than another's?  Paired tests over the same segments,
-as sacrebleu runs them for BLEU (``--paired-bs``, ``--paired-ar``), for every scorer that gives its
-per-segment statistics (``segment_statistics``: :class:`~textqa.metrics.WER`, :class:`~textqa.metrics.CER`,
-:class:`~textqa.metrics.BLEU`, :class:`~textqa.metrics.ROUGE`).
+as sacrebleu runs them for BLEU (``--paired-bs``, ``--paired-ar``), for every scorer of segments
+(a :class:`~textqa.metrics.SegmentMetric`: WER, CER, BLEU, NIST, ROUGE, BLANC, truecasing), from
+its per-segment statistics (``segment_statistics``).
 
 * :func:`paired_bootstrap` (Koehn 2004): ``resamples`` draws of the segments with replacement; each
   system's corpus score on each draw gives its mean and 95% interval; the p-value is the share of
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from textqa.runtime.metric import SegmentMetric
 from textqa.runtime.metric_input import MetricInputError
 
 SEED = 12345            # sacrebleu's default (SACREBLEU_SEED)
@@ -43,9 +44,10 @@ class PairedResult:
     ci: float | None = None
 
 
-def _systems(metric, systems: dict, references, baseline: str | None):
-    if not hasattr(metric, "segment_statistics"):
-        raise MetricInputError(f"{type(metric).__name__} gives no per-segment statistics to resample")
+def _systems(metric: SegmentMetric, systems: dict, references, baseline: str | None):
+    if not isinstance(metric, SegmentMetric):
+        raise MetricInputError(f"{type(metric).__name__} is not a scorer of segments (a SegmentMetric): "
+                               f"it has no per-segment statistics to resample")
     if not isinstance(systems, dict) or len(systems) < 2:
         raise MetricInputError("systems: give {name: hypotheses} for two systems or more, on the same segments")
     names = list(systems)
@@ -76,7 +78,7 @@ def _ci(scores: np.ndarray) -> tuple[float, float]:
     return float(s.mean()), float(0.5 * (s[len(s) - lo - 1] - s[lo]))
 
 
-def paired_bootstrap(metric, systems: dict, references, baseline: str | None = None, resamples: int = 1000,
+def paired_bootstrap(metric: SegmentMetric, systems: dict, references, baseline: str | None = None, resamples: int = 1000,
                      seed: int | None = SEED) -> dict[str, dict[str, PairedResult]]:
     """{measure: {system: :class:`PairedResult`}} by paired bootstrap resampling (see the module)."""
     base, others, stats, n = _systems(metric, systems, references, baseline)
@@ -101,7 +103,7 @@ def paired_bootstrap(metric, systems: dict, references, baseline: str | None = N
     return out
 
 
-def approximate_randomization(metric, systems: dict, references, baseline: str | None = None, trials: int = 10000,
+def approximate_randomization(metric: SegmentMetric, systems: dict, references, baseline: str | None = None, trials: int = 10000,
                               seed: int | None = SEED) -> dict[str, dict[str, PairedResult]]:
     """{measure: {system: :class:`PairedResult`}} by paired approximate randomization (see the module)."""
     base, others, stats, n = _systems(metric, systems, references, baseline)

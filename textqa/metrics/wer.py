@@ -9,11 +9,16 @@ Two alignments:
 
 * ``costs="sclite"`` (the default): NIST sclite's costs (substitution 4, insertion and deletion 3)
   and its choice among alignments of equal cost, case-insensitive for ASCII letters as sclite is by
-  default: the counts ``textqa eval wer`` gives and sclite's, to the word
-  (:func:`textqa.evaluation.wer.align`);
+  default: the counts ``textqa eval wer`` gives and sclite's, to the word;
 * ``costs="levenshtein"``: every edit costs 1, the alignment of RapidFuzz's Levenshtein ``editops``,
   which jiwer reports.  The rate is the edit distance over ``N``; the two alignments give the same
   number of errors on most segments and may split them differently between S, D and I.
+
+Both are :func:`textqa.evaluation.wer.alignment`'s, over integer word ids.
+
+A segment is a string, split into units as ``unit`` says, or a list of units already split (what
+``textqa eval wer`` gives from its STM and CTM files, where an empty word, sclite's ``;x``, is a
+unit): ``sentence_score``, ``corpus_score``, ``segment_statistics`` and ``alignment`` take either.
 
 An empty reference (no word after splitting) has no rate of its own: a segment with no reference
 and no hypothesis scores 0.0, one with hypothesis words ``inf`` (all insertions, over nothing).
@@ -41,13 +46,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from textqa.evaluation.wer import alignment as sclite_alignment
-from textqa.evaluation.wer import fold
-from textqa.runtime.metric_input import MetricInputError, paired, signature, text_of
+from textqa.evaluation import wer as aligner
+from textqa.evaluation.wer import COSTS
+from textqa.runtime.metric import SegmentMetric
+from textqa.runtime.metric_input import MetricInputError, paired, signature
 
-COSTS = ("sclite", "levenshtein")
 OPS = "CSDI"                # an alignment's operations, by index: correct, substitution, deletion, insertion
-_OPCODE = {"equal": 0, "replace": 1, "delete": 2, "insert": 3}     # RapidFuzz's opcode tags as OPS indices
 UNITS = ("word", "char", "mixed")
 _UNSPACED = r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}\p{Tibetan}]"
 
@@ -91,7 +95,7 @@ class WERScore:
                 "reference_words": self.reference_words, "segments": self.segments}
 
 
-class WER:
+class WER(SegmentMetric):
     """Word error rate (see the module).  ``costs``: ``"sclite"`` or ``"levenshtein"``;
     ``case_sensitive``: compare words as written (sclite's default, and so this one's, folds ASCII
     letters); ``unit``: ``"word"``, ``"char"`` or ``"mixed"``."""
@@ -119,81 +123,66 @@ class WER:
             words = [u for w in words for u in regex.split(f"({_UNSPACED})", w) if u]
         return words
 
-    def counts(self, hypothesis: str, reference: str) -> tuple[int, int, int, int]:
-        """(correct, substitutions, deletions, insertions) of one segment."""
-        return self.unit_counts(self.units(hypothesis), self.units(reference))
-
-    def score_units(self, hypothesis: list[str], reference: list[str]) -> WERScore:
-        """The rate of one segment already split into units (``textqa eval wer`` gives the words of
-        its STM and CTM files, where an empty word, sclite's ``;x``, is a word)."""
-        return _score(*self.unit_counts(list(hypothesis), list(reference)), 1)
-
-    def unit_counts(self, hyp: list[str], ref: list[str]) -> tuple[int, int, int, int]:
-        """:meth:`counts` of two lists of units."""
-        c, s, d, i = np.bincount(self._ops(hyp, ref), minlength=4).tolist()
-        return c, s, d, i
+    def _segment(self, value, what: str) -> list[str]:
+        """A segment's units: a string split by :meth:`units`, or a list (tuple) of unit strings as given."""
+        if isinstance(value, str):
+            return self.units(value)
+        if isinstance(value, (list, tuple)):
+            bad = next((u for u in value if not isinstance(u, str)), None)
+            if bad is None:
+                return list(value)
+            raise MetricInputError(f"{what} holds {type(bad).__name__} {bad!r}: its units must be strings")
+        raise MetricInputError(f"{what} is {type(value).__name__}, not a string (or a list of unit strings)")
 
     def _ops(self, hyp: list[str], ref: list[str]) -> np.ndarray:
-        """The alignment's operations, first to last, as ``OPS`` indices: 0 C, 1 S, 2 D (a reference
-        unit and its hypothesis unit, or none) or 3 I (a hypothesis unit)."""
-        if self.costs == "sclite":
-            if self.case_sensitive:         # sclite's alignment folds ASCII case: keep the words apart
-                ids: dict = {}
-                ref = [str(ids.setdefault(w, len(ids))) for w in ref]
-                hyp = [str(ids.setdefault(w, len(ids))) for w in hyp]
-            return sclite_alignment(ref, hyp)
-        from rapidfuzz.distance import Levenshtein  # deferred: loads rapidfuzz
-        if not self.case_sensitive:         # as sclite folds: ASCII letters
-            ref, hyp = [fold(w) for w in ref], [fold(w) for w in hyp]
-        blocks = Levenshtein.opcodes(ref, hyp)
-        return np.repeat(np.array([_OPCODE[b.tag] for b in blocks], dtype=np.int64),
-                         [b.dest_end - b.dest_start if b.tag == "insert" else b.src_end - b.src_start for b in blocks])
+        """The alignment's operations, first to last, as ``OPS`` indices."""
+        return aligner.alignment(ref, hyp, self.costs, self.case_sensitive)
 
-    def alignment(self, hypothesis: str, reference: str) -> "Alignment":
-        """The alignment of one segment, unit by unit (what sclite's ``pralign`` report shows)."""
-        return self.align_units(self.units(text_of(hypothesis, "hypothesis")),
-                                self.units(text_of(reference, "reference")))
+    def _counts(self, hypothesis, reference, what=("hypothesis", "reference")) -> tuple[int, int, int, int]:
+        """(correct, substitutions, deletions, insertions) of one segment."""
+        ops = self._ops(self._segment(hypothesis, what[0]), self._segment(reference, what[1]))
+        c, s, d, i = np.bincount(ops, minlength=4).tolist()
+        return c, s, d, i
 
-    def align_units(self, hyp: list[str], ref: list[str]) -> "Alignment":
-        """:meth:`alignment` of a segment already split into units (as :meth:`score_units`)."""
-        hyp, ref = list(hyp), list(ref)
+    def sentence_score(self, hypothesis, reference) -> WERScore:
+        """The rate of one segment."""
+        return _score(*self._counts(hypothesis, reference), 1)
+
+    def alignment(self, hypothesis, reference) -> "Alignment":
+        """The alignment of one segment, unit by unit (what sclite's ``pralign`` report shows), with its
+        rate (``.score``): one alignment gives both."""
+        hyp, ref = self._segment(hypothesis, "hypothesis"), self._segment(reference, "reference")
+        ops = self._ops(hyp, ref)
         rows, i, j = [], 0, 0
-        for op in (OPS[k] for k in self._ops(hyp, ref).tolist()):
+        for op in (OPS[k] for k in ops.tolist()):
             r = ref[i] if op != "I" else None
             h = hyp[j] if op != "D" else None
             i += op != "I"
             j += op != "D"
             rows.append((op, r, h))
-        return Alignment(tuple(rows))
-
-    def sentence_score(self, hypothesis: str, reference: str) -> WERScore:
-        """The rate of one segment."""
-        c, s, d, i = self.counts(text_of(hypothesis, "hypothesis"), text_of(reference, "reference"))
-        return _score(c, s, d, i, 1)
+        return Alignment(tuple(rows), _score(*np.bincount(ops, minlength=4).tolist(), 1))
 
     def segment_statistics(self, hypotheses, references) -> dict:
         """{name: (stats, score)}: each segment's errors and reference words, and the rate of summed rows
         (what :mod:`textqa.metrics.significance` resamples)."""
-        rows = [(s + d + i, c + s + d) for _, h, r in paired(hypotheses, references)
-                for c, s, d, i in [self.counts(text_of(h, "hypothesis"), text_of(r, "reference"))]]
+        rows = [(s + d + i, c + s + d) for n, h, r in paired(hypotheses, references)
+                for c, s, d, i in [self._counts(h, r, (f"hypotheses[{n}]", f"references[{n}]"))]]
         stats = np.array(rows, dtype=float).reshape(-1, 2)
 
         def rate(x):
             x = np.atleast_2d(x)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return np.where(x[:, 1] > 0, x[:, 0] / np.where(x[:, 1] > 0, x[:, 1], 1),
-                                np.where(x[:, 0] > 0, np.inf, 0.0))
+            return aligner.rates(x[:, 0], x[:, 1])
         return {self.name: (stats, rate)}
 
     def corpus_score(self, hypotheses, references) -> WERScore:
         """The rate of a corpus: every segment's errors over every segment's reference words.  Both
-        are sequences (or iterables, read one segment at a time: memory stays flat) of strings,
-        one per segment, in the same order."""
+        are sequences (or iterables, read one segment at a time: memory stays flat) of segments, one
+        per segment, in the same order."""
         if references is None or hypotheses is None:
             raise MetricInputError("corpus_score needs hypotheses and references, one string per segment")
         total = WERScore.zero()
         for n, h, r in paired(hypotheses, references):
-            total += _score(*self.counts(text_of(h, f"hypotheses[{n}]"), text_of(r, f"references[{n}]")), 1)
+            total += _score(*self._counts(h, r, (f"hypotheses[{n}]", f"references[{n}]")), 1)
         return total
 
 
@@ -209,8 +198,10 @@ def _width(text: str) -> int:
 @dataclass(frozen=True)
 class Alignment:
     """One segment's alignment: ``rows`` of (operation, reference unit, hypothesis unit), the
-    operation ``"C"`` (correct), ``"S"``, ``"D"`` (no hypothesis unit) or ``"I"`` (no reference unit)."""
+    operation ``"C"`` (correct), ``"S"``, ``"D"`` (no hypothesis unit) or ``"I"`` (no reference unit);
+    ``score``: the segment's rate, of the same alignment."""
     rows: tuple
+    score: WERScore
 
     def as_dict(self) -> list[dict]:
         return [{"op": op, "ref": r, "hyp": h} for op, r, h in self.rows]
@@ -247,5 +238,5 @@ class CER(WER):
 def _score(c: int, s: int, d: int, i: int, segments: int) -> WERScore:
     n = c + s + d
     errors = s + d + i
-    rate = errors / n if n else (float("inf") if errors else 0.0)
+    rate = float(aligner.rates(errors, n))
     return WERScore(round(rate, 4), c, s, d, i, n, segments, rate)

@@ -51,11 +51,14 @@ def score(segments, words, alignments: bool = False) -> tuple[dict, list]:
     metric = WER()
     overall, files, shown = WERScore.zero(), {}, []
     for seg in scored_segments(segments, words):
-        s = metric.score_units(seg.hyp, seg.words)
+        if alignments:                      # one alignment gives the rate and the rows
+            a = metric.alignment(seg.hyp, seg.words)
+            s = a.score
+            shown.append({"file": seg.file, "line": seg.line, "alignment": a})
+        else:
+            s = metric.sentence_score(seg.hyp, seg.words)
         overall = overall + s
         files[seg.file] = files.get(seg.file, WERScore.zero()) + s
-        if alignments:
-            shown.append({"file": seg.file, "line": seg.line, "alignment": metric.align_units(seg.hyp, seg.words)})
     return {"overall": _row(overall), "files": {f: _row(c) for f, c in sorted(files.items())}}, shown
 
 
@@ -85,16 +88,16 @@ def run(args) -> int:
 
 def run_paired(args) -> int:
     """``--paired``: each hypothesis file's WER over the segments sclite scores, and its paired test
-    against the first's (:mod:`textqa.metrics.significance`)."""
+    against the first's (:mod:`textqa.metrics.significance`), over the same units as :func:`score`."""
     segments = read_reference(args.reference)
     systems, references = {}, None
     for path in args.hypothesis:
         kept = list(scored_segments(segments, read_ctm(path)))
-        refs = [" ".join(seg.words) for seg in kept]
+        refs = [seg.words for seg in kept]
         if references is not None and refs != references:
             raise InputError(f"{path}: sclite scores other segments for it than for {args.hypothesis[0]}")
         references = refs
-        systems[str(path)] = [" ".join(seg.hyp) for seg in kept]
+        systems[str(path)] = [seg.hyp for seg in kept]
     if len(systems) < len(args.hypothesis):
         raise InputError("--paired: a hypothesis file is given twice")
     result = paired_result(WER(), systems, references, args.paired, args.paired_n)

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
+from textqa.runtime.metric import SegmentMetric
 from textqa.runtime.metric_input import MetricInputError, references_per_segment, text_of, texts
 from textqa.version import __version__
 
@@ -168,7 +169,7 @@ def stats_f(stats: np.ndarray, size_weights, beta_f: float, n_acs: int | None = 
                      combine_sizes(common, own_r, size_weights, for_r), beta_f)
 
 
-class BLANC:
+class BLANC(SegmentMetric):
     """BLANC with the parameters ``params`` (:class:`BLANCParams`; default: untrained starting values).
     ``textqa.load("blanc")`` gives the one trained to correlate with human judgments; the service's
     ``/v1/blanc/score`` and ``textqa blanc score`` score through it.
@@ -183,6 +184,8 @@ class BLANC:
     >>> metric.signature.startswith("BLANC|alpha:0|beta:0.5|")
     True
     """
+
+    name = "BLANC"
 
     def __init__(self, params: BLANCParams | None = None, version: str | None = None):
         self.params = params or BLANCParams()
@@ -356,10 +359,6 @@ class BLANC:
                 "sizes": [{"k": k + 1, "common": round(float(stats[0, k]), 6), "hypothesis": round(float(stats[1, k]), 6),
                            "reference": round(float(stats[2, k]), 6)} for k in range(stats.shape[1])],
                 "skip_bigrams": bigrams}
-
-    def score(self, hypothesis: str, references) -> BLANCScore:
-        """Sentence BLANC of ``hypothesis`` against one reference (a string) or several (a list)."""
-        return self.sentence_score(hypothesis, references)
 
     def corpus_score(self, hypotheses: list[str], references: list) -> BLANCScore:
         """System-level score.  ``references[i]`` is the list of references of segment i
