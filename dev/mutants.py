@@ -230,8 +230,8 @@ MUTANTS = [
      "            hits = fuse([search(index, doc, self.expansion, k)], k)",
      ["tests/qa/test_expansion.py"]),
     # CLI
-    ("train-all-ignores-force", "textqa/cli/train.py::_train", 'if (target / "manifest.json").exists() and not args.force:',
-     'if (target / "manifest.json").exists():',
+    ("train-all-ignores-force", "textqa/cli/train.py::_train", 'if (target / MANIFEST).exists() and not args.force:',
+     'if (target / MANIFEST).exists():',
      ["tests/test_cli.py::test_train_all_skips_existing_artifacts_unless_forced"]),
     ("truecase-loses-line-ends", "textqa/cli/truecase.py::truecase_lines", '    return "".join(c + e for c, e in zip(cased, ends))',
      '    return "".join(c + "\\n" for c, e in zip(cased, ends))', ["tests/test_cli.py::test_truecase_baseline_and_batches"]),

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from textqa.registry import TRIGRAM_DECODER  # noqa: E402 (after the path set-up)
+from textqa.models.truecaser.options import TRIGRAM_DECODER  # noqa: E402 (after the path set-up)
 
 ROWS = [
     ("paper's trigram decoder + OOV model (`--decoder trigram`)", dict(TRIGRAM_DECODER)),

@@ -28,7 +28,8 @@ def test_textqa_namespace_outside_the_repository(tmp_path):
 
 
 def test_public_api_is_only_load():
-    assert textqa.__all__ == ["load", "__version__"]
+    """``load``, and the protocol of what it returns."""
+    assert textqa.__all__ == ["LoadedModel", "load", "__version__"]
 
 
 def test_load_by_name_and_by_folder(truecaser_artifact, monkeypatch):

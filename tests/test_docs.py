@@ -172,3 +172,95 @@ def test_the_site_builds_in_strict_mode(tmp_path):
     pages = {p.relative_to(ROOT / "docs").with_suffix("") for p in (ROOT / "docs").rglob("*.md")}
     built = {p.parent.relative_to(tmp_path / "site") for p in (tmp_path / "site").rglob("index.html")}
     assert {Path(str(p)) if p.name != "index" else p.parent for p in pages} <= built | {Path(".")}
+
+
+# ---------------------------------------------------------------- measured numbers stay out of code
+_UNIT = r"(?:s|ms|µs|us|sec|seconds?|min|minutes?|h|hours?|KB|MB|GB|KiB|MiB|GiB|kB|req/s|/s|x|×|%)"
+_NUMBER_UNIT = re.compile(rf"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?{_UNIT}(?![\w/])")
+_CUE = re.compile(r"\b(measured|measures?|took|takes|costs?|faster|slower|instead of|timed|profiled?|benchmark|"
+                  r"bench|dev|F1|accuracy|RSS|peak|speed-?up|cold|warm|per second|"
+                  r"on (?:2|two|this|one) (?:cores?|machine))\b", re.I)
+_SCORE_WORD = r"(?:dev|measured|F1|micro-F1|macro-F1|accuracy|MRR|MAP|AUC|recall|precision|folds?|cross-validation)"
+_SCORE = re.compile(rf"\b{_SCORE_WORD}\b[^;\n]{{0,60}}?(?<![\w.])(?<!default )\d*\.\d+"
+                    rf"|(?<![\w.])(?<!default )\d*\.\d+\b[^;\n]{{0,40}}?\b{_SCORE_WORD}\b"
+                    r"|\d\.\d+\s*(?:->|→)\s*\d\.\d+", re.I)
+_RATIO = re.compile(r"\b(?:half|a third|a quarter|a fifth|a seventh|a tenth|twice|\d+(?:\.\d+)?x|\d+-\d+x|fourfold|"
+                    r"threefold)\b[^;\n]{0,50}?\b(?:size|time|speed|memory|faster|slower|larger|smaller|longer)\b", re.I)
+_DATE = re.compile(r"\b20\d\d-\d\d-\d\d\b")
+
+#: (file, text in the flagged sentence): what the test flags that is not a measurement, and why.
+NOT_MEASUREMENTS = {
+    ("textqa/evaluation/rouge.py", "%7.5f"): "ROUGE-1.5.5's output format",
+    ("textqa/metrics/rank.py", "trec_eval 9.0"): "a version of trec_eval",
+    ("textqa/metrics/rouge.py", "RougeScore(recall=1.0, precision=0.85714"): "a doctest's expected output",
+    ("textqa/models/icd9/coder.py", "[0.25, 0.75]"): "the threshold's clamp, a setting",
+    ("textqa/runtime/dask_cluster.py", "every 10 ms"): "distributed's default profiler interval, a setting",
+    ("textqa/training/blanc_search.py", "by 0.01"): "the search's step size, a setting",
+}
+
+
+def _code_texts(path: Path):
+    """(line, text) of every comment, docstring and ``help=`` string of a module."""
+    import ast
+    import io
+    import tokenize
+    src = path.read_text(encoding="utf-8")
+    for tok in tokenize.generate_tokens(io.StringIO(src).readline):
+        if tok.type == tokenize.COMMENT:
+            yield tok.start[0], tok.string
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, ast.keyword) and node.arg == "help":
+            yield from ((c.lineno, c.value) for c in ast.walk(node.value)
+                        if isinstance(c, ast.Constant) and isinstance(c.value, str))
+        elif isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = node.body[0].value if node.body and isinstance(node.body[0], ast.Expr) else None
+            if isinstance(doc, ast.Constant) and isinstance(doc.value, str):
+                yield from ((doc.lineno + k, line) for k, line in enumerate(doc.value.split("\n")))
+
+
+def measurements_in_code(root: Path = ROOT / "textqa"):
+    """``(file:line, sentence)`` of every comment, docstring or help text that holds a measurement: a
+    number with a unit of time, memory or speed beside a word of measuring, a score beside "dev",
+    "F1", "recall" (...), a ratio of size or time, or a date."""
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root.parent).as_posix()
+        for no, text in _code_texts(path):
+            for sentence in re.split(r"(?<=[.;:])\s+", text):
+                if not (_DATE.search(sentence) or _SCORE.search(sentence) or _RATIO.search(sentence)
+                        or (_NUMBER_UNIT.search(sentence) and _CUE.search(sentence))):
+                    continue
+                if any(f == rel and s in sentence for f, s in NOT_MEASUREMENTS):
+                    continue
+                yield f"{rel}:{no}", sentence.strip()
+
+
+def test_no_measured_number_lives_in_code():
+    """Measurements live in the experiments pages (docs/experiments/*.md, docs/icd9.md's Results);
+    the code keeps the decision and a pointer."""
+    found = list(measurements_in_code())
+    assert not found, "measurements in code (move them to docs/experiments/):\n" + "\n".join(
+        f"  {where}: {s}" for where, s in found)
+
+
+@pytest.mark.parametrize("text", [
+    "# parsing took 11.1 s instead of 13.4 s",
+    '"""A dict of the words costs 0.1 s at every load."""',
+    "# it lowered 5-fold micro-F1 (0.852 -> 0.849 SVM)",
+    "# trie-q8: a quarter of the probing hash's size",
+    "# measured on 2026-11-29",
+    "# 9-16 MB each, read in half the time",
+])
+def test_the_measurement_finder_finds_measurements(tmp_path, text):
+    (tmp_path / "m.py").write_text(f"{text}\nx = 1\n" if text.startswith("#") else f"{text}\n")
+    assert len(list(measurements_in_code(tmp_path))) == 1
+
+
+@pytest.mark.parametrize("text", [
+    '"""Papineni et al. 2002, eq. 1-2: the brevity penalty, 0.5 at a length ratio of 2/3."""',
+    "# default 0.5, best on dev",
+    "# the request's deadline, 30 s unless --request-timeout says otherwise",
+    "# section 8.2 of the evaluation plan",
+])
+def test_the_measurement_finder_leaves_settings_and_papers_alone(tmp_path, text):
+    (tmp_path / "m.py").write_text(f"{text}\nx = 1\n" if text.startswith("#") else f"{text}\n")
+    assert list(measurements_in_code(tmp_path)) == []

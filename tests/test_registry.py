@@ -71,22 +71,23 @@ def test_an_unknown_load_option_names_the_known_ones(truecaser_artifact):
 
 
 def test_each_load_option_stands_for_the_model_parameters_the_registry_declares(truecaser_artifact):
-    """A truecaser load option is declared once, in the registry, as the estimator parameters it sets:
+    """A truecaser load option is declared once, beside the truecaser, as the estimator parameters it sets:
     the loader gets those parameters (``--decoder trigram`` is every part switched off, the paper's
     decoder), the loaded model has them, and a value the option does not declare is refused."""
+    from textqa.models.truecaser.options import TRIGRAM_DECODER
     entry = registry.BY_NAME["truecaser"]
     parts = {"phrases": "phrase_weight", "compounds": "compound_casing", "discriminative": "discriminative",
              "class_lm": "class_lm_weight", "context": "context_weight"}
     assert entry.loader_arguments({"decoder": "default", "phrases": True}) == {}
-    assert entry.loader_arguments({"decoder": "trigram"}) == registry.TRIGRAM_DECODER
-    assert set(registry.TRIGRAM_DECODER) == set(parts.values())
+    assert entry.loader_arguments({"decoder": "trigram"}) == TRIGRAM_DECODER
+    assert set(TRIGRAM_DECODER) == set(parts.values())
     for option, param in parts.items():
         assert list(entry.loader_arguments({option: False})) == [param]
-    assert entry.loader_arguments({"decoder": "trigram", "context": True}) == registry.TRIGRAM_DECODER
+    assert entry.loader_arguments({"decoder": "trigram", "context": True}) == TRIGRAM_DECODER
     with pytest.raises(ValueError, match="decoder must be one of 'default', 'trigram', not 'beam'"):
         entry.loader_arguments({"decoder": "beam"})
     model = textqa.load("truecaser", truecaser_artifact, decoder="trigram").model
-    assert {k: model.get_params()[k] for k in registry.TRIGRAM_DECODER} == registry.TRIGRAM_DECODER
+    assert {k: model.get_params()[k] for k in TRIGRAM_DECODER} == TRIGRAM_DECODER
     plain = textqa.load("truecaser", truecaser_artifact, phrases=False).model.get_params()
     assert plain["phrase_weight"] == 0.0 and plain["context_weight"] > 0 and plain["compound_casing"] is True
 
@@ -128,3 +129,20 @@ def test_import_layers_and_no_cycles():
                        text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
     assert "2 kept, 0 broken" in r.stdout
+
+
+def test_every_loaded_model_is_a_loaded_model(truecaser_artifact, tmp_path):
+    """What ``textqa.load`` returns has the manifest, the load options in force, a status and a warm-up,
+    which the service reads instead of asking what a model has; a loader returning anything else is refused."""
+    import textqa
+    model = textqa.load("truecaser", truecaser_artifact, decoder="trigram")
+    assert isinstance(model, textqa.LoadedModel)
+    assert model.manifest["name"] == "truecaser"
+    assert model.load_options == {"decoder": "trigram", "phrases": True, "compounds": True, "discriminative": True,
+                                  "class_lm": True, "context": True}
+    assert set(model.status()) == {"search"} and model.status()["search"]
+    model.warm_up()
+    entry = registry.ModelEntry(name="truecaser", verb="x", title="x", label="x", loader="pathlib:Path",
+                                store="x", trainer="x", command="x", batch="x", blueprint="x")
+    with pytest.raises(TypeError, match="returned a PosixPath, not a textqa.LoadedModel"):
+        entry.load(truecaser_artifact / "truecaser")

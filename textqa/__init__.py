@@ -4,18 +4,20 @@ The public Python API is ``textqa.load`` (see the README, "Python API") and the 
 ``textqa.metrics``; everything else in the package is reached through the ``textqa`` command, the
 HTTP service, or the objects ``load`` returns.
 """
+from textqa.runtime.loaded import LoadedModel
 from textqa.version import __version__
 
-__all__ = ["load", "__version__"]
+__all__ = ["LoadedModel", "load", "__version__"]
 
 
 def load(model, artifacts=None, **options):
     """Load a trained model: ``"truecaser"``, ``"blanc"``, ``"icd9"`` or ``"qa"`` (a folder under the
     artifacts root: ``artifacts``, else ``$TEXTQA_ARTIFACTS``, else ``./artifacts``), or the path of an
-    artifact folder.  Returns the object the HTTP service uses:
+    artifact folder.  Returns the object the HTTP service uses, a :class:`LoadedModel` (its
+    ``manifest``, ``load_options``, ``status()`` and ``warm_up()``) with the model's own calls:
 
     * truecaser: ``truecase(text)``, ``truecase_tokenized(lines)``;
-    * BLANC: ``score(hypothesis, references)``, ``corpus_score(hypotheses, references)``;
+    * BLANC: ``sentence_score(hypothesis, references)``, ``corpus_score(hypotheses, references)``;
     * ICD-9: ``code(documents)`` (strings, ``{"id", "text"}`` / ``{"id", "sections"}`` dicts);
     * QA: ``answer(question, top_k=5)``.
 

@@ -5,7 +5,7 @@ import importlib
 import os
 from pathlib import Path
 
-from textqa.models.artifact import ArtifactError, read_manifest
+from textqa.models.artifact import MANIFEST, ArtifactError, read_manifest
 from textqa.registry import BY_NAME, NAMES
 from textqa.runtime.paths import artifacts_dir
 
@@ -27,8 +27,8 @@ def artifact_folder(model: str | os.PathLike, artifacts: str | os.PathLike | Non
     if isinstance(model, str) and model in BY_NAME:
         return model, artifacts_dir(artifacts) / model
     folder = Path(model)
-    if not (folder / "manifest.json").is_file():
-        raise ArtifactError(f"{folder}: not a model artifact (no readable manifest.json); give a folder written "
+    if not (folder / MANIFEST).is_file():
+        raise ArtifactError(f"{folder}: not a model artifact (no readable {MANIFEST}); give a folder written "
                             f"by 'textqa train' or one of {', '.join(NAMES)}")
     name = read_manifest(folder).get("name")
     if name not in BY_NAME:

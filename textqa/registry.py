@@ -8,7 +8,8 @@ and each front end imports only the model it uses.
   ``manifest.json`` name;
 * ``verb``: the command's word for it (``textqa VERB ...``, ``textqa batch VERB``);
 * ``title``: the model and its paper; ``label``: its short name in help texts;
-* ``loader``: artifact folder -> the loaded model (what ``textqa.load`` returns);
+* ``loader``: artifact folder -> the loaded model (what ``textqa.load`` returns), a
+  :class:`textqa.LoadedModel`: its manifest, its status, its warm-up;
 * ``store``: the module whose ``MIN_FORMAT_VERSION`` is the oldest artifact format it loads;
 * ``trainer``: the training module (``add_arguments``, ``run``, ``DEFAULT_DATA``);
 * ``command``: the command-line module (``textqa VERB``);
@@ -17,13 +18,12 @@ and each front end imports only the model it uses.
 * ``train_minutes``: how long its default training takes on 2 cores (the first time, with its
   caches to fill): ``textqa serve --train-missing`` trains the cheapest first and estimates progress
   from it until this machine has trained the model once;
-* ``warm_up``: one small call right after loading, so that the first request does not pay for
-  lazy initialisation (numba, spaCy's first parse, ...);
 * ``read_on_use``: payloads its loader reads only when first used (the loading hashes them, and
   does not parse them ahead);
 * ``read_first``: payloads the loading reads ahead first, in this order (its loader's);
-* ``options``: its run-time options, each reaching ``textqa.load`` (keyword arguments, for options
-  that configure the loaded model), the command line (flags) and ``textqa batch`` under one name.
+* ``options``: its run-time options (:class:`textqa.runtime.options.Option`, declared beside the
+  model when they are its own), each reaching ``textqa.load`` (keyword arguments, for options that
+  configure the loaded model), the command line (flags) and ``textqa batch`` under one name.
 
 Adding a model: a package under ``textqa/models/``, a training module under ``textqa/training/``,
 a command module under ``textqa/cli/``, a blueprint under ``textqa/service/`` and one entry here
@@ -33,45 +33,11 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable
 
+from textqa.models.truecaser.options import OPTIONS as TRUECASER_OPTIONS
+from textqa.runtime.options import Option
 
-@dataclass(frozen=True)
-class Option:
-    """One run-time option of a model.
-
-    ``stage`` is ``"load"`` for options that configure the loaded model (``textqa.load(name,
-    **options)``; the command line and ``textqa batch`` pass them when they load it) and ``"call"``
-    for options of each call (``top_k``, ``classifier``), which the commands pass with the input.
-    A boolean whose default is True appears on the command line as ``--no-NAME``, one whose default
-    is False as ``--NAME``; others as ``--NAME VALUE``.  Underscores become hyphens on the command
-    line.
-
-    ``settings`` maps a load option's values to the model parameters each stands for: the loader
-    then gets those parameters (``set_params`` names), not the option, so that what an option
-    means is written here once for the command line, ``textqa.load``, ``textqa serve`` and the
-    service's ``/v1/models``."""
-    name: str
-    default: Any
-    help: str
-    stage: str = "call"
-    choices: tuple | None = None
-    type: Callable | None = None
-    settings: dict | None = None
-
-    @property
-    def flag(self) -> str:
-        stem = self.name.replace("_", "-")
-        return f"--no-{stem}" if self.default is True else f"--{stem}"
-
-    def add_to(self, parser) -> None:
-        """Add this option's flag to an argparse parser (or argument group)."""
-        if isinstance(self.default, bool):
-            parser.add_argument(self.flag, dest=self.name, action="store_false" if self.default else "store_true",
-                                help=self.help)
-        else:
-            parser.add_argument(self.flag, dest=self.name, default=self.default, choices=self.choices,
-                                type=self.type or type(self.default), help=self.help)
+__all__ = ["BY_NAME", "BY_VERB", "MODELS", "NAMES", "ModelEntry", "Option", "entry", "resolve"]
 
 
 @dataclass(frozen=True)
@@ -86,7 +52,6 @@ class ModelEntry:
     command: str
     batch: str
     blueprint: str
-    warm_up: Callable[[Any], Any]
     options: tuple[Option, ...] = field(default_factory=tuple)
     train_minutes: float = 5.0
     read_on_use: tuple[str, ...] = ()
@@ -107,12 +72,18 @@ class ModelEntry:
             raise TypeError(f"{self.name}: unknown option(s) {', '.join(unknown)}; "
                             f"known: {', '.join(sorted(known)) or 'none'}")
         from .models.artifact import read_ahead  # deferred: loads numpy, orjson
+        from .runtime.loaded import LoadedModel
 
         arguments = self.loader_arguments(options)
         # the payloads are hashed and read while the model's code imports (those read on use: hashed only)
         with read_ahead(folder, hash_only=self.read_on_use, first=self.read_first):
             loader = resolve(self.loader)
-            return loader(folder, **arguments) if arguments else loader(folder)
+            model = loader(folder, **arguments) if arguments else loader(folder)
+        if not isinstance(model, LoadedModel):
+            raise TypeError(f"{self.name}: its loader {self.loader} returned a {type(model).__name__}, "
+                            f"not a textqa.LoadedModel (manifest, load_options, status(), warm_up())")
+        model.load_options = self.option_values(options, "load")
+        return model
 
     def loader_arguments(self, options: dict) -> dict:
         """The loader's keyword arguments for the load-time ``options``: the parameters that an
@@ -140,47 +111,14 @@ def resolve(dotted: str):
     return obj
 
 
-#: The truecaser's decoding parts a load option switches off, each as the estimator parameters that
-#: do it (``Truecaser.set_params``); the paper's trigram decoder (``decoder="trigram"``) is all of them off.
-_TRUECASER_PARTS = {
-    "phrases": {"phrase_weight": 0.0},
-    "compounds": {"compound_casing": False},
-    "discriminative": {"discriminative": "none"},
-    "class_lm": {"class_lm_weight": 0.0},
-    "context": {"context_weight": 0.0},
-}
-TRIGRAM_DECODER = {k: v for part in _TRUECASER_PARTS.values() for k, v in part.items()}
-
-
-def _part(name: str, help: str) -> Option:
-    """The load option that switches the truecaser's decoding part ``name`` off (``--no-NAME``)."""
-    return Option(name, True, help, stage="load", settings={True: {}, False: _TRUECASER_PARTS[name]})
-
-
-_TRUECASER_OPTIONS = (
-    Option("baseline", False, "use the unigram most-frequent-casing baseline"),
-    Option("decoder", "default", "'trigram': the paper's decoder, the trigram LM (and the OOV model) alone, "
-           "without the cased-phrase scores, the part-by-part casing of unseen compounds, a discriminative pass, "
-           "a class LM and the sentence-context model (--no-phrases --no-compounds --no-discriminative --no-class-lm "
-           "--no-context); default: what the model was trained with",
-           stage="load", choices=("default", "trigram"), settings={"default": {}, "trigram": TRIGRAM_DECODER}),
-    _part("phrases", "without the cased-phrase scores"),
-    _part("compounds", "unseen compounds the search capitalises keep the paper's first-letter capital "
-          "('Saint-laurent-des-combes', not 'Saint-Laurent-des-Combes')"),
-    _part("discriminative", "without the discriminative pass of a model trained with one (train --discriminative)"),
-    _part("class_lm", "without the class LM of a model trained with one (the default model has one)"),
-    _part("context", "without the sentence-context model (a casing classifier per ambiguous word over the "
-          "other words of its sentence) of a model trained with one (the default model has one)"),
-)
-
 MODELS: tuple[ModelEntry, ...] = (
     ModelEntry(
         name="truecaser", verb="truecase", title="Truecaser (Lita et al. 2003)", label="truecaser",
         loader="textqa.models.truecaser.service_api:TruecaserService.load",
         store="textqa.models.truecaser.store", trainer="textqa.training.truecaser",
         command="textqa.cli.truecase", batch="textqa.cli.truecase:run_partition",
-        blueprint="textqa.service.truecaser:bp", warm_up=lambda m: m.truecase("warm up ."),
-        options=_TRUECASER_OPTIONS, train_minutes=15, read_on_use=("baseline.json.gz",),
+        blueprint="textqa.service.truecaser:bp", options=TRUECASER_OPTIONS, train_minutes=15,
+        read_on_use=("baseline.json.gz",),
         # the loader's order, but the phrase table first: the largest to inflate
         read_first=("phrases.npz", "casing.json.gz", "casing.npz", "oov.json", "oov.npz", "phrases.json",
                     "classes.json.gz", "classes.npz", "context.json.gz", "context.npz", "search.npz")),
@@ -188,14 +126,14 @@ MODELS: tuple[ModelEntry, ...] = (
         name="blanc", verb="blanc", title="BLANC MT metric (Lita, Rogati & Lavie 2005)", label="BLANC",
         loader="textqa.models.blanc.store:load_blanc", store="textqa.models.blanc.store",
         trainer="textqa.training.blanc", command="textqa.cli.blanc", batch="textqa.cli.blanc:run_partition",
-        blueprint="textqa.service.blanc:bp", warm_up=lambda m: m.sentence_score("warm up", ["warm up ."]),
+        blueprint="textqa.service.blanc:bp",
         options=(Option("corpus", False, "one system-level score instead of one per line"),
                  Option("details", False, "print 'score precision recall' per line")), train_minutes=6),
     ModelEntry(
         name="icd9", verb="icd9", title="ICD-9-CM coders (Lita et al. 2008)", label="ICD-9",
         loader="textqa.models.icd9.store:load_coder", store="textqa.models.icd9.store",
         trainer="textqa.training.icd9", command="textqa.cli.icd9", batch="textqa.cli.icd9:run_partition",
-        blueprint="textqa.service.icd9:bp", warm_up=lambda m: m.code(["warm up"]),
+        blueprint="textqa.service.icd9:bp",
         options=(Option("classifier", "svm", "svm (default, better in cross-validation) or brr"),
                  Option("all_scores", False, "add \"scores\": every code's margin over its threshold "
                         "(for AUC in 'textqa eval icd9')")), train_minutes=1),
@@ -203,7 +141,7 @@ MODELS: tuple[ModelEntry, ...] = (
         name="qa", verb="qa", title="Instance-based QA (Lita & Carbonell 2004, 2008)", label="QA",
         loader="textqa.models.qa.store:load_qa", store="textqa.models.qa.store",
         trainer="textqa.training.qa", command="textqa.cli.qa", batch="textqa.cli.qa:run_partition",
-        blueprint="textqa.service.qa:bp", warm_up=lambda m: m.answer("Who warmed up?", 1),
+        blueprint="textqa.service.qa:bp",
         options=(Option("top_k", 5, "answers per question (default 5)"),
                  Option("collection", "default", "the collection to answer from: 'default' (Wikipedia, when built, "
                                                  "and the news pool), 'pool', or a name built with 'textqa qa index'"

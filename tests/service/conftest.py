@@ -29,7 +29,7 @@ ECHO = registry.ModelEntry(
     name="echo", verb="echo", title="Echo (a test model)", label="echo",
     loader="echo_model:load", store="echo_model",
     trainer="echo_model", command="echo_model", batch="echo_model:load",
-    blueprint="echo_model:bp", warm_up=lambda m: m.echo("warm up"))
+    blueprint="echo_model:bp")
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from flask import Blueprint
 from pydantic import Field
 
 from textqa.models.artifact import load_manifest, write_artifact
+from textqa.runtime.loaded import LoadedModel
 from textqa.service.contract import POST_ERRORS, endpoint
 from textqa.service.schemas import Limits, ModelInfo, Response, StrictRequest, text_field
 from textqa.service.slots import get_model
@@ -17,9 +18,15 @@ ARTIFACT_NAME = "echo"
 MIN_FORMAT_VERSION = 1
 
 
-class Echo:
+class Echo(LoadedModel):
     def __init__(self, manifest: dict, times: int):
-        self.manifest, self.times = manifest, times
+        self.manifest, self.times, self.load_options = manifest, times, {}
+
+    def status(self) -> dict[str, str]:
+        return {}
+
+    def warm_up(self) -> None:
+        self.echo("warm up")
 
     def echo(self, text: str) -> str:
         return " ".join([text] * self.times)

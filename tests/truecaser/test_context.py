@@ -16,7 +16,7 @@ from textqa.models.truecaser.casing import fold_accents
 from textqa.models.truecaser.context import SentenceContext, fit_context
 from textqa.models.truecaser.context_samples import (RowColumnIndex, collect, merge_samples, occurrences, quotas, ranges,
                                                      target_words)
-from textqa.registry import TRIGRAM_DECODER
+from textqa.models.truecaser.options import TRIGRAM_DECODER
 from textqa.models.truecaser.store import load_truecaser, save_truecaser
 from textqa.runtime.paths import PUNKT_DIR
 

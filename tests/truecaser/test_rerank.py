@@ -8,7 +8,7 @@ import pytest
 
 from textqa.models.artifact import ArtifactError
 from textqa.models.truecaser.model import Truecaser
-from textqa.registry import TRIGRAM_DECODER
+from textqa.models.truecaser.options import TRIGRAM_DECODER
 from textqa.models.truecaser.store import load_truecaser, save_truecaser
 from textqa.models.truecaser.rerank import FEATURE_SETS, CandidateWeights, candidate_features, held_out
 from textqa.runtime.paths import PUNKT_DIR

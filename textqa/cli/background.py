@@ -61,7 +61,7 @@ def to_train(root: Path, entries=MODELS) -> tuple[list[Job], dict[str, str]]:
     """(the jobs to run, the models cheapest first and the Wikipedia index last; {model: the training
     data it lacks}) under ``root``."""
     from textqa.api import outdated_format  # deferred: loads orjson, numpy
-    from textqa.models.artifact import ArtifactError
+    from textqa.models.artifact import MANIFEST, ArtifactError
     from textqa.models.qa.analysis import is_analysed
     from textqa.models.qa.passages import WIKIPEDIA, collections_root, has_collection
     from textqa.registry import resolve
@@ -75,7 +75,7 @@ def to_train(root: Path, entries=MODELS) -> tuple[list[Job], dict[str, str]]:
     todo, no_data, qa_there = [], {}, False
     for m in entries:
         target = root / m.name
-        if (target / "manifest.json").exists() and outdated_format(m.name, target) is None:
+        if (target / MANIFEST).exists() and outdated_format(m.name, target) is None:
             qa_there |= m.name == "qa"
             continue
         data = getattr(resolve(m.trainer), "DEFAULT_DATA", [])

@@ -63,7 +63,7 @@ def add_arguments(tr, argv: list[str]) -> None:
 def _stop_workers_on_exit():
     """Training in joblib/loky worker processes: SIGTERM (like Ctrl-C) unwinds the trainer as an
     exception, so the artifact's temporary folder is removed and the workers are shut down now,
-    instead of staying orphaned until loky's idle timeout (300 s).  Only the first signal does: a
+    instead of staying orphaned until loky's idle timeout.  Only the first signal does: a
     second one during that clean-up (``textqa serve --train-missing`` stopped with Ctrl-C sends its
     training SIGTERM while the same Ctrl-C reaches it as SIGINT) would leave the folder behind."""
 
@@ -102,11 +102,12 @@ def _train(args) -> int:
     if args.model != "all":
         return _trainer(args.model).run(args)
     from textqa.api import outdated_format  # deferred: loads orjson, numpy
+    from textqa.models.artifact import MANIFEST
     root = artifacts_dir(args.artifacts)
     status = 0
     for m in MODELS:
         target = root / m.name
-        if (target / "manifest.json").exists() and not args.force:
+        if (target / MANIFEST).exists() and not args.force:
             old = outdated_format(m.name, target)
             if old is None:
                 print(f"textqa: {m.name}: artifact exists at {target} (use --force to retrain)", file=sys.stderr)
@@ -127,9 +128,10 @@ def _train(args) -> int:
 def _index_wikipedia(root: Path) -> int:
     """QA's default collection, when a QA artifact is there without its Wikipedia index (trained before
     it existed, or with ``--wikipedia skip``): the bundled articles, indexed now."""
+    from textqa.models.artifact import MANIFEST
     from textqa.models.qa.passages import WIKIPEDIA, build_wikipedia, collections_root, has_collection
     from textqa.runtime.paths import WIKIPEDIA_TEXT
-    if not (root / "qa" / "manifest.json").exists() or has_collection(collections_root(root), WIKIPEDIA, current=True):
+    if not (root / "qa" / MANIFEST).exists() or has_collection(collections_root(root), WIKIPEDIA, current=True):
         return 0
     if not all(p.is_file() for p in WIKIPEDIA_TEXT):
         print(f"textqa: qa: the Wikipedia index is not built, its text is not present: "

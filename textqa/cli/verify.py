@@ -28,7 +28,7 @@ def _folder(name: str, root: Path) -> Path:
 
 
 def run(args) -> int:
-    from textqa.models.artifact import ArtifactError, read_manifest, verify_and_remember
+    from textqa.models.artifact import MANIFEST, ArtifactError, read_manifest, verify_and_remember
     from textqa.models.checked_files import CheckedFiles
     from textqa.runtime.paths import artifacts_dir
 
@@ -41,7 +41,7 @@ def run(args) -> int:
             manifest = read_manifest(folder)
             files = manifest.get("files")
             if not isinstance(files, dict):
-                raise ArtifactError(f"{folder}/manifest.json: manifest lacks 'files'")
+                raise ArtifactError(f"{folder / MANIFEST}: manifest lacks 'files'")
         except ArtifactError as e:
             raise InputError(str(e)) from None
         start, size, bad = time.perf_counter(), 0, []

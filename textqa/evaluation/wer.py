@@ -208,27 +208,32 @@ def alignment(ref: list[str], hyp: list[str], costs: str = "sclite", case_sensit
       ``opcodes`` (what jiwer reports).
 
     Words are compared case-folded (:func:`fold`, ASCII letters, sclite's default) unless
-    ``case_sensitive``, and as integer ids either way."""
-    ids: dict = {}
-    if case_sensitive:
+    ``case_sensitive``: as integer ids in the compiled sclite alignment, as the words themselves in
+    RapidFuzz's (which hashes them in C)."""
+    if not case_sensitive:
+        ref, hyp = _folded(ref), _folded(hyp)
+    if costs == "sclite":
+        ids: dict = {}
         r = [ids.setdefault(w, len(ids)) for w in ref]
         h = [ids.setdefault(w, len(ids)) for w in hyp]
-    else:
-        r = [ids.setdefault(w, len(ids)) for w in _folded(ref)]
-        h = [ids.setdefault(w, len(ids)) for w in _folded(hyp)]
-    if costs == "sclite":
         return _align_ops(np.array(r, dtype=np.int64), np.array(h, dtype=np.int64))
     if costs != "levenshtein":
         raise ValueError(f"costs must be one of {', '.join(COSTS)}, not {costs!r}")
     from rapidfuzz.distance import Levenshtein  # deferred: loads rapidfuzz
-    blocks = Levenshtein.opcodes(r, h)
+    blocks = Levenshtein.opcodes(ref, hyp)
     return np.repeat(np.array([_OPCODE[b.tag] for b in blocks], dtype=np.int8),
                      [b.dest_end - b.dest_start if b.tag == "insert" else b.src_end - b.src_start for b in blocks])
 
 
+def rate(errors: int, reference_words: int) -> float:
+    """WER = (S + D + I) / N: ``inf`` with errors and no reference word, 0 with neither."""
+    if reference_words:
+        return errors / reference_words
+    return float("inf") if errors else 0.0
+
+
 def rates(errors, reference_words) -> np.ndarray:
-    """WER = (S + D + I) / N of each pair of counts (arrays): ``inf`` where there are errors and no
-    reference word, 0 where there are neither."""
+    """:func:`rate` of each pair of counts (arrays)."""
     e, n = np.asarray(errors, dtype=float), np.asarray(reference_words, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(n > 0, e / np.where(n > 0, n, 1), np.where(e > 0, np.inf, 0.0))

@@ -123,14 +123,19 @@ class WER(SegmentMetric):
             words = [u for w in words for u in regex.split(f"({_UNSPACED})", w) if u]
         return words
 
-    def _segment(self, value, what: str) -> list[str]:
-        """A segment's units: a string split by :meth:`units`, or a list (tuple) of unit strings as given."""
+    def _segment(self, value, what) -> list[str]:
+        """A segment's units: a string split by :meth:`units`, or a list (tuple) of unit strings as given.
+        ``what`` names it in an error: a string, or (name, index) of a corpus's item."""
         if isinstance(value, str):
             return self.units(value)
+        if isinstance(what, tuple):
+            what = f"{what[0]}[{what[1]}]"
         if isinstance(value, (list, tuple)):
+            if set(map(type, value)) <= {str}:          # the common case, checked in C
+                return value
             bad = next((u for u in value if not isinstance(u, str)), None)
             if bad is None:
-                return list(value)
+                return value
             raise MetricInputError(f"{what} holds {type(bad).__name__} {bad!r}: its units must be strings")
         raise MetricInputError(f"{what} is {type(value).__name__}, not a string (or a list of unit strings)")
 
@@ -138,9 +143,10 @@ class WER(SegmentMetric):
         """The alignment's operations, first to last, as ``OPS`` indices."""
         return aligner.alignment(ref, hyp, self.costs, self.case_sensitive)
 
-    def _counts(self, hypothesis, reference, what=("hypothesis", "reference")) -> tuple[int, int, int, int]:
-        """(correct, substitutions, deletions, insertions) of one segment."""
-        ops = self._ops(self._segment(hypothesis, what[0]), self._segment(reference, what[1]))
+    def _counts(self, hypothesis, reference, n: int | None = None) -> tuple[int, int, int, int]:
+        """(correct, substitutions, deletions, insertions) of one segment (``n``: its index in a corpus)."""
+        ops = self._ops(self._segment(hypothesis, "hypothesis" if n is None else ("hypotheses", n)),
+                        self._segment(reference, "reference" if n is None else ("references", n)))
         c, s, d, i = np.bincount(ops, minlength=4).tolist()
         return c, s, d, i
 
@@ -166,7 +172,7 @@ class WER(SegmentMetric):
         """{name: (stats, score)}: each segment's errors and reference words, and the rate of summed rows
         (what :mod:`textqa.metrics.significance` resamples)."""
         rows = [(s + d + i, c + s + d) for n, h, r in paired(hypotheses, references)
-                for c, s, d, i in [self._counts(h, r, (f"hypotheses[{n}]", f"references[{n}]"))]]
+                for c, s, d, i in [self._counts(h, r, n)]]
         stats = np.array(rows, dtype=float).reshape(-1, 2)
 
         def rate(x):
@@ -182,7 +188,7 @@ class WER(SegmentMetric):
             raise MetricInputError("corpus_score needs hypotheses and references, one string per segment")
         total = WERScore.zero()
         for n, h, r in paired(hypotheses, references):
-            total += _score(*self._counts(h, r, (f"hypotheses[{n}]", f"references[{n}]")), 1)
+            total += _score(*self._counts(h, r, n), 1)
         return total
 
 
@@ -238,5 +244,5 @@ class CER(WER):
 def _score(c: int, s: int, d: int, i: int, segments: int) -> WERScore:
     n = c + s + d
     errors = s + d + i
-    rate = float(aligner.rates(errors, n))
+    rate = aligner.rate(errors, n)
     return WERScore(round(rate, 4), c, s, d, i, n, segments, rate)

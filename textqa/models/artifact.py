@@ -61,8 +61,8 @@ def read_manifest(folder: str | os.PathLike) -> dict:
 
 
 def read_json(path: str | os.PathLike):
-    """The JSON value stored in ``path``.  Parsed with orjson, which reads the truecaser's tables
-    (9-16 MB each) in half the standard library's time; what orjson refuses but ``json`` reads
+    """The JSON value stored in ``path``.  Parsed with orjson, which reads the truecaser's large
+    tables faster than the standard library ("Figures behind the code" in docs/experiments/truecaser.md); what orjson refuses but ``json`` reads
     (``NaN``, integers beyond 64 bits) is read by ``json``.  Raises ``OSError`` or ``ValueError``
     (also for a value nested too deeply for either parser)."""
     data = _take_read_ahead(path, "json")

@@ -1,8 +1,9 @@
 """Payload checks that cost what they must: a payload's sha256 is computed once per file identity.
 
 An artifact's manifest holds the sha256 of every payload, and a load checks each payload against
-it before using it.  Hashing the truecaser's 200 MB at every start costs most of half a second, and
-a collection's index is several times larger, so a payload that matched its checksum is
+it before using it.  Hashing the truecaser's payloads at every start would cost a large part of
+its start-up (see "Figures behind the code" in docs/experiments/truecaser.md), and a
+collection's index is several times larger, so a payload that matched its checksum is
 remembered by its *identity*: device, inode, size, modification time and status-change time
 (``st_ctime_ns``).  A write to the file moves the status-change time, and nothing but the
 system clock can set it back (``os.utime`` sets the modification time, not it), so a byte flipped

@@ -45,9 +45,9 @@ FORKSERVER = {"distributed.worker.multiprocessing-method": "forkserver"}
 #: What a local cluster's nannies set before they start a worker, less distributed's
 #: ``MALLOC_TRIM_THRESHOLD_=65536``: with any threshold set, glibc stops raising its mmap
 #: threshold, so every allocation above 128 KB (the decoders' numpy temporaries) is mapped afresh and
-#: its pages faulted in again.  The same truecaser partitions took 790,000 minor page faults and 17%
-#: longer in a worker than in a plain process, and as long in a plain process given that setting;
-#: without it a worker decodes as fast as a plain process (``python -m bench.batch_worker``).  The
+#: its pages faulted in again: a worker decoded truecaser partitions slower than a plain process, and
+#: a plain process given that setting as slowly; without it a worker decodes as fast as a plain
+#: process (``python -m bench.batch_worker``; ``docs/scaling.md``, "Starting a local cluster").  The
 #: setting returns freed memory to the system sooner, which a worker that keeps one model and
 #: streams partitions through it does not need.
 LOCAL_WORKER_ENV = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
@@ -76,9 +76,8 @@ def _unless_configured(settings: dict) -> dict:
 def _preload(modules: tuple[str, ...], env: dict[str, str] | None = None) -> None:
     """Have the forkserver import distributed and ``modules`` (the project's modules whose functions
     the tasks run, with their imports: NLTK, scikit-learn, SciPy, spaCy) once, before it forks the
-    worker processes: under spawn each worker imported them all again.  ``textqa batch truecase``
-    with 2 workers took 11.1 s of CPU that way, 7.2 s with the forkserver and the preload
-    (``docs/scaling.md``, "Starting a local cluster").  multiprocessing skips a preload module that
+    worker processes: under spawn each worker imported them all again, which cost ``textqa batch
+    truecase`` CPU time at every start (``docs/scaling.md``, "Starting a local cluster").  multiprocessing skips a preload module that
     fails to import: the task then imports it, and reports its error, as before.
 
     The forkserver starts here, before the scheduler and the nannies, so that its imports run while

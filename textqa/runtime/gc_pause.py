@@ -14,7 +14,8 @@ _gc_state = {"holders": 0, "was_enabled": False}
 def gc_paused():
     """Python's cyclic garbage collector paused over a block that allocates many small objects and
     leaves no cycles (a batch's per-token lists): the collections that those allocations trigger
-    took about a tenth of a dev-set batch's time.  Overlapping blocks (threads) share one count: the
+    took a noticeable share of a batch's time ("Figures behind the code" in
+    docs/experiments/truecaser.md).  Overlapping blocks (threads) share one count: the
     collector is enabled again when the last one leaves, if it was enabled when the first entered."""
     with _gc_lock:
         if _gc_state["holders"] == 0:
@@ -35,8 +36,8 @@ def promote_to_oldest_generation() -> None:
 
     A loaded model is many lists and dicts that live as long as the process (the truecaser's tables:
     some 560,000).  Left in the youngest generation, the first collections after loading walk them
-    all, twice (generation 0, then 1): 0.5-0.6 s of the truecaser's 3-second load on this machine
-    (measured).  ``gc.freeze()`` then ``gc.unfreeze()`` splices the generations' lists into the
+    all, twice (generation 0, then 1), a large part of the load ("Figures behind the code" in
+    docs/experiments/truecaser.md).  ``gc.freeze()`` then ``gc.unfreeze()`` splices the generations' lists into the
     oldest one in constant time; they are still collected there, in the full collections that run as
     the process allocates.  Skipped when something else has frozen objects, which ``unfreeze`` would
     release."""

@@ -146,8 +146,8 @@ def _reader_class():
         def open(self, file):
             """The files NLTK reads once from start to end while loading (``index.*``, ``*.exc``,
             ``lexnames``) as plain text files, not through NLTK's own seekable decoder, which reads
-            a line at a time in Python: the reader starts in 2.2 s instead of 2.9 s (NLTK's import
-            not counted), with the same maps.  The data files, which NLTK seeks into by byte
+            a line at a time in Python: the reader starts faster, with the same maps ("Figures behind the
+            code" in docs/experiments/qa.md).  The data files, which NLTK seeks into by byte
             offset, still open NLTK's way."""
             if file.startswith("index.") and file != "index.sense" or file.endswith(".exc") or file == "lexnames":
                 return io.open(self._root.join(file).path, encoding=self._ENCODING)
@@ -159,9 +159,10 @@ def _reader_class():
 
         def _load_lemma_pos_offset_map(self):
             """NLTK's parse of the four ``index.*`` files (147,306 lemmas), and before it its scan of
-            ``data.adj`` for the adjective satellites, took 2 s of every process that used WordNet;
-            the first process stores the resulting map (``LEMMA_MAP``) and the next ones read it
-            back in about a tenth of that time, the same map."""
+            ``data.adj`` for the adjective satellites, took seconds of every process that used
+            WordNet; the first process stores the resulting map (``LEMMA_MAP``) and the next ones
+            read it back in a fraction of that time, the same map ("Figures behind the code" in
+            docs/experiments/qa.md)."""
             folder = Path(self._root.path)
             with gc_paused():               # collections would walk the growing map again and again
                 lemmas = _read_lemma_map(folder)

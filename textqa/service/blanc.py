@@ -97,7 +97,7 @@ def score(req):
     cells = sum(len(metric.tokens(h)) * len(metric.tokens(r)) for h, refs in pairs for r in refs)
     check_request_budget(cells, "TEXTQA_BLANC_MAX_CELLS_PER_REQUEST", "ACS grid cells (hypothesis x reference "
                          "tokens, summed over pairs and references)", "send fewer or shorter pairs per request")
-    manifest = getattr(metric, "manifest", {})
+    manifest = metric.manifest
     out = {}
     try:
         if req.corpus:

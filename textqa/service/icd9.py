@@ -98,13 +98,13 @@ def code(req):
     """Codes above their thresholds per document, best first, in the order of the documents."""
 
     coder = get_model("icd9")
-    if req.classifier not in getattr(coder, "models_", {}):
+    if req.classifier not in coder.models_:
         raise invalid("classifier", f"this model has no {req.classifier!r} classifier "
                                     f"(it has {', '.join(coder.models_)})")
     records = [Record(str(d.id), {"text": d.text} if d.sections is None else dict(d.sections), [])
                for d in req.documents]
     check_request_budget(sum(len(r.text.split()) for r in records), "TEXTQA_ICD9_MAX_TOKENS_PER_REQUEST", "tokens",
                          "send fewer documents per request")
-    manifest = getattr(coder, "manifest", {})
+    manifest = coder.manifest
     return {"documents": coder.code(records, req.classifier, req.all_scores, req.explain), "classifier": req.classifier,
             "model": {"name": manifest.get("name", "icd9"), "created_at": manifest.get("created_at")}}

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify
 
-from textqa.runtime import training_state
-
 from .contract import endpoint
 from .http_errors import public_state
 from .openapi import openapi_document
@@ -42,17 +40,13 @@ def models():
         about = {"verb": s.entry.verb, "title": s.entry.title}
         out[name] = {**about, "loaded": True, "manifest": s.manifest} if s.loaded else \
             {**about, "loaded": False, "error": s.error or "not loaded"}
-        load_options = s.entry.option_values(s.options, "load")
+        load_options = s.model.load_options if s.loaded else s.entry.option_values(s.options, "load")
         if load_options:
             out[name]["options"] = load_options
         if state is not None:
             out[name]["training"] = public_state(state)
-        if s.loaded and hasattr(getattr(s.model, "model", None), "search_status"):
-            out[name]["search"] = s.model.model.search_status()
-        if s.loaded and hasattr(s.model, "default_status"):     # QA: and the Wikipedia index built behind it
-            background = training_state.read()
-            out[name]["collection"] = s.model.default_status(background)
-            out[name]["reader"] = s.model.reader_status(background)
+        if s.loaded:
+            out[name].update(s.model.status())
     return {"models": out}
 
 

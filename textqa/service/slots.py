@@ -16,15 +16,15 @@ import logging
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from flask import current_app, request
 
-from textqa.models.artifact import ArtifactError
+from textqa.models.artifact import MANIFEST, ArtifactError
 from textqa import registry
 from textqa.registry import ModelEntry
 from textqa.runtime import training_state
 from textqa.runtime.gc_pause import freeze_loaded
+from textqa.runtime.loaded import LoadedModel
 
 from .admission import admit
 from .http_errors import APIError
@@ -37,7 +37,7 @@ class ModelSlot:
     entry: ModelEntry
     path: Path
     options: dict = field(default_factory=dict)     # its load-time options (the registry's), as given
-    model: Any = None
+    model: LoadedModel | None = None
     manifest: dict = field(default_factory=dict)
     error: str | None = None
     tried: float | None = None          # the manifest's mtime at the last load that failed (None: none)
@@ -55,9 +55,9 @@ def _load(slot: ModelSlot) -> None:
     entry = slot.entry
     try:
         model = entry.load(slot.path, **slot.options)
-        entry.warm_up(model)
+        model.warm_up()
         freeze_loaded()                 # its tables are never garbage: no collection walks them again
-        slot.model, slot.manifest, slot.error = model, getattr(model, "manifest", {}), None
+        slot.model, slot.manifest, slot.error = model, model.manifest, None
         log.info("loaded %s from %s", entry.name, slot.path)
     except ArtifactError as e:
         slot.error = str(e)
@@ -69,7 +69,7 @@ def _load(slot: ModelSlot) -> None:
 
 def _manifest_mtime(slot: ModelSlot) -> float | None:
     try:
-        return (slot.path / "manifest.json").stat().st_mtime
+        return (slot.path / MANIFEST).stat().st_mtime
     except OSError:
         return None
 

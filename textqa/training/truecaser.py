@@ -86,17 +86,18 @@ def _add_lm(p) -> None:
                    help="LM smoothing (paper eq. 1 is deleted interpolation; Kneser-Ney is better on dev)")
     p.add_argument("--order", type=int, choices=ORDERS, default=3,
                    help="LM order (default 3, the paper's trigram; 2, 4 and 5 need --smoothing kneser_ney; with the "
-                        "default pruning, 5 gains 0.06 dev F1 for a 1.5x larger LM, over twice the training time "
-                        "and 1.6x the memory: docs/experiments/truecaser.md)")
+                        "default pruning, 5 gains little dev F1 for a larger LM, a longer training and more memory: "
+                        "docs/experiments/truecaser.md)")
     p.add_argument("--prune", type=int, nargs="+", default=None, metavar="T",
                    help="count pruning as KenLM's lmplz --prune: one threshold per order from the unigrams "
                         "(which must be 0) up, non-decreasing, the last repeated; an n-gram seen no more than "
                         "its order's threshold times is dropped and its mass goes to the back-off. Kneser-Ney "
-                        "only. Default '0 0 1' (n-grams of order 3 and up seen once: half the LM's size, same "
+                        "only. Default '0 0 1' (n-grams of order 3 and up seen once: a smaller LM, the same "
                         "dev F1, better on news: docs/experiments/truecaser.md); '--prune 0' keeps every n-gram")
     p.add_argument("--lm-binary", choices=list(BINARY_FORMATS), default="trie-q8",
                    help="KenLM binary layout: trie-q8 (default: trie, 8-bit quantised probabilities and "
-                        "back-offs, a quarter of probing's size at the same F1), trie, or probing (hash)")
+                        "back-offs, smaller than probing at the same F1: docs/experiments/truecaser.md), trie, or "
+                        "probing (hash)")
     p.add_argument("--first-word", choices=["lm", "lm+upper", "mask", "mask+upper"], default="lm+upper",
                    help="sentence-initial casing strategy (paper section 2.5)")
     p.add_argument("--no-split", action="store_true", help="decode dev lines whole, not sentence by sentence")
@@ -107,7 +108,7 @@ def _add_beyond_the_paper(p) -> None:
                    help="character-level casing model for unseen words")
     p.add_argument("--oov-weight", type=float, default=DEFAULT_OOV_WEIGHT,
                    help="weight of the OOV model in the search (default %(default)g: the middle of dev F1's "
-                        "plateau from 1.25 to 2.5, docs/experiments/truecaser.md)")
+                        "plateau, docs/experiments/truecaser.md)")
     p.add_argument("--phrase-weight", type=float, default=0.5,
                    help="weight of the cased-phrase score in the search (default 0.5, best on dev; 0: the paper's "
                         "trigram decoder alone, no phrase table)")
@@ -121,21 +122,22 @@ def _add_beyond_the_paper(p) -> None:
                         "F1: docs/experiments/truecaser.md)")
     p.add_argument("--class-lm", type=int, default=None, metavar="K",
                    help=f"a class-based LM over K word classes beside the word LM (k-means over neighbour counts; "
-                        f"Brown et al. 1992; beyond the paper): default {DEFAULT_CLASSES} (it gained 0.34 dev F1 "
-                        f"and 0.21-0.36 on news, docs/experiments/truecaser.md); 0: none. The default is 0 with "
+                        f"Brown et al. 1992; beyond the paper): default {DEFAULT_CLASSES} (it gained dev F1 "
+                        f"and F1 on news, docs/experiments/truecaser.md); 0: none. The default is 0 with "
                         f"--discriminative, which cannot be combined with it")
     p.add_argument("--class-lm-weight", type=float, default=0.25,
-                   help="weight of the class LM's score against the word LM's (default 0.25: dev F1 within 0.08 "
-                        "from 0.15 to 0.4, docs/experiments/truecaser.md)")
+                   help="weight of the class LM's score against the word LM's (default 0.25, the middle of dev "
+                        "F1's plateau: docs/experiments/truecaser.md)")
     p.add_argument("--class-lm-order", type=int, choices=ORDERS, default=CLASS_ORDER,
-                   help=f"order of the class LM (default {CLASS_ORDER}; 4 gained 0.03 more dev F1 but decoded "
-                        f"at about 3x the peer's speed)")
+                   help=f"order of the class LM (default {CLASS_ORDER}; 4 gained little dev F1 and decoded "
+                        f"slower: docs/experiments/truecaser.md)")
     p.add_argument("--class-lm-words", type=int, default=TARGETS, metavar="N",
                    help=f"how many of the commonest LM tokens are clustered; each rarer one goes to its case "
                         f"class's class (default {TARGETS:,}, best on dev: docs/experiments/truecaser.md)")
     p.add_argument("--class-lm-binary", choices=list(BINARY_FORMATS), default="trie-q8",
-                   help="KenLM binary layout of the class LM (default trie-q8: 10 MB on the default text where "
-                        "probing takes 72, with the same dev, WSJ and Reuters scores; probing is the fastest to ask)")
+                   help="KenLM binary layout of the class LM (default trie-q8: much smaller than probing, with the "
+                        "same dev, WSJ and Reuters scores: docs/experiments/truecaser.md; probing is the fastest "
+                        "to ask)")
     p.add_argument("--context-cap", type=int, default=DEFAULT_CAP, metavar="N",
                    help=f"the sentence's words (beyond the paper): a logistic regression per ambiguous known word "
                         f"over the other words of its sentence, trained on the first N training occurrences of "

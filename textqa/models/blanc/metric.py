@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
+from textqa.runtime.loaded import LoadedModel
 from textqa.runtime.metric import SegmentMetric
 from textqa.runtime.metric_input import MetricInputError, references_per_segment, text_of, texts
 from textqa.version import __version__
@@ -169,7 +170,7 @@ def stats_f(stats: np.ndarray, size_weights, beta_f: float, n_acs: int | None = 
                      combine_sizes(common, own_r, size_weights, for_r), beta_f)
 
 
-class BLANC(SegmentMetric):
+class BLANC(SegmentMetric, LoadedModel):
     """BLANC with the parameters ``params`` (:class:`BLANCParams`; default: untrained starting values).
     ``textqa.load("blanc")`` gives the one trained to correlate with human judgments; the service's
     ``/v1/blanc/score`` and ``textqa blanc score`` score through it.
@@ -190,6 +191,8 @@ class BLANC(SegmentMetric):
     def __init__(self, params: BLANCParams | None = None, version: str | None = None):
         self.params = params or BLANCParams()
         self.version = __version__ if version is None else version
+        self.manifest: dict = {}            # the artifact's, when loaded from one (``textqa.load("blanc")``)
+        self.load_options: dict = {}
         self._tokenizer = None
         self._token_cache: dict = {}
         self._unit_cache: dict = {}      # text -> (character codes, word ids) for the clipped levels
@@ -410,6 +413,12 @@ class BLANC(SegmentMetric):
             for i, (h, r) in enumerate(zip(hypotheses, references)):
                 self.clipped_level_stats(h, r, out[i])
         return out
+
+    def status(self) -> dict[str, str]:
+        return {}
+
+    def warm_up(self) -> None:
+        self.sentence_score("warm up", ["warm up ."])
 
     # ------------------------------------------------------------ signature
     @property

@@ -12,9 +12,9 @@ For every code with at least ``min_positives`` training documents, one binary mo
   5-fold cross-validation here and are the default;
 * ``brr``: Bayesian ridge regression on mean-centred labels with sigma^2 chosen by maximum
   marginal likelihood (:mod:`textqa.models.icd9.bayes_ridge`, eq. 1-2).  The paper fixes the prior
-  w ~ N(0, I) (``brr_prior="fixed"``); on 782 short reports that under-regularises (5-fold
-  micro-F1 0.79), so by default the prior variance is learned by marginal likelihood too
-  (``"evidence"``, 0.83).  The decision threshold is the one maximising F1 on out-of-fold
+  w ~ N(0, I) (``brr_prior="fixed"``); on the CMC's short reports that under-regularises, so by
+  default the prior variance is learned by marginal likelihood too (``"evidence"``; the
+  cross-validated scores are in "Results" in docs/icd9.md).  The decision threshold is the one maximising F1 on out-of-fold
   predictions of the training documents (the paper used a validation split), kept within
   [0.25, 0.75] because with few positives the out-of-fold cut is unstable.
 
@@ -22,7 +22,8 @@ Codes with fewer examples are listed in ``unpredicted_codes_``.  Over the per-co
 coding guidelines of :mod:`textqa.models.icd9.guidelines` apply (``guidelines``; default: a
 symptom code is dropped beside a diagnosis that explains it).  ``at_least_one`` gives every
 document its most likely code when no score passes its threshold (every CMC document has one);
-it lowered 5-fold micro-F1 (0.852 -> 0.849 SVM, 0.839 -> 0.834 BRR), so it is off by default.
+it lowered cross-validated micro-F1 of both classifiers ("Results" in docs/icd9.md), so it is off by
+default.
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ import numpy as np
 from scipy import sparse
 
 from textqa.models.sklearn_data import same_numbers_anywhere
+from textqa.runtime.loaded import LoadedModel
 
 from .bayes_ridge import optimal_sigma2, optimal_sigma2_tau2, posterior_mean
 from .guidelines import (
@@ -160,8 +162,10 @@ def _platt(scores: np.ndarray, y: np.ndarray) -> dict:
     return {"platt_a": float(lr.coef_[0, 0]), "platt_b": float(lr.intercept_[0])}
 
 
-class ICD9Coder:
-    """``fit(records)`` then ``scores(records)`` / ``predict(records)``."""
+class ICD9Coder(LoadedModel):
+    """``fit(records)`` then ``scores(records)`` / ``predict(records)``.  Loaded from an artifact
+    (:func:`textqa.models.icd9.store.load_coder`), it also carries ``manifest``, ``descriptions`` and
+    ``load_options``: a :class:`textqa.LoadedModel`."""
 
     def __init__(self, classifiers=("svm", "brr"), k: int = 1500, min_df: int = 2, min_positives: int = 3,
                  C: float = 1.0, svm_cost: str = "equal", negation: bool = True, window: int = 6,
@@ -225,6 +229,12 @@ class ICD9Coder:
                                   np.array(indptr, dtype=np.int64)), shape=(len(records), len(self.vocabulary_)))
 
     # ---------------------------------------------------------------- training
+    def status(self) -> dict[str, str]:
+        return {}
+
+    def warm_up(self) -> None:
+        self.code(["warm up"])
+
     def fit(self, records: list[Record], progress=None) -> "ICD9Coder":
 
         from joblib import Parallel, delayed  # deferred: loads joblib, psutil

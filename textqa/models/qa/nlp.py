@@ -34,9 +34,8 @@ def model_version() -> str:
 @lru_cache(maxsize=1)
 def pipeline():
     """The pipeline, its layers on thinc's ``NumpyOps(use_blis=False)``: their matrix products go to
-    numpy's BLAS (OpenBLAS) instead of the BLIS kernels thinc bundles, which ran this machine's
-    products several times slower.  Parsing 1,500 dev sentences took 11.1-11.5 s instead of
-    13.4-15.0 s (one thread, measured twice each), with the same tags, dependencies and entities."""
+    numpy's BLAS (OpenBLAS) instead of the BLIS kernels thinc bundles, which parsed slower here, with
+    the same tags, dependencies and entities ("Figures behind the code" in docs/experiments/qa.md)."""
     import spacy  # deferred: loads spacy, pydantic, tqdm
     from thinc.api import use_ops  # deferred: loads pydantic, numpy
     try:
@@ -75,7 +74,8 @@ def _parse_to_bytes(texts, batch_size: int) -> bytes:
 def parse_in_workers(texts, batch_size: int = 256):
     """``parse(texts)`` in the two worker processes of :func:`textqa.runtime.process_pool.pool`, a batch a task,
     each sent back as one ``DocBin`` (the annotations :func:`parsed_cached` keeps, read back as the
-    cache reads them).  The 5,436 UIUC questions: 9-10 s instead of 15-17 s in this process."""
+    cache reads them); faster than parsing in this process ("Figures behind the code" in
+    docs/experiments/qa.md)."""
     from spacy.tokens import DocBin  # deferred: loads spacy, pydantic, tqdm
 
     texts = list(texts)

@@ -6,7 +6,7 @@ answering code (:mod:`textqa.models.qa.retrieval`) splits those into sentences a
 then.  Every paragraph keeps its document: id, title and URL, which every answer carries.
 
 Checking a large index: the manifest holds the sha256 of every file, as an artifact's does.  An
-index of Wikipedia is about 1 GB, whose hash takes seconds at every load, so a file's hash is
+index of Wikipedia is large, and its hash would take seconds at every load, so a file's hash is
 computed once per file identity (device, inode, size, modification and status-change times) and
 remembered in the cache folder, as every artifact's is (:mod:`textqa.models.checked_files`); a file
 whose identity changed is hashed again, and a file whose hash differs from the manifest is refused,
@@ -24,7 +24,7 @@ from pathlib import Path
 from textqa.runtime.json_input import parse_json
 from textqa.runtime.paths import VITAL_ARTICLES, WIKIPEDIA_TEXT
 
-from ..artifact import ArtifactError, load_manifest, read_manifest, verify_payloads, write_artifact
+from ..artifact import MANIFEST, ArtifactError, load_manifest, read_manifest, verify_payloads, write_artifact
 from ..checked_files import RECORD as CHECKED_RECORD
 from ..checked_files import CheckedFiles
 from .analysis import ANALYSIS, StoredAnalysis, is_analysed
@@ -61,10 +61,9 @@ class PassageIndex:
     ``k``, the OR query of the words fills the rest.  ``max_df``: in that OR query, a word found in
     more than this share of the paragraphs is left out while at least ``MIN_QUERY_WORDS`` rarer words
     remain.  BM25 gives such a word little weight anyway, but scoring an OR query costs time in
-    proportion to the paragraphs each word is in ("year" or "first": a hundred thousand rows).  On
-    the first 300 TREC 2002 questions over the Wikipedia collection this kept recall@12 (0.557) and
-    recall@1 (0.233) of the plain OR query and cut its p99 time about fourfold
-    (``docs/experiments/qa.md``)."""
+    proportion to the paragraphs each word is in ("year" or "first": a hundred thousand rows).  It
+    keeps the plain OR query's recall and cuts its slowest searches ("Retrieval over the Wikipedia
+    collection" in docs/experiments/qa.md)."""
 
     MIN_QUERY_WORDS = 2
 
@@ -275,7 +274,7 @@ def has_collection(root: str | os.PathLike, name: str, current: bool = False) ->
     """Whether the collection ``name`` is built under the collections folder ``root``; ``current``: and
     of this code's format (an older ``wikipedia`` collection lacks the vital articles: rebuilt)."""
     folder = Path(root) / name
-    if not (folder / "manifest.json").is_file():
+    if not (folder / MANIFEST).is_file():
         return False
     if not current:
         return True
@@ -319,4 +318,4 @@ def list_collections(root: Path) -> list[str]:
     """Names of the collections under ``root`` (folders with a manifest)."""
     if not root.is_dir():
         return []
-    return sorted(p.name for p in root.iterdir() if (p / "manifest.json").is_file() and not p.name.startswith("."))
+    return sorted(p.name for p in root.iterdir() if (p / MANIFEST).is_file() and not p.name.startswith("."))

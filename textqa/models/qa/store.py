@@ -6,7 +6,8 @@ import json
 import os
 from pathlib import Path
 
-from textqa.runtime import deadline
+from textqa.runtime import deadline, training_state
+from textqa.runtime.loaded import LoadedModel
 from textqa.runtime.paths import cache_dir
 from textqa.runtime.training_state import ANALYSIS_JOB, READER_JOB, WIKIPEDIA_JOB
 
@@ -54,7 +55,7 @@ class NoContentWords(ValueError):
         self.question, self.index = question, index
 
 
-class QAModel:
+class QAModel(LoadedModel):
     """What ``textqa qa`` and the service use.  ``collections_root``: the folder of the collections
     ``textqa qa index`` builds (``<artifacts>/collections``), each loaded on first use."""
 
@@ -62,6 +63,7 @@ class QAModel:
                  collections_root: Path | None = None, cache: Path | None = None):
         self.answer_types, self.selector, self.instance, self.index = answer_types, selector, instance, index
         self.manifest = manifest or {}
+        self.load_options: dict = {}
         self.collections_root, self.cache = collections_root, cache
         self._collections: dict = {}
 
@@ -102,6 +104,15 @@ class QAModel:
         if name == DEFAULT_COLLECTION:
             return ([self.collection(WIKIPEDIA)] if self.has_wikipedia() else []), self.index
         return [self.collection(name)], None
+
+    def status(self) -> dict[str, str]:
+        """What the default collection answers from and which reader ranks the answers, with the stages
+        of their background builds (:mod:`textqa.runtime.training_state`)."""
+        background = training_state.read()
+        return {"collection": self.default_status(background), "reader": self.reader_status(background)}
+
+    def warm_up(self) -> None:
+        self.answer("Who warmed up?", 1)
 
     def default_status(self, background: dict | None = None) -> str:
         """What the default collection answers from now, in a line (``/v1/models`` shows it);

@@ -54,7 +54,7 @@ def neighbour_counts(packed: np.ndarray, rank: np.ndarray, targets: int, context
     text's counts; ``targets`` and ``contexts`` at most the number of ids."""
     import scipy.sparse as sp  # deferred: loads scipy
     r = rank[packed]                              # int32 and one side at a time: the whole training
-    inner = packed[1:-1]                          # text passes through here (a 4 GB peak in int64)
+    inner = packed[1:-1]                          # text passes through here (in int64, the peak of the training)
     keep = r[1:-1] < targets                      # positions 0 and -1 are <s> and </s>
     keep &= inner != bos
     keep &= inner != eos

@@ -365,8 +365,8 @@ def find_build_binary() -> str | None:
 
 
 # KenLM binary layouts (build_binary arguments).  "trie-q8": a trie with 8-bit quantised
-# probabilities and back-offs, 124 MB for the default LM against 520 MB for the probing hash,
-# with the same dev accuracy and F1 (+0.01) and the same speed with the C++ decoder (docs/experiments/truecaser.md).
+# probabilities and back-offs, a fraction of the probing hash's size, with the same dev accuracy and F1
+# and the same speed with the C++ decoder ("Figures behind the code" in docs/experiments/truecaser.md).
 BINARY_FORMATS = {"probing": ["probing"], "trie": ["trie"], "trie-q8": ["-q", "8", "-b", "8", "trie"]}
 
 

@@ -98,7 +98,7 @@ class Truecaser(TruecaserFitting, Params):
     heldout_every : every k-th training sentence is held out to fit the interpolation lambdas.
     min_casing_share : drop candidate casings seen in less than this share of a word's
         occurrences (0 keeps all n; pruning trades a little accuracy for speed).
-    lm_binary : KenLM binary layout (``lm.BINARY_FORMATS``): "trie-q8" (default, a quarter of the
+    lm_binary : KenLM binary layout (``lm.BINARY_FORMATS``): "trie-q8" (default, a fraction of the
         probing hash's size), "trie" or "probing".
     phrase_weight : weight of the cased-phrase score (:mod:`.phrases`, beyond the paper) against the
         LM's; 0 decodes with the paper's trigram LM alone (the table is then not built).  It may be
@@ -125,7 +125,7 @@ class Truecaser(TruecaserFitting, Params):
     class_lm_words : how many of the most frequent LM tokens are clustered (default
         :data:`.classes.TARGETS`); every rarer one is in its case class's class.
     class_lm_binary : KenLM binary layout of the class LM (``lm.BINARY_FORMATS``): "trie-q8"
-        (default: trie, 8-bit quantised, a seventh of the hash's size) or "probing" (the hash:
+        (default: trie, 8-bit quantised, a fraction of the hash's size) or "probing" (the hash:
         faster to ask; docs/experiments/truecaser.md, "A class-based LM").
     fold_accents : learn from the training text with its diacritics removed (:func:`.casing.fold_accents`:
         "São" counts as "Sao") and decode each input token by its folded form, giving back the

@@ -1,8 +1,8 @@
 """The C++ Viterbi decoder (``native/viterbi.cc``) through ctypes.
 
 The same exact search as :meth:`.python_search.PythonSearch.viterbi` (a test decodes real dev text with both and
-requires identical output), 2-3x faster because the trellis loop, KenLM's scoring and the state
-recombination run in C++; Python only builds each token's candidate list.  ``make`` builds the
+requires identical output), faster because the trellis loop, KenLM's scoring and the state
+recombination run in C++ (``python -m bench.truecaser`` measures both); Python only builds each token's candidate list.  ``make`` builds the
 library beside KenLM's ``build_binary`` (``.venv/lib/libtextqa_viterbi.so``).  When the library
 is missing, or ``TEXTQA_NATIVE_VITERBI=0``, the truecaser decodes in Python with the same
 results.

@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 from textqa.models.artifact import artifact_id
+from textqa.runtime.loaded import LoadedModel
 
 from .casing import transfer_case
 from .model import Truecaser
@@ -13,7 +14,7 @@ from .store import load_truecaser
 _TOKEN = re.compile(r"\S+")
 
 
-class TruecaserService:
+class TruecaserService(LoadedModel):
     """Truecase tokenized sentences or raw text with the LM truecaser or the unigram baseline.
 
     ``tokenizer``: a ``PTBTokenizer``, or the folder of its Punkt tables, read (and NLTK imported)
@@ -23,8 +24,16 @@ class TruecaserService:
         self.model = model
         self._tokenizer = tokenizer
         self.manifest = manifest or {}
+        self.load_options: dict = {}
         self.version = {"name": self.manifest.get("name", "truecaser"),
                         "created_at": self.manifest.get("created_at"), "id": artifact_id(self.manifest)}
+
+    def status(self) -> dict[str, str]:
+        """The search that decodes: the C++ library or the Python search, and why."""
+        return {"search": self.model.search_status()}
+
+    def warm_up(self) -> None:
+        self.truecase("warm up .")
 
     @property
     def tokenizer(self):

@@ -1,7 +1,8 @@
 """A word index stored as arrays and read, not built: ``{word: i}`` for a list of distinct words.
 
-Building a Python dictionary of the casing table's 372,595 words costs 0.1 s at every load
-(``dict(zip(words, range(n)))``, however it is spelt), while the words themselves are already
+Building a Python dictionary of the casing table's words costs a noticeable part of the
+truecaser's start-up at every load (``dict(zip(words, range(n)))``, however it is spelt; "Figures
+behind the code" in docs/experiments/truecaser.md), while the words themselves are already
 stored as one UTF-8 blob.  :class:`WordIndex` keeps that blob with each word's offset, and beside
 it each word's CRC-32 (``zlib.crc32`` of its UTF-8 bytes) sorted, with the word each hash belongs
 to.  A look-up hashes the word, finds its hash with a binary search (numpy) and compares the
