@@ -644,3 +644,20 @@ def test_nist_segment_statistics_sum_to_the_corpus_score():
     assert float(score(stats.sum(0))[0]) == pytest.approx(NIST().corpus_score(systems["LT22"], refs).score, abs=1e-12)
     result = paired_bootstrap(NIST(), systems, refs, resamples=200)["NIST"]
     assert result["LT22"].score == pytest.approx(NIST().corpus_score(systems["LT22"], refs).score)
+
+
+def test_metrics_and_evaluation_import_no_private_name_of_the_other():
+    """Each scorer's computation lives in ``textqa.evaluation``, its objects in ``textqa.metrics``;
+    neither reaches into the other's private names."""
+    import ast
+    root = Path(textqa.metrics.__file__).resolve().parent.parent
+    found = []
+    for room, other in (("metrics", "textqa.evaluation"), ("evaluation", "textqa.metrics")):
+        for path in sorted((root / room).glob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(other):
+                    found += [f"{path.name}: {node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+                if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__") \
+                        and isinstance(node.value, ast.Name) and node.value.id in ("aligner", "mteval", "cpa"):
+                    found.append(f"{path.name}: {node.value.id}.{node.attr}")
+    assert found == []

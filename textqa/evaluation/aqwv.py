@@ -231,3 +231,9 @@ def score_trec(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]
 
     thresholds = {score for q in relevant for score in run.get(q, {}).values()}
     return _mode_result(counts_at(threshold), counts_at, thresholds, beta)
+
+
+def mode_average(values: list[dict]) -> dict:
+    """The equal-weight average of each measure over the modes scored on their own (text and speech;
+    MATERIAL evaluation plan, section 3): ``values`` one ``{measure: value}`` per mode."""
+    return {k: sum(v[k] for v in values) / len(values) for k in values[0]}

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from textqa.evaluation.aqwv import DEFAULT_BETA, score_decisions, score_trec
+from textqa.evaluation.aqwv import DEFAULT_BETA, mode_average, score_decisions, score_trec
 from textqa.runtime.metric import SetMetric
 from textqa.runtime.metric_input import MetricInputError, signature
 
@@ -144,8 +144,8 @@ class AQWV(SetMetric):
         (text and speech, plan section 3), as ``{mode: AQWVScore}``."""
         if not scores:
             raise MetricInputError("average: no mode")
-        return {k: sum(getattr(s, k) for s in scores.values()) / len(scores)
-                for k in ("aqwv", "modified_aqwv", "best_qwv")}
+        return mode_average([{"aqwv": s.aqwv, "modified_aqwv": s.modified_aqwv, "best_qwv": s.best_qwv}
+                             for s in scores.values()])
 
 
 def _mapping(value, what: str) -> dict:
