@@ -1,4 +1,4 @@
-"""Word and character error rates on Python strings: :class:`WER` and :class:`CER`.
+"""Word and character error rates on Python strings or lists of units: :class:`WER` and :class:`CER`.
 
 ``WER = (S + D + I) / N``: substitutions, deletions and insertions of the minimum-cost alignment of
 hypothesis and reference, over the ``N`` reference words.  Insertions count, so the rate exceeds 1
@@ -14,7 +14,8 @@ Two alignments:
   which jiwer reports.  The rate is the edit distance over ``N``; the two alignments give the same
   number of errors on most segments and may split them differently between S, D and I.
 
-Both are :func:`textqa.evaluation.wer.alignment`'s, over integer word ids.
+Both are :func:`textqa.evaluation.wer.alignment`'s, and so are the rates (``rate``, ``rates``):
+this module holds the objects, that one the computation.
 
 A segment is a string, split into units as ``unit`` says, or a list of units already split (what
 ``textqa eval wer`` gives from its STM and CTM files, where an empty word, sclite's ``;x``, is a
