@@ -570,7 +570,7 @@ def test_every_public_scorer_is_a_metric_with_the_contract():
     from textqa.metrics import Metric, SegmentMetric, SetMetric
     scorers = _public_scorers()
     assert {c.__name__ for c in scorers} == {"AQWV", "BLANC", "BLEU", "CER", "CPA", "KrippendorffAlpha", "NIST",
-                                             "Nuggeteer", "ROUGE", "TrecEval", "Truecasing", "WER"}
+                                             "Nuggeteer", "ROUGE", "RankedAQWV", "TrecEval", "Truecasing", "WER"}
     for cls in scorers:
         assert Metric in cls.__mro__, cls
         assert (SegmentMetric in cls.__mro__) != (SetMetric in cls.__mro__), cls
@@ -580,7 +580,8 @@ def test_every_public_scorer_is_a_metric_with_the_contract():
             owner = next(c for c in cls.__mro__ if method in vars(c))
             assert owner not in (Metric, SegmentMetric, SetMetric), (cls, method)   # the scorer's, not the stub
             assert inspect.isfunction(getattr(cls, method)) or isinstance(vars(owner)[method], property)
-        metric = cls(**({"task": 2} if cls.__name__ == "CPA" else {}))
+        metric = cls(**{"CPA": {"task": 2}, "RankedAQWV": {"threshold": 0.5, "collection_size": 100}}.get(
+            cls.__name__, {}))
         assert isinstance(metric, shape) and isinstance(metric.name, str) and metric.name
         assert metric.signature.split("|")[-1].startswith("version:textqa-")
     texts = ["the cat sat on the mat today", "a dog barked at the moon", "It Rained in Paris ."]

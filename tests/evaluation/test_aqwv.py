@@ -215,3 +215,19 @@ def test_cli_text_and_speech_modes(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["modified_aqwv"] == pytest.approx(speech_only.modified_aqwv)
     assert main(["eval", "aqwv", "--ref-speech", str(ref)]) == 2            # half a mode is an error
     assert "--sys-speech" in capsys.readouterr().err
+
+
+def test_ranked_aqwv_is_the_hand_computed_trec_score_and_names_bad_parameters():
+    from textqa.metrics import MetricInputError, RankedAQWV
+    qrels = {"1": {"a": 1, "b": 1, "c": 0}, "2": {"x": 0}}
+    run = {"1": {"a": 3.0, "z": 2.0, "b": 1.0}, "2": {"x": 5.0}}
+    s = RankedAQWV(threshold=2.0, collection_size=10, beta=4).score(qrels, run)
+    assert s.modified_aqwv == pytest.approx(1 - (0.5 + 4 * (1 / 8 + 1 / 10) / 2))
+    assert s.best_threshold == 1.0 and s.best_qwv == pytest.approx(0.55)
+    assert RankedAQWV(2.0, 10, 4).signature.startswith("AQWV-ranked|beta:4|threshold:2|collection:10|")
+    with pytest.raises(MetricInputError, match="collection_size must be a positive integer"):
+        RankedAQWV(2.0, 0)
+    with pytest.raises(MetricInputError, match="threshold must be a finite number"):
+        RankedAQWV(float("nan"), 10)
+    with pytest.raises(MetricInputError, match="beta must be a number"):
+        RankedAQWV(2.0, 10, beta=-1)

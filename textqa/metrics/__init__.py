@@ -3,7 +3,7 @@ constructor's arguments, with a result object holding the score and its parts, a
 naming the scorer, every parameter and the version.  A scorer of segments (:class:`SegmentMetric`:
 WER, CER, BLEU, NIST, ROUGE, BLANC, truecasing) has ``sentence_score``, ``corpus_score`` and
 ``segment_statistics`` (which :func:`paired_bootstrap` and :func:`approximate_randomization`
-resample); a scorer of sets, rankings or annotations (:class:`SetMetric`: trec_eval, AQWV, Nuggeteer,
+resample); a scorer of sets, rankings or annotations (:class:`SetMetric`: trec_eval, AQWV and AQWV of a ranked run, Nuggeteer,
 CPA, Krippendorff's alpha) has ``score``.
 
 >>> from textqa.metrics import WER
@@ -24,7 +24,7 @@ from textqa.runtime.metric import Metric, SegmentMetric, SetMetric
 from textqa.runtime.metric_input import MetricInputError
 
 from .agreement import AlphaScore, KrippendorffAlpha
-from .aqwv import AQWV, AQWVScore, QueryValue
+from .aqwv import AQWV, AQWVScore, QueryValue, RankedAQWV
 from .cpa import CPA, CPAScore
 from .mteval import BLEU, NIST, BLEUScore, NISTScore
 from .nuggets import Nuggeteer, NuggetScores, RunNuggets
@@ -36,5 +36,5 @@ from .wer import CER, WER, WERScore
 
 __all__ = ["AQWV", "AQWVScore", "AlphaScore", "BLANC", "BLANCParams", "BLANCScore", "BLEU", "BLEUScore", "CER", "CPA",
            "CPAScore", "KrippendorffAlpha", "Metric", "MetricInputError", "NIST", "NISTScore", "NuggetScores", "Nuggeteer",
-           "PairedResult", "QueryValue", "ROUGE", "RankScore", "RougeScore", "RunNuggets", "SegmentMetric", "SetMetric", "TrecEval", "TruecaseScore",
+           "PairedResult", "QueryValue", "ROUGE", "RankedAQWV", "RankScore", "RougeScore", "RunNuggets", "SegmentMetric", "SetMetric", "TrecEval", "TruecaseScore",
            "Truecasing", "WER", "WERScore", "approximate_randomization", "paired_bootstrap"]

@@ -125,19 +125,6 @@ class AQWV(SetMetric):
         return _score(score_decisions({q: r for q, (r, _) in checked.items()},
                                       {q: d for q, (_, d) in checked.items()}, self.beta))
 
-    def score_ranked(self, qrels: dict, run: dict, threshold: float, collection_size: int) -> AQWVScore:
-        """AQWV of a ranked run: ``qrels`` {query: {document: relevance level}} (relevant: level > 0),
-        ``run`` {query: {document: score}}; documents scored at or above ``threshold`` count as
-        returned, unjudged ones as not relevant, and ``collection_size`` documents make P_FA's
-        denominator (the plan's N_Total)."""
-        qrels, run = _checked(qrels, "qrels", int), _checked(run, "run", float)
-        if isinstance(collection_size, bool) or not isinstance(collection_size, int) or collection_size < 1:
-            raise MetricInputError(f"collection_size must be a positive integer, not {collection_size!r}")
-        try:
-            return _score(score_trec(qrels, run, float(threshold), collection_size, self.beta))
-        except (TypeError, ValueError) as e:
-            raise MetricInputError(str(e)) from None
-
     @staticmethod
     def average(scores: dict) -> dict:
         """{"aqwv", "modified_aqwv", "best_qwv"}: the equal-weight average of modes scored on their own
@@ -152,3 +139,32 @@ def _mapping(value, what: str) -> dict:
     if not isinstance(value, dict):
         raise MetricInputError(f"{what} is {type(value).__name__}, not a dict")
     return value
+
+
+class RankedAQWV(SetMetric):
+    """AQWV of a ranked run (a TREC run file's scores), cut at ``threshold``: documents scored at or
+    above it count as returned, unjudged ones as not relevant, and ``collection_size`` documents make
+    P_FA's denominator (the plan's N_Total); ``beta`` as :class:`AQWV`'s."""
+
+    name = "AQWV-ranked"
+
+    def __init__(self, threshold: float, collection_size: int, beta: float = DEFAULT_BETA):
+        if isinstance(collection_size, bool) or not isinstance(collection_size, int) or collection_size < 1:
+            raise MetricInputError(f"collection_size must be a positive integer, not {collection_size!r}")
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
+            raise MetricInputError(f"threshold must be a finite number, not {threshold!r}")
+        self.threshold, self.collection_size, self.beta = float(threshold), collection_size, AQWV(beta).beta
+
+    @property
+    def signature(self) -> str:
+        return signature("AQWV-ranked", beta=f"{self.beta:g}", threshold=f"{self.threshold:g}",
+                         collection=self.collection_size, plan="MATERIAL-OP1")
+
+    def score(self, qrels: dict, run: dict) -> AQWVScore:
+        """AQWV of ``run`` {query: {document: score}} against ``qrels`` {query: {document: relevance
+        level}} (relevant: level > 0)."""
+        qrels, run = _checked(qrels, "qrels", int), _checked(run, "run", float)
+        try:
+            return _score(score_trec(qrels, run, self.threshold, self.collection_size, self.beta))
+        except (TypeError, ValueError) as e:
+            raise MetricInputError(str(e)) from None

@@ -7,7 +7,7 @@ from textqa.cli.eval import print_json
 from textqa.errors import InputError
 from textqa.evaluation.aqwv import read_folders
 from textqa.evaluation.rank import read_qrels, read_run
-from textqa.metrics import AQWV
+from textqa.metrics import AQWV, RankedAQWV
 
 HELP = "MATERIAL AQWV and Modified AQWV from <QueryID>.tsv folders or TREC files"
 DESCRIPTION = ("AQWV (eq. 2) and Modified AQWV (eq. 3, the primary metric) of the IARPA MATERIAL OP1 plan, "
@@ -74,8 +74,8 @@ def run(args) -> int:
         if len(scores) > 1:
             tables["average"] = {**AQWV.average(scores), "beta": metric.beta}
     else:
-        score = metric.score_ranked(read_qrels(args.qrels), read_run(args.run), args.threshold,
-                                    args.collection_size)
+        score = RankedAQWV(args.threshold, args.collection_size, args.beta).score(read_qrels(args.qrels),
+                                                                                   read_run(args.run))
         tables = {"trec": {**score.as_dict(), "beta": metric.beta}}
     result = next(iter(tables.values())) if len(tables) == 1 else tables
     if args.json:
