@@ -20,10 +20,7 @@ MIN_FORMAT_VERSION = 1
 
 class Echo(LoadedModel):
     def __init__(self, manifest: dict, times: int):
-        self.manifest, self.times, self.load_options = manifest, times, {}
-
-    def status(self) -> dict[str, str]:
-        return {}
+        self.manifest, self.times = manifest, times
 
     def warm_up(self) -> None:
         self.echo("warm up")

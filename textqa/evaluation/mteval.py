@@ -75,6 +75,21 @@ def ngrams(words: list[str], n: int) -> Counter:
     return Counter(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
 
 
+def clipped_matches(hyp: list[str], refs: list[list[str]], n: int):
+    """(n-gram, matched count) of each hypothesis n-gram that a reference holds: its count clipped by
+    the most any one reference holds (Papineni et al. 2002's modified precision; mteval-v13a's)."""
+    best = ngrams(refs[0], n)
+    for r in refs[1:]:
+        best |= ngrams(r, n)
+    return [(g, min(c, best[g])) for g, c in ngrams(hyp, n).items() if g in best]
+
+
+def brevity_penalty(hyp_words: float, ref_words: float) -> float:
+    """BLEU's brevity penalty (Papineni et al. 2002, section 2.2.2): ``exp(min(0, 1 - r/c))``, 0 without
+    hypothesis words."""
+    return math.exp(min(0.0, 1 - ref_words / hyp_words)) if hyp_words > 0 else 0.0
+
+
 def bleu_statistics(hyp: list[str], refs: list[list[str]], order: int = 4) -> np.ndarray:
     """One segment's BLEU statistics, additive over segments: for n = 1..``order`` the hypothesis
     n-grams matched (clipped by the most any reference holds), then for n = 1..``order`` the
@@ -82,10 +97,7 @@ def bleu_statistics(hyp: list[str], refs: list[list[str]], order: int = 4) -> np
     a tie), as mteval-v13a counts them."""
     row = np.zeros(2 * order + 2)
     for n in range(1, order + 1):
-        best = ngrams(refs[0], n)
-        for r in refs[1:]:
-            best |= ngrams(r, n)
-        row[n - 1] = sum(min(c, best[g]) for g, c in ngrams(hyp, n).items())
+        row[n - 1] = sum(k for _, k in clipped_matches(hyp, refs, n))
         row[order + n - 1] = max(len(hyp) - n + 1, 0)
     row[2 * order] = len(hyp)
     row[2 * order + 1] = min((abs(len(r) - len(hyp)), len(r)) for r in refs)[1]
@@ -114,8 +126,19 @@ def bleu_of_statistics(sums: np.ndarray, order: int = 4) -> np.ndarray:
                 log_p += math.log(1 / (smooth * total[k, n]))
             else:
                 log_p += math.log(matched[k, n] / total[k, n])
-        out[k] = math.exp(min(0.0, 1 - ref[k] / hyp[k])) * math.exp(log_p / order)
+        out[k] = brevity_penalty(hyp[k], ref[k]) * math.exp(log_p / order)
     return out
+
+
+def bleu_summary(sums: np.ndarray, order: int = 4) -> dict:
+    """BLEU of summed :func:`bleu_statistics` with its parts: ``bleu``, the modified n-gram
+    ``precisions`` (unsmoothed, as mteval prints them), the ``brevity_penalty``, the ``length_ratio``
+    (hypothesis words over the closest references' words) and both word counts."""
+    matched, total, hyp, ref = sums[:order], sums[order:2 * order], sums[2 * order], sums[2 * order + 1]
+    return {"bleu": float(bleu_of_statistics(sums, order)[0]),
+            "precisions": [float(m / t) if t else 0.0 for m, t in zip(matched, total)],
+            "brevity_penalty": brevity_penalty(hyp, ref), "length_ratio": float(hyp / ref) if ref else 0.0,
+            "hyp_words": int(hyp), "ref_words": int(ref)}
 
 
 def nist_information(refs: list[list[list[str]]], order: int = 5) -> dict:
@@ -139,10 +162,7 @@ def nist_statistics(hyp: list[str], refs: list[list[str]], info: dict, order: in
     the hypothesis words and the references' average words."""
     row = np.zeros(2 * order + 2)
     for n in range(1, order + 1):
-        best = ngrams(refs[0], n)
-        for r in refs[1:]:
-            best |= ngrams(r, n)
-        row[n - 1] = sum(min(c, best[g]) * info.get(g, 0.0) for g, c in ngrams(hyp, n).items() if best[g])
+        row[n - 1] = sum(k * info.get(g, 0.0) for g, k in clipped_matches(hyp, refs, n))
         row[order + n - 1] = max(len(hyp) - n + 1, 0)
     row[2 * order] = len(hyp)
     row[2 * order + 1] = sum(len(r) for r in refs) / len(refs)
@@ -166,6 +186,16 @@ def nist_of_statistics(sums: np.ndarray, order: int = 5) -> tuple[np.ndarray, np
     return individual.sum(1) * bp, individual
 
 
+def nist_summary(sums: np.ndarray, order: int = 5) -> dict:
+    """NIST of summed :func:`nist_statistics` with its parts: ``nist``, each order's ``information``
+    (mteval's "individual" scores), the ``length_ratio`` (hypothesis words over the references'
+    average words) and both word counts."""
+    score, individual = nist_of_statistics(sums, order)
+    hyp, ref = sums[2 * order], sums[2 * order + 1]
+    return {"nist": float(score[0]), "information": individual[0].tolist(),
+            "length_ratio": float(hyp / ref) if ref else 0.0, "hyp_words": int(hyp), "ref_words": float(ref)}
+
+
 def nist_bleu(hypotheses: list[str], references: list[list[str]], max_n_nist: int = 5, max_n_bleu: int = 4,
               lowercase: bool = True) -> dict:
     """mteval-v13a NIST and BLEU of one system.  ``references[i]``: the references of segment i."""
@@ -176,18 +206,12 @@ def nist_bleu(hypotheses: list[str], references: list[list[str]], max_n_nist: in
     info = nist_information(refs, max_n_nist)
     b = sum((bleu_statistics(h, rs, max_n_bleu) for h, rs in zip(hyps, refs)), np.zeros(2 * max_n_bleu + 2))
     n = sum((nist_statistics(h, rs, info, max_n_nist) for h, rs in zip(hyps, refs)), np.zeros(2 * max_n_nist + 2))
-    nist, nist_individual = nist_of_statistics(n, max_n_nist)
-    matched, total = b[:max_n_bleu], b[max_n_bleu:2 * max_n_bleu]
-    hyp_len, ref_closest, ref_avg = b[2 * max_n_bleu], b[2 * max_n_bleu + 1], n[2 * max_n_nist + 1]
-    return {"nist": float(nist[0]), "bleu": float(bleu_of_statistics(b, max_n_bleu)[0]),
-            "nist_individual": nist_individual[0].tolist(),
-            "bleu_individual": [float(m / t) if t else 0.0 for m, t in zip(matched, total)],
-            "length_ratio": float(hyp_len / ref_avg) if ref_avg else 0.0, "hyp_words": int(hyp_len),
-            "ref_words": float(ref_avg),
-            "bleu_brevity_penalty": (1.0 if hyp_len > ref_closest else math.exp(1 - ref_closest / hyp_len))
-            if hyp_len else 0.0,
-            "ref_words_closest": int(ref_closest),
-            "bleu_length_ratio": float(hyp_len / ref_closest) if ref_closest else 0.0}
+    nist, bleu = nist_summary(n, max_n_nist), bleu_summary(b, max_n_bleu)
+    return {"nist": nist["nist"], "bleu": bleu["bleu"], "nist_individual": nist["information"],
+            "bleu_individual": bleu["precisions"], "length_ratio": nist["length_ratio"],
+            "hyp_words": nist["hyp_words"], "ref_words": nist["ref_words"],
+            "bleu_brevity_penalty": bleu["brevity_penalty"], "ref_words_closest": bleu["ref_words"],
+            "bleu_length_ratio": bleu["length_ratio"]}
 
 
 def score_sgml(src, ref, tst, lowercase: bool = True) -> dict:

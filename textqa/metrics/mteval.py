@@ -110,12 +110,9 @@ class BLEU(_MTEval):
         return mteval.bleu_of_statistics(sums, self.max_order)
 
     def _result(self, sums: np.ndarray) -> BLEUScore:
-        N = self.max_order
-        matched, total, hyp, ref = sums[:N], sums[N:2 * N], sums[2 * N], sums[2 * N + 1]
-        return BLEUScore(float(self._of_sums(sums)[0]),
-                         tuple(float(m / t) if t else 0.0 for m, t in zip(matched, total)),
-                         (1.0 if hyp > ref else float(np.exp(1 - ref / hyp))) if hyp else 0.0,
-                         float(hyp / ref) if ref else 0.0, int(hyp), int(ref))
+        s = mteval.bleu_summary(sums, self.max_order)
+        return BLEUScore(s["bleu"], tuple(s["precisions"]), s["brevity_penalty"], s["length_ratio"],
+                         s["hyp_words"], s["ref_words"])
 
 
 class NIST(_MTEval):
@@ -135,8 +132,5 @@ class NIST(_MTEval):
         return mteval.nist_of_statistics(sums, self.max_order)[0]
 
     def _result(self, sums: np.ndarray) -> NISTScore:
-        N = self.max_order
-        score, individual = mteval.nist_of_statistics(sums, N)
-        hyp, ref = sums[2 * N], sums[2 * N + 1]
-        return NISTScore(float(score[0]), tuple(individual[0].tolist()), float(hyp / ref) if ref else 0.0,
-                         int(hyp), float(ref))
+        s = mteval.nist_summary(sums, self.max_order)
+        return NISTScore(s["nist"], tuple(s["information"]), s["length_ratio"], s["hyp_words"], s["ref_words"])

@@ -146,10 +146,8 @@ class WER(SegmentMetric):
 
     def _counts(self, hypothesis, reference, n: int | None = None) -> tuple[int, int, int, int]:
         """(correct, substitutions, deletions, insertions) of one segment (``n``: its index in a corpus)."""
-        ops = self._ops(self._segment(hypothesis, "hypothesis" if n is None else ("hypotheses", n)),
-                        self._segment(reference, "reference" if n is None else ("references", n)))
-        c, s, d, i = np.bincount(ops, minlength=4).tolist()
-        return c, s, d, i
+        return _tally(self._ops(self._segment(hypothesis, "hypothesis" if n is None else ("hypotheses", n)),
+                                self._segment(reference, "reference" if n is None else ("references", n))))
 
     def sentence_score(self, hypothesis, reference) -> WERScore:
         """The rate of one segment."""
@@ -167,7 +165,7 @@ class WER(SegmentMetric):
             i += op != "I"
             j += op != "D"
             rows.append((op, r, h))
-        return Alignment(tuple(rows), _score(*np.bincount(ops, minlength=4).tolist(), 1))
+        return Alignment(tuple(rows), _score(*_tally(ops), 1))
 
     def segment_statistics(self, hypotheses, references) -> dict:
         """{name: (stats, score)}: each segment's errors and reference words, and the rate of summed rows
@@ -240,6 +238,12 @@ class CER(WER):
     @property
     def signature(self) -> str:
         return signature(self.name, costs=self.costs, case=self.case_sensitive)
+
+
+def _tally(ops: np.ndarray) -> tuple[int, int, int, int]:
+    """(correct, substitutions, deletions, insertions) of an alignment's operations."""
+    c, s, d, i = np.bincount(ops, minlength=4).tolist()
+    return c, s, d, i
 
 
 def _score(c: int, s: int, d: int, i: int, segments: int) -> WERScore:

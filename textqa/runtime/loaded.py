@@ -7,7 +7,8 @@ checkable at run time, below the models so that each model names it as its base;
 """
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from types import MappingProxyType
+from typing import Any, Mapping, Protocol, runtime_checkable
 
 
 @runtime_checkable
@@ -16,7 +17,8 @@ class LoadedModel(Protocol):
 
     * ``manifest``: the artifact's manifest (``textqa.models.artifact.read_manifest``'s dict);
     * ``load_options``: the load-time options in force, every one with its value (the registry's
-      ``Option`` entries of ``stage="load"``), set by ``ModelEntry.load``;
+      ``Option`` entries of ``stage="load"``), set by ``ModelEntry.load`` (none, read-only, on a
+      model made without it);
     * ``status()``: what ``/v1/models`` shows of the model beyond its manifest, as ``{field: line}``
       (the truecaser's search in use; QA's collection and reader, with the stages of their background
       builds); ``{}`` when there is nothing to say;
@@ -25,7 +27,7 @@ class LoadedModel(Protocol):
     """
 
     manifest: dict
-    load_options: dict
+    load_options: Mapping[str, Any] = MappingProxyType({})
 
     def status(self) -> dict[str, str]:
         """``{field: line}`` for ``/v1/models`` (see the class)."""

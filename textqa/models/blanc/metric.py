@@ -192,7 +192,6 @@ class BLANC(SegmentMetric, LoadedModel):
         self.params = params or BLANCParams()
         self.version = __version__ if version is None else version
         self.manifest: dict = {}            # the artifact's, when loaded from one (``textqa.load("blanc")``)
-        self.load_options: dict = {}
         self._tokenizer = None
         self._token_cache: dict = {}
         self._unit_cache: dict = {}      # text -> (character codes, word ids) for the clipped levels
@@ -413,9 +412,6 @@ class BLANC(SegmentMetric, LoadedModel):
             for i, (h, r) in enumerate(zip(hypotheses, references)):
                 self.clipped_level_stats(h, r, out[i])
         return out
-
-    def status(self) -> dict[str, str]:
-        return {}
 
     def warm_up(self) -> None:
         self.sentence_score("warm up", ["warm up ."])

@@ -229,9 +229,6 @@ class ICD9Coder(LoadedModel):
                                   np.array(indptr, dtype=np.int64)), shape=(len(records), len(self.vocabulary_)))
 
     # ---------------------------------------------------------------- training
-    def status(self) -> dict[str, str]:
-        return {}
-
     def warm_up(self) -> None:
         self.code(["warm up"])
 

@@ -63,7 +63,6 @@ class QAModel(LoadedModel):
                  collections_root: Path | None = None, cache: Path | None = None):
         self.answer_types, self.selector, self.instance, self.index = answer_types, selector, instance, index
         self.manifest = manifest or {}
-        self.load_options: dict = {}
         self.collections_root, self.cache = collections_root, cache
         self._collections: dict = {}
 

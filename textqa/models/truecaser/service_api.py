@@ -24,7 +24,6 @@ class TruecaserService(LoadedModel):
         self.model = model
         self._tokenizer = tokenizer
         self.manifest = manifest or {}
-        self.load_options: dict = {}
         self.version = {"name": self.manifest.get("name", "truecaser"),
                         "created_at": self.manifest.get("created_at"), "id": artifact_id(self.manifest)}
 
